@@ -1,0 +1,100 @@
+# jitterlab build.
+#
+# `make` builds build/jitterlab. `make run` and `make test` first run the
+# deps step (installs missing Debian packages when root, prints the command
+# otherwise), then build in a sub-make so that pkg-config sees the freshly
+# installed libraries. `make asan` builds a sanitized tree in build-asan/ and
+# runs the whole suite with it; `make valgrind` runs the unit tests under
+# valgrind; `make lint` runs clang-format (check only) and cppcheck.
+
+PREFIX  ?= /usr/local
+BUILD   ?= build
+CC      ?= gcc
+PKGS    := jansson
+TEST_PKGS := cmocka
+
+# Debian packages: build, test and benchmark peers.
+DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev rt-tests \
+            valgrind cppcheck clang-format procps python3
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c17 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -pthread -Isrc \
+             $(shell pkg-config --cflags $(PKGS))
+LDLIBS_ALL = $(shell pkg-config --libs $(PKGS)) -pthread -lm
+TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS))
+TEST_LIBS   = $(shell pkg-config --libs $(TEST_PKGS))
+
+SRC      := $(wildcard src/*.c src/*/*.c)
+LIB_SRC  := $(filter-out src/main.c,$(SRC))
+OBJ      := $(SRC:src/%.c=$(BUILD)/obj/%.o)
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+HELPER_SRC := $(wildcard tests/e2e/helpers/*.c)
+HELPER_BIN := $(HELPER_SRC:tests/e2e/helpers/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps run test check asan valgrind lint format install uninstall clean tests
+
+all: $(BUILD)/jitterlab
+
+$(BUILD)/jitterlab: $(OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -o $@ $< $(LIB_OBJ) $(TEST_LIBS) $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
+
+$(BUILD)/tests/%: tests/e2e/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
+
+tests: $(BUILD)/jitterlab $(UNIT_BIN) $(HELPER_BIN)
+
+-include $(OBJ:.o=.d)
+
+deps:
+	@sh tools/deps.sh $(DEB_PKGS)
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./$(BUILD)/jitterlab run
+
+test: deps
+	@$(MAKE) --no-print-directory tests
+	@sh tests/run.sh $(BUILD)
+
+check: test
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan \
+	    EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    EXTRA_LDFLAGS="-fsanitize=address,undefined" tests
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh build-asan
+
+valgrind: deps
+	@$(MAKE) --no-print-directory tests
+	@sh tests/run.sh $(BUILD) --valgrind
+
+lint:
+	clang-format --dry-run --Werror $(SRC) $(wildcard src/*/*.h) $(UNIT_SRC) $(HELPER_SRC)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	    --inline-suppr --std=c11 -D_GNU_SOURCE -Isrc $(SRC)
+
+format:
+	clang-format -i $(SRC) $(wildcard src/*/*.h) $(UNIT_SRC) $(HELPER_SRC)
+
+install: $(BUILD)/jitterlab
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(BUILD)/jitterlab $(DESTDIR)$(PREFIX)/bin/jitterlab
+	install -m 0644 docs/jitterlab.1 $(DESTDIR)$(PREFIX)/share/man/man1/jitterlab.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/jitterlab $(DESTDIR)$(PREFIX)/share/man/man1/jitterlab.1
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,27 @@
+/*
+ * Parsing of the numbers people type: durations with units (ns, us, ms, s,
+ * m, h; a bare number takes the caller's default unit) and bounded integers.
+ * On error the functions return -1 and point *why at a short reason that the
+ * caller puts after the option name ("--interval 0: must be greater than 0").
+ */
+#ifndef JITTERLAB_COMMON_UNITS_H
+#define JITTERLAB_COMMON_UNITS_H
+
+#include <stdint.h>
+
+#define NS_PER_US INT64_C(1000)
+#define NS_PER_MS INT64_C(1000000)
+#define NS_PER_S INT64_C(1000000000)
+
+/* Parses "250us", "1.5ms", "10s", "5m", "2h", "500ns" or a bare number in
+ * bare_unit_ns. Rejects negative values, garbage and overflow. Zero is accepted
+ * (callers that need > 0 check it themselves). */
+int parse_duration_ns(const char *text, int64_t bare_unit_ns, int64_t *out_ns, const char **why);
+
+/* Parses a base-10 integer in [min, max]. */
+int parse_int_range(const char *text, long min, long max, long *out, const char **why);
+
+/* Formats ns as a short human string ("1.000 ms", "250 us", "10 s"). */
+void format_duration(int64_t ns, char *buf, unsigned long len);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * CPU lists as the kernel prints them ("0-3,6,8-11"): parse, format, test
+ * membership. A list is kept sorted and without duplicates.
+ */
+#ifndef JITTERLAB_SYS_CPULIST_H
+#define JITTERLAB_SYS_CPULIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CPULIST_MAX_CPUS 4096
+
+struct cpulist {
+    int count;
+    int cpu[CPULIST_MAX_CPUS]; /* ascending, unique */
+};
+
+/* Parses "0-3,6". Empty text (or only whitespace/newline) gives an empty list.
+ * Rejects malformed text, descending ranges, CPUs >= CPULIST_MAX_CPUS. */
+int cpulist_parse(const char *text, struct cpulist *out, const char **why);
+/* Formats in the kernel's compact form; "" for an empty list. Returns 0 or -1
+ * if buf is too small. */
+int cpulist_format(const struct cpulist *l, char *buf, size_t len);
+bool cpulist_contains(const struct cpulist *l, int cpu);
+void cpulist_add(struct cpulist *l, int cpu);
+/* out = a minus b */
+void cpulist_subtract(const struct cpulist *a, const struct cpulist *b, struct cpulist *out);
+
+#endif

@@ -1,0 +1,53 @@
+#!/bin/sh
+# jitterlab test runner: every cmocka unit binary in BUILD/tests and every
+# end-to-end script in tests/e2e, all speaking TAP ("ok N - name" /
+# "not ok N - name"). Ends with "N passed, N failed"; exits 1 on any failure.
+#   tests/run.sh BUILD [--valgrind] [--unit-only] [PATTERN]
+build=${1:-build}; shift || true
+valgrind=""; unit_only=""; pattern=""
+for a in "$@"; do
+    case "$a" in
+    --valgrind) valgrind="valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"; unit_only=1 ;;
+    --unit-only) unit_only=1 ;;
+    *) pattern="$a" ;;
+    esac
+done
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$top" && cd "$build" && pwd) || { echo "no build dir" >&2; exit 1; }
+log=$(mktemp -d "${TMPDIR:-/tmp}/jitterlab-tests.XXXXXX")
+passed=0; failed=0; failures=""
+
+count() { # $1 = TAP output file, $2 = suite name, $3 = exit status
+    p=$(grep -c '^ok ' "$1"); f=$(grep -c '^not ok ' "$1")
+    if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+        f=1; echo "not ok - $2 exited with status $3" >>"$1"
+    fi
+    passed=$((passed + p)); failed=$((failed + f))
+    [ "$f" -gt 0 ] && failures="$failures $2"
+    grep -E '^(not ok|# )' "$1" | sed "s|^|  $2: |"
+    echo "$2: $p passed, $f failed"
+}
+
+for t in "$build"/tests/test_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    [ -n "$pattern" ] && case "$name" in *$pattern*) ;; *) continue ;; esac
+    CMOCKA_MESSAGE_OUTPUT=TAP $valgrind "$t" >"$log/$name.out" 2>&1
+    count "$log/$name.out" "$name" $?
+done
+
+if [ -z "$unit_only" ]; then
+    for s in "$top"/tests/e2e/*.sh; do
+        [ -f "$s" ] || continue
+        name=$(basename "$s" .sh)
+        [ "$name" = lib ] && continue
+        [ -n "$pattern" ] && case "$name" in *$pattern*) ;; *) continue ;; esac
+        JL="$build/jitterlab" JL_BUILD="$build" JL_TOP="$top" sh "$s" >"$log/$name.out" 2>&1
+        count "$log/$name.out" "e2e/$name" $?
+    done
+fi
+
+[ -n "$failures" ] && echo "failing suites:$failures (logs in $log)"
+[ -z "$failures" ] && rm -rf "$log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
