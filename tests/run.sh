@@ -24,7 +24,7 @@ count() { # $1 = TAP output file, $2 = suite name, $3 = exit status
     fi
     passed=$((passed + p)); failed=$((failed + f))
     [ "$f" -gt 0 ] && failures="$failures $2"
-    grep -E '^(not ok|# )' "$1" | sed "s|^|  $2: |"
+    grep -E '^(not ok|# )' "$1" | grep -v '^# ok' | sed "s|^|  $2: |"
     echo "$2: $p passed, $f failed"
 }
 
@@ -32,7 +32,7 @@ for t in "$build"/tests/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
     [ -n "$pattern" ] && case "$name" in *$pattern*) ;; *) continue ;; esac
-    CMOCKA_MESSAGE_OUTPUT=TAP $valgrind "$t" >"$log/$name.out" 2>&1
+    JL_TOP="$top" CMOCKA_MESSAGE_OUTPUT=TAP $valgrind "$t" >"$log/$name.out" 2>&1
     count "$log/$name.out" "$name" $?
 done
 

@@ -11,7 +11,7 @@
 
 #define NS_PER_US INT64_C(1000)
 #define NS_PER_MS INT64_C(1000000)
-#define NS_PER_S INT64_C(1000000000)
+#define NS_PER_S  INT64_C(1000000000)
 
 /* Parses "250us", "1.5ms", "10s", "5m", "2h", "500ns" or a bare number in
  * bare_unit_ns. Rejects negative values, garbage and overflow. Zero is accepted
@@ -21,7 +21,8 @@ int parse_duration_ns(const char *text, int64_t bare_unit_ns, int64_t *out_ns, c
 /* Parses a base-10 integer in [min, max]. */
 int parse_int_range(const char *text, long min, long max, long *out, const char **why);
 
-/* Formats ns as a short human string ("1.000 ms", "250 us", "10 s"). */
+/* Formats ns as a short human string ("1.5 ms", "250 us", "10 s"): the largest
+ * unit of ns, us, ms, s, up to three decimals, trailing zeros dropped. */
 void format_duration(int64_t ns, char *buf, unsigned long len);
 
 #endif

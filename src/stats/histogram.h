@@ -14,13 +14,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LATENCY_HIST_SUB_BITS 7
+#define LATENCY_HIST_SUB_BITS  7
 #define LATENCY_HIST_SUB_COUNT (1 << LATENCY_HIST_SUB_BITS) /* 128 */
-#define LATENCY_HIST_MAX_NS INT64_C(60000000000)            /* 60 s */
+#define LATENCY_HIST_MAX_NS    INT64_C(60000000000)         /* 60 s */
 /* 60 s < 2^36 ns: exponents 7..35 each hold 128 sub-buckets. */
 #define LATENCY_HIST_TOP_EXP 36
-#define LATENCY_HIST_BUCKETS \
-    (LATENCY_HIST_SUB_COUNT + (LATENCY_HIST_TOP_EXP - LATENCY_HIST_SUB_BITS) * LATENCY_HIST_SUB_COUNT)
+#define LATENCY_HIST_BUCKETS                                                                       \
+    (LATENCY_HIST_SUB_COUNT +                                                                      \
+     (LATENCY_HIST_TOP_EXP - LATENCY_HIST_SUB_BITS) * LATENCY_HIST_SUB_COUNT)
 
 struct latency_hist {
     uint64_t count;     /* every value added, in range or not */

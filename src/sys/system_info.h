@@ -17,7 +17,8 @@ struct system_info {
     char hostname[256];
     char kernel[256];         /* release, /proc/sys/kernel/osrelease */
     char kernel_version[512]; /* /proc/version */
-    char preempt_model[32];   /* "PREEMPT_RT", "full", "voluntary", "none", "lazy", "" */
+    char preempt_model[32];   /* "PREEMPT_RT", "full", "voluntary", "none", "lazy",
+                                 "dynamic" (PREEMPT_DYNAMIC, mode unknown), "" */
     char preempt_source[64];  /* the path the model was read from */
     char cmdline[4096];
     char cpu_model[256];
@@ -30,7 +31,7 @@ struct system_info {
     char hypervisor[64]; /* "" when bare metal */
     bool tsc_constant;
     bool tsc_nonstop;
-    bool tsc_invariant; /* constant_tsc && nonstop_tsc */
+    bool tsc_invariant;         /* constant_tsc && nonstop_tsc */
     int64_t cpu_dma_latency_us; /* -1 when unreadable */
     struct cpulist online;
     struct cpulist isolated_list;

@@ -1,0 +1,789 @@
+/*
+ * `jitterlab run`: parse options into an engine configuration, check every
+ * input before anything is started or written (exit 2 with the option and
+ * the reason), then act as the collector: pinned to a housekeeping CPU, it
+ * drains the per-CPU rings, feeds the live view, the samples file and the
+ * --report-every windows, and at the end writes the summary and every
+ * requested output atomically, also after SIGINT/SIGTERM.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "common/units.h"
+#include "engine/engine.h"
+#include "out/atomic_file.h"
+#include "out/histfile.h"
+#include "out/json_result.h"
+#include "out/report.h"
+#include "out/text_report.h"
+#include "sys/cpulist.h"
+#include "sys/pm_qos.h"
+#include "sys/system_info.h"
+
+#define COLLECT_PERIOD_NS (20 * NS_PER_MS)
+#define LIVE_PERIOD_NS    (250 * NS_PER_MS)
+#define PLAIN_PERIOD_NS   (1000 * NS_PER_MS)
+#define DRAIN_BATCH       4096
+
+struct run_params {
+    int64_t interval_ns;
+    int64_t duration_ns;
+    uint64_t loops;
+    int policy;
+    const char *policy_name;
+    int priority;
+    bool priority_set;
+    struct cpulist cpus;
+    const char *cpus_text;
+    enum engine_clock clock;
+    int64_t tolerance_ns;
+    int64_t budget_ns;
+    int64_t report_every_ns;
+    uint64_t report_every_samples;
+    int64_t pm_qos_us;
+    bool quiet;
+    const char *json_path;
+    const char *hist_path;
+    int64_t hist_max_ns;
+    const char *samples_path;
+    const char *sysroot_dir;
+};
+
+static void run_usage(FILE *out)
+{
+    fprintf(out, "usage: jitterlab run [options]\n"
+                 "\n"
+                 "Measures wake-up latency: one pinned thread per CPU sleeps to absolute planned\n"
+                 "times (start + k * interval) and records how late it runs, in nanoseconds.\n"
+                 "Cycles whose planned time passed before the previous one ended are counted\n"
+                 "as missed periods. Durations take units: ns, us, ms, s, m, h.\n"
+                 "\n"
+                 "  -i, --interval DUR      cycle interval (bare number: us; default 1ms)\n"
+                 "  -a, --cpus LIST         CPUs to measure, e.g. 1-3,6 (default: the isolated\n"
+                 "                          CPUs, else every online CPU but CPU 0)\n"
+                 "  -p, --priority N        real-time priority 1..99 (default 90)\n"
+                 "      --policy P          fifo | rr | other (default fifo)\n"
+                 "  -D, --duration DUR      run time (bare number: s; default 10s unless -l)\n"
+                 "  -l, --loops N           stop after N samples per CPU\n"
+                 "      --clock C           monotonic | tsc (tsc: invariant TSC only)\n"
+                 "      --tolerance DUR     count samples whose latency or |period error|\n"
+                 "                          exceeds DUR (bare number: us)\n"
+                 "      --budget DUR        exit 3 when any latency exceeds DUR (bare: us)\n"
+                 "      --report-every N|DUR  a line per CPU every N samples or every DUR\n"
+                 "      --pm-qos US         hold /dev/cpu_dma_latency at US during the run\n"
+                 "  -q, --quiet             print nothing but errors\n"
+                 "      --json FILE         write the result document (schema 1)\n"
+                 "      --histogram-file FILE  cyclictest -h format, 1 us rows\n"
+                 "      --histogram-max DUR rows of that file (bare: us; default 1000us)\n"
+                 "      --samples FILE      every sample as CSV: cpu,t_ns,latency_ns\n"
+                 "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
+                 "  -h, --help              this text\n"
+                 "\n"
+                 "Without root or CAP_SYS_NICE it runs SCHED_OTHER and says so. Ctrl-C ends the\n"
+                 "run early and still writes every output, marked interrupted.\n"
+                 "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 budget exceeded.\n");
+}
+
+static int usage_error(const char *opt, const char *value, const char *why)
+{
+    if (value)
+        fprintf(stderr, "jitterlab: %s %s: %s\n", opt, value, why);
+    else
+        fprintf(stderr, "jitterlab: %s: %s\n", opt, why);
+    return EXIT_USAGE;
+}
+
+static int parse_int_option(const char *opt, const char *text, long min, long max, long *out)
+{
+    const char *why;
+    if (parse_int_range(text, min, max, out, &why) == 0)
+        return 0;
+    char msg[96];
+    snprintf(msg, sizeof(msg), "must be a whole number from %ld to %ld", min, max);
+    return usage_error(opt, text, msg);
+}
+
+static int parse_positive_duration(const char *opt, const char *text, int64_t bare_unit,
+                                   int64_t *out)
+{
+    const char *why;
+    if (parse_duration_ns(text, bare_unit, out, &why) != 0)
+        return usage_error(opt, text, why);
+    if (*out <= 0)
+        return usage_error(opt, text, "must be greater than 0");
+    return 0;
+}
+
+enum {
+    OPT_POLICY = 256,
+    OPT_CLOCK,
+    OPT_TOLERANCE,
+    OPT_BUDGET,
+    OPT_REPORT_EVERY,
+    OPT_PM_QOS,
+    OPT_JSON,
+    OPT_HIST_FILE,
+    OPT_HIST_MAX,
+    OPT_SAMPLES,
+    OPT_SYSROOT,
+};
+
+static const struct option run_options[] = {
+    {"interval", required_argument, NULL, 'i'},
+    {"cpus", required_argument, NULL, 'a'},
+    {"priority", required_argument, NULL, 'p'},
+    {"policy", required_argument, NULL, OPT_POLICY},
+    {"duration", required_argument, NULL, 'D'},
+    {"loops", required_argument, NULL, 'l'},
+    {"clock", required_argument, NULL, OPT_CLOCK},
+    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"budget", required_argument, NULL, OPT_BUDGET},
+    {"report-every", required_argument, NULL, OPT_REPORT_EVERY},
+    {"pm-qos", required_argument, NULL, OPT_PM_QOS},
+    {"quiet", no_argument, NULL, 'q'},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"histogram-file", required_argument, NULL, OPT_HIST_FILE},
+    {"histogram-max", required_argument, NULL, OPT_HIST_MAX},
+    {"samples", required_argument, NULL, OPT_SAMPLES},
+    {"sysroot", required_argument, NULL, OPT_SYSROOT},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+/* Returns -1 to continue, or an exit code. */
+static int parse_args(int argc, char **argv, struct run_params *p)
+{
+    const char *why;
+    long v;
+    memset(p, 0, sizeof(*p));
+    p->interval_ns = NS_PER_MS;
+    p->policy = SCHED_FIFO;
+    p->policy_name = "fifo";
+    p->priority = 90;
+    p->clock = ENGINE_CLOCK_MONOTONIC;
+    p->tolerance_ns = -1;
+    p->budget_ns = -1;
+    p->pm_qos_us = -1;
+    p->hist_max_ns = 1000 * NS_PER_US;
+    bool duration_set = false;
+
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":i:a:p:D:l:qh", run_options, NULL)) != -1) {
+        int rc = 0;
+        switch (c) {
+        case 'i':
+            rc = parse_positive_duration("--interval", optarg, NS_PER_US, &p->interval_ns);
+            if (!rc && p->interval_ns > 3600 * NS_PER_S)
+                rc = usage_error("--interval", optarg, "must be at most 1h");
+            break;
+        case 'a':
+            p->cpus_text = optarg;
+            if (cpulist_parse(optarg, &p->cpus, &why) != 0)
+                rc = usage_error("--cpus", optarg, why);
+            else if (p->cpus.count == 0)
+                rc = usage_error("--cpus", optarg, "empty CPU list");
+            break;
+        case 'p':
+            rc = parse_int_option("--priority", optarg, 1, 99, &v);
+            p->priority = (int)v;
+            p->priority_set = true;
+            break;
+        case OPT_POLICY:
+            if (strcmp(optarg, "fifo") == 0)
+                p->policy = SCHED_FIFO;
+            else if (strcmp(optarg, "rr") == 0)
+                p->policy = SCHED_RR;
+            else if (strcmp(optarg, "other") == 0)
+                p->policy = SCHED_OTHER;
+            else
+                rc = usage_error("--policy", optarg, "must be fifo, rr or other");
+            p->policy_name = optarg;
+            break;
+        case 'D':
+            rc = parse_positive_duration("--duration", optarg, NS_PER_S, &p->duration_ns);
+            duration_set = true;
+            break;
+        case 'l':
+            rc = parse_int_option("--loops", optarg, 1, 1000000000000L, &v);
+            p->loops = (uint64_t)v;
+            break;
+        case OPT_CLOCK:
+            if (strcmp(optarg, "monotonic") == 0)
+                p->clock = ENGINE_CLOCK_MONOTONIC;
+            else if (strcmp(optarg, "tsc") == 0)
+                p->clock = ENGINE_CLOCK_TSC;
+            else
+                rc = usage_error("--clock", optarg, "must be monotonic or tsc");
+            break;
+        case OPT_TOLERANCE:
+            rc = parse_positive_duration("--tolerance", optarg, NS_PER_US, &p->tolerance_ns);
+            break;
+        case OPT_BUDGET:
+            rc = parse_positive_duration("--budget", optarg, NS_PER_US, &p->budget_ns);
+            break;
+        case OPT_REPORT_EVERY:
+            if (all_digits(optarg)) {
+                rc = parse_int_option("--report-every", optarg, 1, 1000000000L, &v);
+                p->report_every_samples = (uint64_t)v;
+            } else {
+                rc = parse_positive_duration("--report-every", optarg, NS_PER_S,
+                                             &p->report_every_ns);
+            }
+            break;
+        case OPT_PM_QOS:
+            rc = parse_int_option("--pm-qos", optarg, 0, 2000000000L, &v);
+            p->pm_qos_us = v;
+            break;
+        case 'q':
+            p->quiet = true;
+            break;
+        case OPT_JSON:
+            p->json_path = optarg;
+            break;
+        case OPT_HIST_FILE:
+            p->hist_path = optarg;
+            break;
+        case OPT_HIST_MAX:
+            rc = parse_positive_duration("--histogram-max", optarg, NS_PER_US, &p->hist_max_ns);
+            if (!rc && p->hist_max_ns > 10 * NS_PER_S)
+                rc = usage_error("--histogram-max", optarg, "must be at most 10s");
+            break;
+        case OPT_SAMPLES:
+            p->samples_path = optarg;
+            break;
+        case OPT_SYSROOT:
+            p->sysroot_dir = optarg;
+            break;
+        case 'h':
+            run_usage(stdout);
+            return EXIT_OK;
+        case ':':
+            return usage_error(argv[optind - 1], NULL, "needs a value");
+        default:
+            fprintf(stderr, "jitterlab: run: unknown option '%s' (see jitterlab help run)\n",
+                    argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+        if (rc)
+            return rc;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "jitterlab: run: unexpected argument '%s' (see jitterlab help run)\n",
+                argv[optind]);
+        return EXIT_USAGE;
+    }
+    if (!duration_set && !p->loops)
+        p->duration_ns = 10 * NS_PER_S;
+    if (p->policy == SCHED_OTHER) {
+        if (p->priority_set)
+            return usage_error("--priority", NULL, "has no meaning with --policy other");
+        p->priority = 0;
+    }
+    if (!p->sysroot_dir)
+        p->sysroot_dir = getenv("JITTERLAB_SYSROOT");
+    return -1;
+}
+
+/* Checks that need the machine: CPUs online, TSC, output paths. */
+static int validate(struct run_params *p, const struct system_info *si)
+{
+    char why[4200], list[1024];
+    if (p->cpus.count == 0) {
+        /* default: isolated CPUs, else all online but CPU 0 (when 2+ CPUs) */
+        if (si->isolated_list.count > 0) {
+            p->cpus = si->isolated_list;
+        } else {
+            struct cpulist zero = {0};
+            cpulist_add(&zero, 0);
+            if (si->online.count > 1)
+                cpulist_subtract(&si->online, &zero, &p->cpus);
+            else
+                p->cpus = si->online;
+        }
+        if (p->cpus.count == 0)
+            cpulist_add(&p->cpus, 0);
+    } else if (si->online.count > 0) {
+        for (int i = 0; i < p->cpus.count; i++) {
+            if (!cpulist_contains(&si->online, p->cpus.cpu[i])) {
+                cpulist_format(&si->online, list, sizeof(list));
+                snprintf(why, sizeof(why), "CPU %d is not online (online: %s)", p->cpus.cpu[i],
+                         list);
+                return usage_error("--cpus", p->cpus_text, why);
+            }
+        }
+    }
+    if (p->clock == ENGINE_CLOCK_TSC) {
+        if (!engine_tsc_supported())
+            return usage_error("--clock", "tsc", "refused: this architecture has no TSC");
+        if (!si->tsc_invariant)
+            return usage_error("--clock", "tsc",
+                               "refused: the CPU does not report an invariant TSC "
+                               "(constant_tsc and nonstop_tsc missing from /proc/cpuinfo)");
+    }
+    const struct {
+        const char *opt;
+        const char *path;
+    } outs[] = {{"--json", p->json_path},
+                {"--histogram-file", p->hist_path},
+                {"--samples", p->samples_path}};
+    for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+        if (outs[i].path && atomic_file_check(outs[i].path, why, sizeof(why)) != 0)
+            return usage_error(outs[i].opt, outs[i].path, why);
+    }
+    return -1;
+}
+
+/* The collector's state: live view, samples file and interval windows. */
+struct collector {
+    const struct run_params *p;
+    struct engine *eng;
+    int n;
+    struct live_cpu *live;
+    struct latency_hist *live_hist;
+    struct interval_stats *window; /* the open window per CPU */
+    int64_t *window_index;
+    struct interval_stats *done;
+    uint64_t done_count;
+    uint64_t done_cap;
+    struct atomic_file samples;
+    bool samples_open;
+    bool tty;
+    int live_lines;
+    bool header_printed;
+    struct cycle_sample *buf;
+};
+
+static void window_reset(struct interval_stats *w, int cpu)
+{
+    memset(w, 0, sizeof(*w));
+    w->cpu = cpu;
+    running_stats_init(&w->latency);
+    running_stats_init(&w->period);
+    running_stats_init(&w->error);
+}
+
+static int window_flush(struct collector *c, int i, int64_t t_end_ns)
+{
+    struct interval_stats *w = &c->window[i];
+    if (w->samples == 0 && w->missed == 0)
+        return 0;
+    w->t_ns = t_end_ns;
+    if (c->done_count == c->done_cap) {
+        uint64_t cap = c->done_cap ? c->done_cap * 2 : 256;
+        struct interval_stats *grown = realloc(c->done, cap * sizeof(*grown));
+        if (!grown)
+            return -1;
+        c->done = grown;
+        c->done_cap = cap;
+    }
+    c->done[c->done_count++] = *w;
+    if (!c->p->quiet) {
+        if (c->tty)
+            live_view_clear(stdout, c->live_lines);
+        c->live_lines = 0;
+        if (!c->header_printed) {
+            text_interval_header(stdout);
+            c->header_printed = true;
+        }
+        text_interval_line(stdout, w, c->p->tolerance_ns);
+    }
+    window_reset(w, w->cpu);
+    return 0;
+}
+
+static void window_add(struct collector *c, int i, const struct cycle_sample *s)
+{
+    const struct run_params *p = c->p;
+    if (p->report_every_ns > 0) {
+        int64_t idx = s->t_ns / p->report_every_ns;
+        if (idx != c->window_index[i]) {
+            window_flush(c, i, (c->window_index[i] + 1) * p->report_every_ns);
+            c->window_index[i] = idx;
+        }
+    }
+    struct interval_stats *w = &c->window[i];
+    w->samples++;
+    w->missed += s->missed;
+    running_stats_add(&w->latency, s->latency_ns);
+    int64_t error = 0;
+    if (s->period_ns > 0) {
+        running_stats_add(&w->period, s->period_ns);
+        error = s->period_ns - p->interval_ns;
+    }
+    if (p->tolerance_ns >= 0) {
+        bool period_beyond = error > p->tolerance_ns || -error > p->tolerance_ns;
+        if (period_beyond || s->latency_ns > p->tolerance_ns)
+            w->over_tolerance++;
+        if (period_beyond)
+            running_stats_add(&w->error, error);
+    }
+    if (p->report_every_samples > 0 && w->samples >= p->report_every_samples)
+        window_flush(c, i, s->t_ns);
+}
+
+static int collect(struct collector *c)
+{
+    for (int i = 0; i < c->n; i++) {
+        uint64_t got;
+        while ((got = engine_drain(c->eng, i, c->buf, DRAIN_BATCH)) > 0) {
+            struct live_cpu *l = &c->live[i];
+            for (uint64_t k = 0; k < got; k++) {
+                const struct cycle_sample *s = &c->buf[k];
+                l->samples++;
+                l->missed += s->missed;
+                l->current_ns = s->latency_ns;
+                running_stats_add(&l->latency, s->latency_ns);
+                latency_hist_add(l->hist, s->latency_ns);
+                if (c->samples_open)
+                    fprintf(c->samples.fp, "%d,%lld,%lld\n", l->cpu, (long long)s->t_ns,
+                            (long long)s->latency_ns);
+                if (c->p->report_every_ns > 0 || c->p->report_every_samples > 0)
+                    window_add(c, i, s);
+            }
+            if (got < DRAIN_BATCH)
+                break;
+        }
+    }
+    return 0;
+}
+
+static int collector_init(struct collector *c, const struct run_params *p, struct engine *eng)
+{
+    memset(c, 0, sizeof(*c));
+    c->p = p;
+    c->eng = eng;
+    c->n = engine_cpu_count(eng);
+    c->tty = isatty(STDOUT_FILENO);
+    c->live = calloc((size_t)c->n, sizeof(*c->live));
+    c->live_hist = malloc((size_t)c->n * sizeof(*c->live_hist));
+    c->window = calloc((size_t)c->n, sizeof(*c->window));
+    c->window_index = calloc((size_t)c->n, sizeof(*c->window_index));
+    c->buf = malloc(DRAIN_BATCH * sizeof(*c->buf));
+    if (!c->live || !c->live_hist || !c->window || !c->window_index || !c->buf)
+        return -1;
+    for (int i = 0; i < c->n; i++) {
+        c->live[i].cpu = p->cpus.cpu[i];
+        running_stats_init(&c->live[i].latency);
+        latency_hist_init(&c->live_hist[i]);
+        c->live[i].hist = &c->live_hist[i];
+        window_reset(&c->window[i], p->cpus.cpu[i]);
+    }
+    if (p->samples_path) {
+        if (atomic_file_open(&c->samples, p->samples_path) != 0)
+            return -1;
+        c->samples_open = true;
+        fprintf(c->samples.fp, "cpu,t_ns,latency_ns\n");
+    }
+    return 0;
+}
+
+static void collector_free(struct collector *c)
+{
+    if (c->samples_open)
+        atomic_file_abort(&c->samples);
+    free(c->live);
+    free(c->live_hist);
+    free(c->window);
+    free(c->window_index);
+    free(c->done);
+    free(c->buf);
+}
+
+static void pin_to_housekeeping(const struct run_params *p, const struct system_info *si)
+{
+    struct cpulist house;
+    cpulist_subtract(&si->online, &p->cpus, &house);
+    if (house.count == 0) {
+        if (!p->quiet)
+            fprintf(stderr, "jitterlab: warning: every online CPU is measured; the collector "
+                            "shares them\n");
+        return;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int i = 0; i < house.count; i++)
+        if (house.cpu[i] < CPU_SETSIZE)
+            CPU_SET(house.cpu[i], &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void rfc3339_now(char *buf, size_t len)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    gmtime_r(&tv.tv_sec, &tm);
+    char base[32];
+    strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, len, "%s.%03dZ", base, (int)(tv.tv_usec / 1000));
+}
+
+static void print_header(const struct run_params *p, const struct system_info *si, int pm_fd)
+{
+    char cpus[1024], iv[32], dur[32];
+    cpulist_format(&p->cpus, cpus, sizeof(cpus));
+    format_duration(p->interval_ns, iv, sizeof(iv));
+    if (p->duration_ns > 0)
+        format_duration(p->duration_ns, dur, sizeof(dur));
+    else
+        snprintf(dur, sizeof(dur), "%llu loops", (unsigned long long)p->loops);
+    printf("jitterlab run: CPU %s, interval %s, %s", cpus, iv,
+           p->policy == SCHED_FIFO ? "SCHED_FIFO"
+           : p->policy == SCHED_RR ? "SCHED_RR"
+                                   : "SCHED_OTHER");
+    if (p->policy != SCHED_OTHER)
+        printf(" %d", p->priority);
+    printf(", %s, clock %s\n", dur, p->clock == ENGINE_CLOCK_TSC ? "tsc" : "monotonic");
+    printf("kernel %s (%s), clocksource %s%s%s\n", si->kernel[0] ? si->kernel : "?",
+           si->preempt_model[0] ? si->preempt_model : "preempt model unknown",
+           si->clocksource[0] ? si->clocksource : "?", si->hypervisor[0] ? ", hypervisor " : "",
+           si->hypervisor);
+    if (pm_fd >= 0)
+        printf("PM QoS: holding /dev/cpu_dma_latency at %lld µs for the run\n",
+               (long long)p->pm_qos_us);
+    else if (si->cpu_dma_latency_us < 0)
+        printf("PM QoS: /dev/cpu_dma_latency unreadable (needs root)\n");
+    else if (si->cpu_dma_latency_us == PM_QOS_NO_REQUEST_US)
+        printf("PM QoS: no CPU latency request in force (use --pm-qos US to hold one)\n");
+    else
+        printf("PM QoS: CPU latency request in force: %lld µs\n",
+               (long long)si->cpu_dma_latency_us);
+    fflush(stdout);
+}
+
+static int write_outputs(const struct run_params *p, struct collector *c,
+                         const struct run_report *rep)
+{
+    int rc = EXIT_OK;
+    if (c->samples_open) {
+        c->samples_open = false;
+        if (atomic_file_commit(&c->samples) != 0) {
+            fprintf(stderr, "jitterlab: --samples %s: %s\n", p->samples_path, strerror(errno));
+            rc = EXIT_RUNTIME;
+        }
+    }
+    if (p->json_path) {
+        json_t *doc = json_run_result(rep);
+        if (!doc || json_write_file(doc, p->json_path) != 0) {
+            fprintf(stderr, "jitterlab: --json %s: %s\n", p->json_path, strerror(errno));
+            rc = EXIT_RUNTIME;
+        }
+        json_decref(doc);
+    }
+    if (p->hist_path && histfile_write(rep, p->hist_path) != 0) {
+        fprintf(stderr, "jitterlab: --histogram-file %s: %s\n", p->hist_path, strerror(errno));
+        rc = EXIT_RUNTIME;
+    }
+    return rc;
+}
+
+static void collect_until_done(const struct run_params *p, struct collector *c, bool *interrupted)
+{
+    int64_t start = engine_start_ns(c->eng);
+    int64_t next_view = monotonic_now_ns() + (c->tty ? LIVE_PERIOD_NS : PLAIN_PERIOD_NS);
+    bool periodic_lines = p->report_every_ns > 0 || p->report_every_samples > 0;
+    while (!engine_finished(c->eng)) {
+        struct timespec pause = {0, COLLECT_PERIOD_NS};
+        nanosleep(&pause, NULL);
+        if (stop_requested() && !*interrupted) {
+            *interrupted = true;
+            engine_stop(c->eng);
+        }
+        collect(c);
+        int64_t now = monotonic_now_ns();
+        if (p->quiet || now < next_view)
+            continue;
+        struct live_frame f = {
+            .elapsed_s = now > start ? (double)(now - start) / 1e9 : 0,
+            .total_s = (double)p->duration_ns / 1e9,
+            .loops = p->loops,
+            .cpus = c->live,
+            .ncpu = c->n,
+        };
+        if (c->tty) {
+            c->live_lines = live_view_draw(stdout, &f, c->live_lines);
+            next_view = now + LIVE_PERIOD_NS;
+        } else {
+            if (!periodic_lines)
+                live_plain_lines(stdout, &f);
+            next_view = now + PLAIN_PERIOD_NS;
+        }
+    }
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static struct run_params p; /* large (CPU lists); one per process */
+    int rc = parse_args(argc, argv, &p);
+    if (rc >= 0)
+        return rc;
+
+    struct sysroot sr;
+    sysroot_init(&sr, p.sysroot_dir);
+    static struct system_info si;
+    system_info_read(&sr, &si);
+    rc = validate(&p, &si);
+    if (rc >= 0)
+        return rc;
+
+    int pm_fd = -1;
+    if (p.pm_qos_us >= 0) {
+        pm_fd = pm_qos_hold(&sr, (int32_t)p.pm_qos_us);
+        if (pm_fd < 0) {
+            fprintf(stderr, "jitterlab: --pm-qos %lld: cannot hold /dev/cpu_dma_latency: %s\n",
+                    (long long)p.pm_qos_us, strerror(-pm_fd));
+            return EXIT_RUNTIME;
+        }
+    }
+
+    struct engine_config cfg = {
+        .interval_ns = p.interval_ns,
+        .duration_ns = p.duration_ns,
+        .loops = p.loops,
+        .policy = p.policy,
+        .priority = p.priority,
+        .cpus = &p.cpus,
+        .clock = p.clock,
+        .tolerance_ns = p.tolerance_ns,
+        .us_hist_rows = p.hist_path ? (uint32_t)(p.hist_max_ns / NS_PER_US) : 0,
+    };
+    char err[512];
+    stop_handlers_install();
+    pin_to_housekeeping(&p, &si);
+    struct engine *eng = engine_create(&cfg, err, sizeof(err));
+    if (!eng) {
+        fprintf(stderr, "jitterlab: %s\n", err);
+        pm_qos_release(pm_fd);
+        return EXIT_RUNTIME;
+    }
+    struct collector c;
+    if (collector_init(&c, &p, eng) != 0) {
+        fprintf(stderr, "jitterlab: cannot set up the collector: %s\n", strerror(errno));
+        collector_free(&c);
+        engine_destroy(eng);
+        pm_qos_release(pm_fd);
+        return EXIT_RUNTIME;
+    }
+    if (!p.quiet)
+        print_header(&p, &si, pm_fd);
+
+    struct run_report rep;
+    memset(&rep, 0, sizeof(rep));
+    rfc3339_now(rep.started_at, sizeof(rep.started_at));
+    if (engine_start(eng, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitterlab: %s\n", err);
+        collector_free(&c);
+        engine_destroy(eng);
+        pm_qos_release(pm_fd);
+        return EXIT_RUNTIME;
+    }
+    if (engine_degraded(eng))
+        fprintf(stderr,
+                "jitterlab: WARNING: no permission for %s (needs root or "
+                "CAP_SYS_NICE): running SCHED_OTHER; these numbers are not real-time\n",
+                p.policy == SCHED_RR ? "SCHED_RR" : "SCHED_FIFO");
+    if (!engine_memory_locked(eng) && !p.quiet)
+        fprintf(stderr,
+                "jitterlab: warning: mlockall failed (%s); page faults may add "
+                "latency\n",
+                "needs root, CAP_IPC_LOCK or a higher RLIMIT_MEMLOCK");
+
+    bool interrupted = false;
+    collect_until_done(&p, &c, &interrupted);
+    engine_join(eng);
+    int64_t end_ns = monotonic_now_ns();
+    pm_qos_release(pm_fd);
+    collect(&c);
+    for (int i = 0; i < c.n; i++) {
+        int64_t t_end = end_ns - engine_start_ns(eng);
+        if (p.report_every_ns > 0 && (c.window_index[i] + 1) * p.report_every_ns < t_end)
+            t_end = (c.window_index[i] + 1) * p.report_every_ns;
+        window_flush(&c, i, t_end);
+    }
+    if (c.tty && !p.quiet)
+        live_view_clear(stdout, c.live_lines);
+    if (stop_requested())
+        interrupted = true;
+
+    const struct cpu_result *results[CPULIST_MAX_CPUS];
+    for (int i = 0; i < c.n; i++)
+        results[i] = engine_result(eng, i);
+    struct latency_hist *all_hist = malloc(sizeof(*all_hist));
+    if (!all_hist) {
+        fprintf(stderr, "jitterlab: out of memory\n");
+        collector_free(&c);
+        engine_destroy(eng);
+        return EXIT_RUNTIME;
+    }
+    rep.version = JITTERLAB_VERSION;
+    rep.argc = argc;
+    rep.argv = argv;
+    rep.duration_s = (double)(end_ns - engine_start_ns(eng)) / 1e9;
+    if (rep.duration_s < 0)
+        rep.duration_s = 0;
+    rep.interrupted = interrupted;
+    rep.system = &si;
+    rep.interval_ns = p.interval_ns;
+    rep.duration_ns = p.duration_ns;
+    rep.loops = p.loops;
+    rep.policy = p.policy == SCHED_FIFO ? "fifo" : p.policy == SCHED_RR ? "rr" : "other";
+    rep.priority = p.priority;
+    rep.realtime = p.policy != SCHED_OTHER && !engine_degraded(eng);
+    rep.memory_locked = engine_memory_locked(eng);
+    rep.cpus = &p.cpus;
+    rep.clock = p.clock == ENGINE_CLOCK_TSC ? "tsc" : "monotonic";
+    rep.tsc_hz = engine_tsc_hz(eng);
+    rep.tolerance_ns = p.tolerance_ns;
+    rep.budget_ns = p.budget_ns;
+    rep.pm_qos_us = pm_fd >= 0 ? p.pm_qos_us : -1;
+    rep.report_every_ns = p.report_every_ns;
+    rep.report_every_samples = p.report_every_samples;
+    rep.ncpu = c.n;
+    rep.cpu = results;
+    rep.all_hist = all_hist;
+    if (p.report_every_ns > 0 || p.report_every_samples > 0) {
+        rep.has_intervals = true;
+        rep.intervals = c.done;
+        rep.interval_count = c.done_count;
+    }
+    run_report_merge(&rep);
+
+    if (!p.quiet)
+        text_summary(stdout, &rep);
+    rc = write_outputs(&p, &c, &rep);
+    if (rc == EXIT_OK && p.budget_ns >= 0 && rep.all_samples > 0 &&
+        rep.all_latency.max > p.budget_ns) {
+        char max[32], budget[32];
+        format_duration(rep.all_latency.max, max, sizeof(max));
+        format_duration(p.budget_ns, budget, sizeof(budget));
+        fprintf(stderr, "jitterlab: latency budget exceeded: max %s > --budget %s\n", max, budget);
+        rc = EXIT_BUDGET;
+    }
+    if (interrupted && !p.quiet)
+        fprintf(stderr, "jitterlab: interrupted; outputs hold every sample taken\n");
+    free(all_hist);
+    collector_free(&c);
+    engine_destroy(eng);
+    return rc;
+}

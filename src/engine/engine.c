@@ -1,0 +1,488 @@
+/*
+ * The per-CPU cycle loop and the threads that run it.
+ *
+ * Everything the loop touches is allocated, locked (mlockall) and prefaulted
+ * in engine_create; the loop itself only sleeps (clock_nanosleep on an
+ * absolute CLOCK_MONOTONIC time), reads the clock (vDSO or rdtscp), updates
+ * the slot it owns and pushes one sample into its ring. Each slot is aligned
+ * to a cache line and written by one thread only. engine_stop wakes sleeping
+ * threads with SIGUSR2 so that Ctrl-C never waits for a long interval.
+ */
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define ENGINE_HAVE_TSC 1
+#else
+#define ENGINE_HAVE_TSC 0
+#endif
+
+#define THREAD_STACK_BYTES   (256 * 1024)
+#define STACK_PREFAULT_BYTES (64 * 1024)
+#define TSC_CALIBRATION_NS   (100 * 1000 * 1000)
+
+struct cpu_slot {
+    alignas(64) struct cpu_result result; /* written by this slot's thread */
+    struct sample_ring ring;
+    alignas(64) _Atomic bool done; /* written once by the thread */
+    alignas(64) pthread_t thread;  /* read-only after engine_start */
+    bool started;
+    struct engine *engine;
+};
+
+struct engine {
+    struct engine_config cfg;
+    struct cpulist cpus;
+    int n;
+    struct cpu_slot *slots;
+    /* start gate: threads report ready, then wait for GATE_GO or GATE_ABORT */
+    pthread_mutex_t gate_lock;
+    pthread_cond_t gate_cond;
+    int ready_count;
+    int gate;
+    int64_t start_ns;
+    double ns_per_tick;
+    double tsc_hz;
+    bool degraded;
+    bool memory_locked;
+    alignas(64) _Atomic bool stop;
+    alignas(64) _Atomic int finished;
+};
+
+int64_t monotonic_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+bool engine_tsc_supported(void)
+{
+    return ENGINE_HAVE_TSC;
+}
+
+static inline uint64_t read_tsc(void)
+{
+#if ENGINE_HAVE_TSC
+    unsigned aux;
+    return __rdtscp(&aux);
+#else
+    return 0;
+#endif
+}
+
+/* A (monotonic, tsc) pair read as close together as we can get them. */
+static void tsc_pair(int64_t *mono_ns, uint64_t *tsc)
+{
+    int64_t best = INT64_MAX;
+    for (int i = 0; i < 50; i++) {
+        int64_t m0 = monotonic_now_ns();
+        uint64_t t = read_tsc();
+        int64_t m1 = monotonic_now_ns();
+        if (m1 - m0 < best) {
+            best = m1 - m0;
+            *mono_ns = m0 + (m1 - m0) / 2;
+            *tsc = t;
+        }
+    }
+}
+
+static int calibrate_tsc(struct engine *e, char *err, unsigned long errlen)
+{
+    int64_t m0, m1;
+    uint64_t t0, t1;
+    tsc_pair(&m0, &t0);
+    struct timespec pause = {0, TSC_CALIBRATION_NS};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+        ;
+    tsc_pair(&m1, &t1);
+    if (t1 <= t0 || m1 <= m0) {
+        snprintf(err, errlen, "--clock tsc: the TSC did not advance during calibration");
+        return -1;
+    }
+    e->tsc_hz = (double)(t1 - t0) * 1e9 / (double)(m1 - m0);
+    e->ns_per_tick = 1e9 / e->tsc_hz;
+    return 0;
+}
+
+static uint64_t ring_capacity(int64_t interval_ns)
+{
+    /* Two seconds of samples, at least 4096, at most 2^20 entries. */
+    uint64_t want = (uint64_t)(2 * 1000000000LL / (interval_ns > 0 ? interval_ns : 1));
+    uint64_t cap = 4096;
+    while (cap < want && cap < (1u << 20))
+        cap <<= 1;
+    return cap;
+}
+
+struct engine *engine_create(const struct engine_config *cfg, char *err, unsigned long errlen)
+{
+    struct engine *e = calloc(1, sizeof(*e));
+    if (!e) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    e->cfg = *cfg;
+    e->cpus = *cfg->cpus;
+    e->cfg.cpus = &e->cpus;
+    e->n = e->cpus.count;
+    pthread_mutex_init(&e->gate_lock, NULL);
+    pthread_cond_init(&e->gate_cond, NULL);
+
+    /* Lock first so every later allocation is resident from the start. */
+    e->memory_locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
+
+    e->slots = aligned_alloc(64, sizeof(struct cpu_slot) * (size_t)e->n);
+    if (!e->slots)
+        goto oom;
+    memset(e->slots, 0, sizeof(struct cpu_slot) * (size_t)e->n);
+    uint64_t cap = ring_capacity(cfg->interval_ns);
+    for (int i = 0; i < e->n; i++) {
+        struct cpu_slot *s = &e->slots[i];
+        struct cpu_result *r = &s->result;
+        s->engine = e;
+        r->cpu = e->cpus.cpu[i];
+        r->max_at_ns = 0;
+        running_stats_init(&r->latency);
+        running_stats_init(&r->period);
+        latency_hist_init(&r->hist);
+        s->ring.mask = cap - 1;
+        s->ring.slots = calloc(cap, sizeof(struct cycle_sample));
+        if (!s->ring.slots)
+            goto oom;
+        memset(s->ring.slots, 0, cap * sizeof(struct cycle_sample)); /* prefault */
+        if (cfg->us_hist_rows > 0) {
+            r->us_rows = cfg->us_hist_rows;
+            r->us_hist = calloc(cfg->us_hist_rows, sizeof(uint64_t));
+            r->overflow_cycles = calloc(ENGINE_MAX_OVERFLOW_CYCLES, sizeof(uint64_t));
+            if (!r->us_hist || !r->overflow_cycles)
+                goto oom;
+            memset(r->us_hist, 0, cfg->us_hist_rows * sizeof(uint64_t));
+            memset(r->overflow_cycles, 0, ENGINE_MAX_OVERFLOW_CYCLES * sizeof(uint64_t));
+        }
+    }
+    if (cfg->clock == ENGINE_CLOCK_TSC) {
+        if (!ENGINE_HAVE_TSC) {
+            snprintf(err, errlen, "--clock tsc: this build's CPU architecture has no TSC");
+            engine_destroy(e);
+            return NULL;
+        }
+        if (calibrate_tsc(e, err, errlen) != 0) {
+            engine_destroy(e);
+            return NULL;
+        }
+    }
+    return e;
+oom:
+    snprintf(err, errlen, "out of memory allocating per-CPU buffers");
+    engine_destroy(e);
+    return NULL;
+}
+
+static inline struct timespec ns_to_timespec(int64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    return ts;
+}
+
+static void prefault_stack(void)
+{
+    volatile char buf[STACK_PREFAULT_BYTES];
+    for (size_t i = 0; i < sizeof(buf); i += 4096)
+        buf[i] = 0;
+}
+
+enum { GATE_WAIT, GATE_GO, GATE_ABORT };
+
+static int wait_at_gate(struct engine *e)
+{
+    pthread_mutex_lock(&e->gate_lock);
+    e->ready_count++;
+    pthread_cond_broadcast(&e->gate_cond);
+    while (e->gate == GATE_WAIT)
+        pthread_cond_wait(&e->gate_cond, &e->gate_lock);
+    int gate = e->gate;
+    pthread_mutex_unlock(&e->gate_lock);
+    return gate;
+}
+
+static void open_gate(struct engine *e, int gate)
+{
+    pthread_mutex_lock(&e->gate_lock);
+    e->gate = gate;
+    pthread_cond_broadcast(&e->gate_cond);
+    pthread_mutex_unlock(&e->gate_lock);
+}
+
+static inline void record_sample(struct cpu_slot *s, const struct engine_config *cfg, uint64_t k,
+                                 int64_t wake_rel, int64_t latency, int64_t period,
+                                 uint32_t missed_before)
+{
+    struct cpu_result *r = &s->result;
+    if (r->samples == 0 || latency > r->latency.max)
+        r->max_at_ns = wake_rel;
+    running_stats_add(&r->latency, latency);
+    latency_hist_add(&r->hist, latency);
+    int64_t period_error = 0;
+    if (period > 0) {
+        running_stats_add(&r->period, period);
+        period_error = period - cfg->interval_ns;
+    }
+    if (cfg->tolerance_ns >= 0 &&
+        (latency > cfg->tolerance_ns || period_error > cfg->tolerance_ns ||
+         -period_error > cfg->tolerance_ns))
+        r->over_tolerance++;
+    if (r->us_hist) {
+        uint64_t row = latency > 0 ? (uint64_t)(latency / 1000) : 0;
+        if (row < r->us_rows) {
+            r->us_hist[row]++;
+        } else {
+            if (r->us_overflow < ENGINE_MAX_OVERFLOW_CYCLES)
+                r->overflow_cycles[r->us_overflow] = k;
+            r->us_overflow++;
+        }
+    }
+    struct cycle_sample cs = {wake_rel, latency, period, missed_before, (uint32_t)r->samples};
+    r->samples++;
+    sample_ring_push(&s->ring, &cs);
+}
+
+static void *cycle_thread(void *arg)
+{
+    struct cpu_slot *s = arg;
+    struct engine *e = s->engine;
+    const struct engine_config *cfg = &e->cfg;
+    struct cpu_result *r = &s->result;
+
+    sigset_t only_wake;
+    sigfillset(&only_wake);
+    sigdelset(&only_wake, SIGUSR2);
+    pthread_sigmask(SIG_SETMASK, &only_wake, NULL);
+    struct sched_param sp;
+    pthread_getschedparam(pthread_self(), &r->sched_policy, &sp);
+    r->sched_priority = sp.sched_priority;
+    prefault_stack();
+
+    if (wait_at_gate(e) != GATE_GO) {
+        atomic_store_explicit(&s->done, true, memory_order_release);
+        atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
+        return NULL;
+    }
+
+    const int64_t interval = cfg->interval_ns;
+    const int64_t start = e->start_ns;
+    const int64_t end = cfg->duration_ns > 0 ? start + cfg->duration_ns : INT64_MAX;
+    const bool use_tsc = cfg->clock == ENGINE_CLOCK_TSC;
+    const double ns_per_tick = e->ns_per_tick;
+    uint64_t k = 0;
+    int64_t prev_wake = -1;
+    uint32_t missed_before = 0;
+    int64_t anchor_mono = monotonic_now_ns();
+    uint64_t anchor_tsc = use_tsc ? read_tsc() : 0;
+
+    for (;;) {
+        int64_t planned = start + (int64_t)k * interval;
+        if (planned >= end)
+            break;
+        struct timespec ts = ns_to_timespec(planned);
+        int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        int64_t wake;
+        if (use_tsc)
+            wake = anchor_mono + (int64_t)((double)(read_tsc() - anchor_tsc) * ns_per_tick);
+        else
+            wake = monotonic_now_ns();
+        if (atomic_load_explicit(&e->stop, memory_order_relaxed) && rc != 0)
+            break; /* woken by engine_stop, not by the timer */
+        if (rc != 0)
+            continue; /* stray signal: sleep again to the same planned time */
+
+        int64_t latency = wake - planned;
+        int64_t period = prev_wake >= 0 ? wake - prev_wake : 0;
+        record_sample(s, cfg, k, wake - start, latency, period, missed_before);
+        prev_wake = wake;
+        missed_before = 0;
+        if (cfg->loops && r->samples >= cfg->loops)
+            break;
+        if (atomic_load_explicit(&e->stop, memory_order_relaxed))
+            break;
+
+        /* End of the cycle: every planned wake-up already in the past is a
+         * missed period, counted and skipped (the schedule never shifts). */
+        k++;
+        int64_t cycle_end = monotonic_now_ns();
+        if (use_tsc) {
+            anchor_mono = cycle_end;
+            anchor_tsc = read_tsc();
+        }
+        int64_t next = start + (int64_t)k * interval;
+        if (next < cycle_end && next < end) {
+            uint64_t late = (uint64_t)((cycle_end - next - 1) / interval) + 1;
+            uint64_t left = (uint64_t)((end - next + interval - 1) / interval);
+            if (late > left)
+                late = left;
+            r->missed += late;
+            k += late;
+            missed_before = (uint32_t)late;
+        }
+    }
+    r->ring_drops = s->ring.drops;
+    atomic_store_explicit(&s->done, true, memory_order_release);
+    atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
+    return NULL;
+}
+
+static void wake_handler(int sig)
+{
+    (void)sig; /* only interrupts clock_nanosleep */
+}
+
+static int create_thread(struct engine *e, struct cpu_slot *s, bool realtime)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, THREAD_STACK_BYTES);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(s->result.cpu, &set);
+    pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+    if (realtime) {
+        struct sched_param sp = {.sched_priority = e->cfg.priority};
+        pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+        pthread_attr_setschedpolicy(&attr, e->cfg.policy);
+        pthread_attr_setschedparam(&attr, &sp);
+    } else {
+        struct sched_param sp = {.sched_priority = 0};
+        pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+        pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+        pthread_attr_setschedparam(&attr, &sp);
+    }
+    int rc = pthread_create(&s->thread, &attr, cycle_thread, s);
+    pthread_attr_destroy(&attr);
+    return rc;
+}
+
+int engine_start(struct engine *e, char *err, unsigned long errlen)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = wake_handler; /* no SA_RESTART: the sleep must return */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR2, &sa, NULL);
+
+    bool realtime = e->cfg.policy != SCHED_OTHER;
+    for (int i = 0; i < e->n; i++) {
+        struct cpu_slot *s = &e->slots[i];
+        int rc = create_thread(e, s, realtime);
+        if (rc == EPERM && realtime) {
+            e->degraded = true;
+            realtime = false;
+            rc = create_thread(e, s, false);
+        }
+        if (rc != 0) {
+            snprintf(err, errlen, "cannot start the thread for CPU %d: %s", s->result.cpu,
+                     strerror(rc));
+            open_gate(e, GATE_ABORT);
+            engine_join(e);
+            return -1;
+        }
+        s->started = true;
+    }
+    pthread_mutex_lock(&e->gate_lock);
+    while (e->ready_count < e->n)
+        pthread_cond_wait(&e->gate_cond, &e->gate_lock);
+    /* First planned wake-up a little ahead, so that every thread is asleep. */
+    e->start_ns = monotonic_now_ns() + 10 * 1000 * 1000;
+    e->gate = GATE_GO;
+    pthread_cond_broadcast(&e->gate_cond);
+    pthread_mutex_unlock(&e->gate_lock);
+    return 0;
+}
+
+uint64_t engine_drain(struct engine *e, int i, struct cycle_sample *out, uint64_t max)
+{
+    return sample_ring_pop(&e->slots[i].ring, out, max);
+}
+
+bool engine_finished(const struct engine *e)
+{
+    return atomic_load(&e->finished) == e->n;
+}
+
+void engine_stop(struct engine *e)
+{
+    atomic_store(&e->stop, true);
+    for (int i = 0; i < e->n; i++)
+        if (e->slots[i].started && !atomic_load(&e->slots[i].done))
+            pthread_kill(e->slots[i].thread, SIGUSR2);
+}
+
+void engine_join(struct engine *e)
+{
+    for (int i = 0; i < e->n; i++) {
+        if (e->slots[i].started) {
+            pthread_join(e->slots[i].thread, NULL);
+            e->slots[i].started = false;
+        }
+    }
+}
+
+int engine_cpu_count(const struct engine *e)
+{
+    return e->n;
+}
+
+const struct cpu_result *engine_result(const struct engine *e, int i)
+{
+    return &e->slots[i].result;
+}
+
+int64_t engine_start_ns(const struct engine *e)
+{
+    return e->start_ns;
+}
+
+double engine_tsc_hz(const struct engine *e)
+{
+    return e->tsc_hz;
+}
+
+bool engine_degraded(const struct engine *e)
+{
+    return e->degraded;
+}
+
+bool engine_memory_locked(const struct engine *e)
+{
+    return e->memory_locked;
+}
+
+void engine_destroy(struct engine *e)
+{
+    if (!e)
+        return;
+    if (e->slots) {
+        for (int i = 0; i < e->n; i++) {
+            free(e->slots[i].ring.slots);
+            free(e->slots[i].result.us_hist);
+            free(e->slots[i].result.overflow_cycles);
+        }
+        free(e->slots);
+    }
+    pthread_mutex_destroy(&e->gate_lock);
+    pthread_cond_destroy(&e->gate_cond);
+    if (e->memory_locked)
+        munlockall();
+    free(e);
+}

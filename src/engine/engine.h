@@ -1,0 +1,94 @@
+/*
+ * The cyclic measurement engine: one pinned thread per measured CPU that
+ * sleeps to absolute planned wake times (start + k * interval) and measures
+ * how late it runs. Each thread keeps its exact summary (histogram, running
+ * statistics, missed periods) in a per-CPU slot of its own and streams every
+ * sample through an SPSC ring to the collector (the caller of engine_drain).
+ *
+ * Life cycle: engine_create -> engine_start -> engine_drain* (until
+ * engine_finished) -> engine_stop -> engine_join -> read results ->
+ * engine_destroy.
+ */
+#ifndef JITTERLAB_ENGINE_ENGINE_H
+#define JITTERLAB_ENGINE_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/ring.h"
+#include "stats/histogram.h"
+#include "stats/running_stats.h"
+#include "sys/cpulist.h"
+
+enum engine_clock { ENGINE_CLOCK_MONOTONIC, ENGINE_CLOCK_TSC };
+
+struct engine_config {
+    int64_t interval_ns;
+    int64_t duration_ns; /* 0: no time limit (loops must be set) */
+    uint64_t loops;      /* samples per CPU; 0: no limit */
+    int policy;          /* SCHED_FIFO, SCHED_RR or SCHED_OTHER */
+    int priority;        /* 1..99 for FIFO/RR */
+    const struct cpulist *cpus;
+    enum engine_clock clock;
+    int64_t tolerance_ns;  /* < 0: no tolerance */
+    uint32_t us_hist_rows; /* > 0: also keep a 1 us linear histogram (cyclictest -h) */
+};
+
+/* Cycle numbers of samples beyond the linear histogram, as cyclictest lists them. */
+#define ENGINE_MAX_OVERFLOW_CYCLES 1024
+
+/* Everything a measured CPU's thread produced; exact, written only by that
+ * thread while it runs and read only after engine_join. */
+struct cpu_result {
+    int cpu;
+    uint64_t samples;
+    uint64_t missed;
+    uint64_t over_tolerance; /* latency or |period error| beyond the tolerance */
+    uint64_t ring_drops;
+    int64_t max_at_ns; /* wake time (relative to start) of the largest latency */
+    struct running_stats latency;
+    struct running_stats period;
+    struct latency_hist hist;
+    /* linear 1 us histogram, only when us_hist_rows > 0 */
+    uint64_t *us_hist;
+    uint32_t us_rows;
+    uint64_t us_overflow;
+    uint32_t overflow_cycle_count; /* entries used in overflow_cycles */
+    uint64_t *overflow_cycles;
+    int sched_policy; /* the policy the thread really ran with */
+    int sched_priority;
+};
+
+struct engine;
+
+/* Allocates, locks and prefaults everything. Returns NULL and fills err. */
+struct engine *engine_create(const struct engine_config *cfg, char *err, unsigned long errlen);
+/* Starts the threads; returns when all run their first cycle's setup.
+ * Returns 0 or -1 with err filled (thread creation, affinity failure). */
+int engine_start(struct engine *e, char *err, unsigned long errlen);
+/* Collector: moves up to max samples of measured CPU index i into out. */
+uint64_t engine_drain(struct engine *e, int i, struct cycle_sample *out, uint64_t max);
+/* True once every thread has ended its loop (duration, loops or stop). */
+bool engine_finished(const struct engine *e);
+/* Asks every thread to end now (signal-safe). */
+void engine_stop(struct engine *e);
+void engine_join(struct engine *e);
+int engine_cpu_count(const struct engine *e);
+/* Valid after engine_join. */
+const struct cpu_result *engine_result(const struct engine *e, int i);
+/* CLOCK_MONOTONIC time of planned wake-up 0, in ns. */
+int64_t engine_start_ns(const struct engine *e);
+/* TSC ticks per second used for --clock tsc (0 otherwise). */
+double engine_tsc_hz(const struct engine *e);
+/* True when SCHED_FIFO/RR could not be set (no privilege): ran SCHED_OTHER. */
+bool engine_degraded(const struct engine *e);
+/* False when mlockall failed (page faults possible on the cycle path). */
+bool engine_memory_locked(const struct engine *e);
+void engine_destroy(struct engine *e);
+
+/* CLOCK_MONOTONIC now, in ns. */
+int64_t monotonic_now_ns(void);
+/* Whether --clock tsc can work on this build (x86 only). */
+bool engine_tsc_supported(void);
+
+#endif

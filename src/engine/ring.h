@@ -1,0 +1,68 @@
+/*
+ * Bounded lock-free single-producer/single-consumer ring of cycle samples,
+ * one per measured CPU. The RT thread is the only producer and never waits:
+ * when the ring is full the sample is counted in `drops` (the summary
+ * statistics are kept by the RT thread itself, so they stay exact). The
+ * collector is the only consumer. Producer and consumer indices live on
+ * cache lines of their own so the two threads never write the same line.
+ */
+#ifndef JITTERLAB_ENGINE_RING_H
+#define JITTERLAB_ENGINE_RING_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One measured cycle as the collector sees it (32 bytes). */
+struct cycle_sample {
+    int64_t t_ns;       /* actual wake time, relative to the run start */
+    int64_t latency_ns; /* wake time - planned wake time */
+    int64_t period_ns;  /* wake time - previous wake time; 0 for the first */
+    uint32_t missed;    /* planned wake-ups skipped just before this one */
+    uint32_t seq;       /* sample number on this CPU (low 32 bits) */
+};
+
+struct sample_ring {
+    /* producer (RT thread) line */
+    alignas(64) _Atomic uint64_t head;
+    uint64_t tail_cache; /* producer's last view of tail */
+    uint64_t drops;
+    /* consumer (collector) line */
+    alignas(64) _Atomic uint64_t tail;
+    /* read-only after setup */
+    alignas(64) struct cycle_sample *slots;
+    uint64_t mask; /* capacity - 1, capacity a power of two */
+};
+
+static inline bool sample_ring_push(struct sample_ring *r, const struct cycle_sample *s)
+{
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (head - r->tail_cache > r->mask) {
+        r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (head - r->tail_cache > r->mask) {
+            r->drops++;
+            return false;
+        }
+    }
+    r->slots[head & r->mask] = *s;
+    atomic_store_explicit(&r->head, head + 1, memory_order_release);
+    return true;
+}
+
+/* Copies up to max samples out; returns how many. Consumer side only. */
+static inline uint64_t sample_ring_pop(struct sample_ring *r, struct cycle_sample *out,
+                                       uint64_t max)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    uint64_t n = head - tail;
+    if (n > max)
+        n = max;
+    for (uint64_t i = 0; i < n; i++)
+        out[i] = r->slots[(tail + i) & r->mask];
+    atomic_store_explicit(&r->tail, tail + n, memory_order_release);
+    return n;
+}
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * jitterlab entry point: the subcommand table (name -> cmd_NAME), top-level
+ * help and --version, and the stop flag that SIGINT/SIGTERM set. Each
+ * subcommand owns its option parsing; `jitterlab help NAME` runs
+ * `jitterlab NAME --help`.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+void stop_handlers_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal; /* no SA_RESTART: sleeps end early */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+bool stop_requested(void)
+{
+    return stop_flag != 0;
+}
+
+struct subcommand {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+    {"run", cmd_run, "measure wake-up latency with one real-time thread per CPU"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: jitterlab SUBCOMMAND [options]\n"
+                 "       jitterlab help SUBCOMMAND | --help | --version\n\n"
+                 "jitterlab measures, explains and reduces real-time latency on Linux.\n\n"
+                 "subcommands:\n");
+    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+        fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+    fprintf(out, "\nexit codes: 0 ok, 1 runtime failure, 2 bad usage or input,\n"
+                 "            3 latency budget exceeded\n"
+                 "environment: JITTERLAB_SYSROOT=DIR reads /sys, /proc, /dev under DIR\n");
+}
+
+static const struct subcommand *find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+        if (strcmp(subcommands[i].name, name) == 0)
+            return &subcommands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        printf("jitterlab %s\n", JITTERLAB_VERSION);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return EXIT_OK;
+        }
+        const struct subcommand *sc = find(argv[2]);
+        if (!sc) {
+            fprintf(stderr, "jitterlab: help: unknown subcommand '%s'\n", argv[2]);
+            return EXIT_USAGE;
+        }
+        char *help_argv[] = {argv[2], "--help", NULL};
+        return sc->fn(2, help_argv);
+    }
+    const struct subcommand *sc = find(name);
+    if (!sc) {
+        fprintf(stderr, "jitterlab: unknown subcommand '%s' (see jitterlab --help)\n", name);
+        return EXIT_USAGE;
+    }
+    return sc->fn(argc - 1, argv + 1);
+}

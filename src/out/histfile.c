@@ -1,0 +1,73 @@
+/*
+ * cyclictest-compatible histogram file: one row per microsecond of latency
+ * ("%06d" then one "%06lu" column per thread, tab-separated), then the
+ * Total/Min/Avg/Max/Overflows comment lines and the cycle numbers of the
+ * overflows. Rows come from the engine's exact 1 µs linear histogram, not
+ * from the log-linear one (whose buckets are wider than 1 µs above 128 µs).
+ */
+#include "out/histfile.h"
+
+#include <math.h>
+
+#include "out/atomic_file.h"
+
+static unsigned long us_floor(int64_t ns)
+{
+    return ns > 0 ? (unsigned long)(ns / 1000) : 0;
+}
+
+int histfile_write(const struct run_report *rep, const char *path)
+{
+    struct atomic_file f;
+    if (atomic_file_open(&f, path) != 0)
+        return -1;
+    FILE *o = f.fp;
+    int n = rep->ncpu;
+    uint32_t rows = n > 0 ? rep->cpu[0]->us_rows : 0;
+    fprintf(o, "# Histogram\n");
+    for (uint32_t i = 0; i < rows; i++) {
+        fprintf(o, "%06u ", i);
+        for (int j = 0; j < n; j++)
+            fprintf(o, "%06llu%s", (unsigned long long)rep->cpu[j]->us_hist[i],
+                    j < n - 1 ? "\t" : "");
+        fputc('\n', o);
+    }
+    fprintf(o, "# Total:");
+    for (int j = 0; j < n; j++) {
+        unsigned long long total = 0;
+        for (uint32_t i = 0; i < rows; i++)
+            total += rep->cpu[j]->us_hist[i];
+        fprintf(o, " %09llu", total);
+    }
+    fprintf(o, "\n# Min Latencies:");
+    for (int j = 0; j < n; j++)
+        fprintf(o, " %05lu", rep->cpu[j]->samples ? us_floor(rep->cpu[j]->latency.min) : 0);
+    fprintf(o, "\n# Avg Latencies:");
+    for (int j = 0; j < n; j++)
+        fprintf(o, " %05lu",
+                rep->cpu[j]->samples ? us_floor((int64_t)llround(rep->cpu[j]->latency.mean)) : 0);
+    fprintf(o, "\n# Max Latencies:");
+    for (int j = 0; j < n; j++)
+        fprintf(o, " %05lu", rep->cpu[j]->samples ? us_floor(rep->cpu[j]->latency.max) : 0);
+    fprintf(o, "\n# Histogram Overflows:");
+    for (int j = 0; j < n; j++)
+        fprintf(o, " %05llu", (unsigned long long)rep->cpu[j]->us_overflow);
+    fprintf(o, "\n# Histogram Overflow at cycle number:\n");
+    for (int j = 0; j < n; j++) {
+        const struct cpu_result *r = rep->cpu[j];
+        fprintf(o, "# Thread %d:", j);
+        uint64_t listed = r->us_overflow < ENGINE_MAX_OVERFLOW_CYCLES ? r->us_overflow
+                                                                      : ENGINE_MAX_OVERFLOW_CYCLES;
+        for (uint64_t i = 0; i < listed; i++)
+            fprintf(o, " %05llu", (unsigned long long)r->overflow_cycles[i]);
+        if (listed < r->us_overflow)
+            fprintf(o, " # %05llu others", (unsigned long long)(r->us_overflow - listed));
+        fputc('\n', o);
+    }
+    /* Threads are numbered as cyclictest does; this line maps them to CPUs. */
+    fprintf(o, "# jitterlab: thread-to-CPU");
+    for (int j = 0; j < n; j++)
+        fprintf(o, " %d:%d", j, rep->cpu[j]->cpu);
+    fputc('\n', o);
+    return atomic_file_commit(&f);
+}

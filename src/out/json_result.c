@@ -1,0 +1,235 @@
+/*
+ * Builds and writes the run result document (schema 1). Field names are a
+ * contract with report/compare/export and other tools: add, never rename.
+ * Times are integer nanoseconds unless the key ends in _s. Statistics of an
+ * empty set are null rather than invented zeros.
+ */
+#include "out/json_result.h"
+
+#include <math.h>
+#include <sched.h>
+
+#include "out/atomic_file.h"
+#include "sys/cpulist.h"
+
+static json_t *json_int_or_null(bool present, int64_t v)
+{
+    return present ? json_integer(v) : json_null();
+}
+
+static json_t *json_str_or_null(const char *s)
+{
+    return s && s[0] ? json_string(s) : json_null();
+}
+
+json_t *json_latency_stats(const struct running_stats *s, const struct latency_hist *h)
+{
+    bool any = s->count > 0;
+    json_t *o = json_object();
+    json_object_set_new(o, "min", json_int_or_null(any, s->min));
+    json_object_set_new(o, "mean", json_int_or_null(any, (int64_t)llround(s->mean)));
+    json_object_set_new(o, "stddev",
+                        json_int_or_null(any, (int64_t)llround(running_stats_stddev(s))));
+    json_object_set_new(o, "max", json_int_or_null(any, s->max));
+    static const struct {
+        const char *key;
+        double pct;
+    } pcts[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p999", 99.9}, {"p9999", 99.99}};
+    for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+        json_object_set_new(
+            o, pcts[i].key,
+            json_int_or_null(any && h, h ? latency_hist_percentile(h, pcts[i].pct) : 0));
+    return o;
+}
+
+json_t *json_histogram(const struct latency_hist *h)
+{
+    json_t *o = json_object();
+    json_t *bins = json_array();
+    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++) {
+        if (!h->buckets[i])
+            continue;
+        int64_t lo, hi;
+        latency_hist_bucket_bounds(i, &lo, &hi);
+        json_array_append_new(
+            bins, json_pack("[III]", (json_int_t)lo, (json_int_t)hi, (json_int_t)h->buckets[i]));
+    }
+    json_object_set_new(o, "unit", json_string("ns"));
+    json_object_set_new(o, "bins", bins);
+    json_object_set_new(o, "overflow", json_integer((json_int_t)h->overflow));
+    json_object_set_new(o, "underflow", json_integer((json_int_t)h->underflow));
+    json_object_set_new(o, "max_ns", json_int_or_null(h->count > 0, h->max_ns));
+    return o;
+}
+
+json_t *json_system_info(const struct system_info *si)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "hostname", json_str_or_null(si->hostname));
+    json_object_set_new(o, "kernel", json_str_or_null(si->kernel));
+    json_object_set_new(o, "kernel_version", json_str_or_null(si->kernel_version));
+    json_object_set_new(o, "preempt_model", json_str_or_null(si->preempt_model));
+    json_object_set_new(o, "preempt_source", json_str_or_null(si->preempt_source));
+    json_object_set_new(o, "cmdline", json_str_or_null(si->cmdline));
+    json_object_set_new(o, "cpu_model", json_str_or_null(si->cpu_model));
+    json_object_set_new(o, "arch", json_str_or_null(si->arch));
+    json_object_set_new(o, "cpus_online", json_str_or_null(si->cpus_online));
+    json_object_set_new(o, "isolated", json_string(si->isolated));
+    json_object_set_new(o, "nohz_full", json_string(si->nohz_full));
+    json_object_set_new(o, "clocksource", json_str_or_null(si->clocksource));
+    json_object_set_new(o, "clocksource_available", json_str_or_null(si->clocksource_available));
+    json_object_set_new(o, "hypervisor", json_str_or_null(si->hypervisor));
+    json_object_set_new(o, "tsc_constant", json_boolean(si->tsc_constant));
+    json_object_set_new(o, "tsc_nonstop", json_boolean(si->tsc_nonstop));
+    json_object_set_new(o, "tsc_invariant", json_boolean(si->tsc_invariant));
+    json_object_set_new(o, "cpu_dma_latency_us",
+                        json_int_or_null(si->cpu_dma_latency_us >= 0, si->cpu_dma_latency_us));
+    return o;
+}
+
+static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "cpu", json_integer(r->cpu));
+    json_object_set_new(o, "samples", json_integer((json_int_t)r->samples));
+    json_object_set_new(o, "missed", json_integer((json_int_t)r->missed));
+    json_object_set_new(o, "ring_drops", json_integer((json_int_t)r->ring_drops));
+    json_t *lat = json_latency_stats(&r->latency, &r->hist);
+    json_object_set_new(lat, "over_tolerance",
+                        json_int_or_null(rep->tolerance_ns >= 0, (int64_t)r->over_tolerance));
+    json_object_set_new(lat, "max_at_s",
+                        r->samples ? json_real((double)r->max_at_ns / 1e9) : json_null());
+    json_object_set_new(o, "latency_ns", lat);
+    json_t *per = json_object();
+    bool any = r->period.count > 0;
+    json_object_set_new(per, "min", json_int_or_null(any, r->period.min));
+    json_object_set_new(per, "mean", json_int_or_null(any, (int64_t)llround(r->period.mean)));
+    json_object_set_new(per, "stddev",
+                        json_int_or_null(any, (int64_t)llround(running_stats_stddev(&r->period))));
+    json_object_set_new(per, "max", json_int_or_null(any, r->period.max));
+    json_object_set_new(o, "period_ns", per);
+    json_object_set_new(o, "histogram", json_histogram(&r->hist));
+    json_object_set_new(o, "sched",
+                        json_pack("{s:s,s:i}", "policy",
+                                  r->sched_policy == SCHED_FIFO ? "fifo"
+                                  : r->sched_policy == SCHED_RR ? "rr"
+                                                                : "other",
+                                  "priority", r->sched_priority));
+    return o;
+}
+
+static json_t *json_config(const struct run_report *rep)
+{
+    json_t *c = json_object();
+    json_object_set_new(c, "interval_ns", json_integer(rep->interval_ns));
+    json_object_set_new(c, "duration_ns", json_int_or_null(rep->duration_ns > 0, rep->duration_ns));
+    json_object_set_new(c, "loops", json_int_or_null(rep->loops > 0, (int64_t)rep->loops));
+    json_object_set_new(c, "policy", json_string(rep->policy));
+    json_object_set_new(c, "priority", json_integer(rep->priority));
+    json_object_set_new(c, "realtime", json_boolean(rep->realtime));
+    json_object_set_new(c, "memory_locked", json_boolean(rep->memory_locked));
+    json_t *cpus = json_array();
+    for (int i = 0; i < rep->cpus->count; i++)
+        json_array_append_new(cpus, json_integer(rep->cpus->cpu[i]));
+    json_object_set_new(c, "cpus", cpus);
+    json_object_set_new(c, "clock", json_string(rep->clock));
+    json_object_set_new(c, "tsc_hz", rep->tsc_hz > 0 ? json_real(rep->tsc_hz) : json_null());
+    json_object_set_new(c, "tolerance_ns",
+                        json_int_or_null(rep->tolerance_ns >= 0, rep->tolerance_ns));
+    json_object_set_new(c, "budget_ns", json_int_or_null(rep->budget_ns >= 0, rep->budget_ns));
+    json_object_set_new(c, "workload", json_null());
+    json_object_set_new(c, "load", json_null());
+    json_object_set_new(c, "pm_qos_us", json_int_or_null(rep->pm_qos_us >= 0, rep->pm_qos_us));
+    json_object_set_new(c, "report_every_ns",
+                        json_int_or_null(rep->report_every_ns > 0, rep->report_every_ns));
+    json_object_set_new(
+        c, "report_every_samples",
+        json_int_or_null(rep->report_every_samples > 0, (int64_t)rep->report_every_samples));
+    return c;
+}
+
+static json_t *json_running(const struct running_stats *s)
+{
+    bool any = s->count > 0;
+    return json_pack("{s:o,s:o,s:o,s:o}", "min", json_int_or_null(any, s->min), "mean",
+                     json_int_or_null(any, (int64_t)llround(s->mean)), "max",
+                     json_int_or_null(any, s->max), "stddev",
+                     json_int_or_null(any, (int64_t)llround(running_stats_stddev(s))));
+}
+
+static json_t *json_interval(const struct interval_stats *iv)
+{
+    bool any = iv->latency.count > 0;
+    json_t *o = json_object();
+    json_object_set_new(o, "t_s", json_real((double)iv->t_ns / 1e9));
+    json_object_set_new(o, "cpu", json_integer(iv->cpu));
+    json_object_set_new(o, "samples", json_integer((json_int_t)iv->samples));
+    json_object_set_new(o, "missed", json_integer((json_int_t)iv->missed));
+    json_object_set_new(o, "min_ns", json_int_or_null(any, iv->latency.min));
+    json_object_set_new(o, "mean_ns", json_int_or_null(any, (int64_t)llround(iv->latency.mean)));
+    json_object_set_new(o, "max_ns", json_int_or_null(any, iv->latency.max));
+    json_object_set_new(o, "period_ns", json_running(&iv->period));
+    json_object_set_new(o, "over_tolerance", json_integer((json_int_t)iv->over_tolerance));
+    json_object_set_new(o, "error_ns", json_running(&iv->error));
+    return o;
+}
+
+json_t *json_run_result(const struct run_report *rep)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "tool", json_string("jitterlab"));
+    json_object_set_new(doc, "schema", json_integer(1));
+    json_object_set_new(doc, "kind", json_string("run"));
+    json_object_set_new(doc, "version", json_string(rep->version));
+    json_t *argv = json_array();
+    json_array_append_new(argv, json_string("jitterlab"));
+    for (int i = 0; i < rep->argc; i++)
+        json_array_append_new(argv, json_string(rep->argv[i]));
+    json_object_set_new(doc, "argv", argv);
+    json_object_set_new(doc, "started_at", json_string(rep->started_at));
+    json_object_set_new(doc, "duration_s", json_real(rep->duration_s));
+    json_object_set_new(doc, "interrupted", json_boolean(rep->interrupted));
+    json_object_set_new(doc, "system", json_system_info(rep->system));
+    json_object_set_new(doc, "config", json_config(rep));
+
+    json_t *cpus = json_array();
+    for (int i = 0; i < rep->ncpu; i++)
+        json_array_append_new(cpus, json_cpu(rep, rep->cpu[i]));
+    json_object_set_new(doc, "cpus", cpus);
+
+    json_t *all = json_object();
+    json_object_set_new(all, "samples", json_integer((json_int_t)rep->all_samples));
+    json_object_set_new(all, "missed", json_integer((json_int_t)rep->all_missed));
+    json_object_set_new(all, "ring_drops", json_integer((json_int_t)rep->all_ring_drops));
+    json_t *lat = json_latency_stats(&rep->all_latency, rep->all_hist);
+    json_object_set_new(lat, "over_tolerance",
+                        json_int_or_null(rep->tolerance_ns >= 0, (int64_t)rep->all_over_tolerance));
+    json_object_set_new(lat, "max_at_s",
+                        rep->all_samples ? json_real((double)rep->all_max_at_ns / 1e9)
+                                         : json_null());
+    json_object_set_new(all, "latency_ns", lat);
+    json_object_set_new(all, "histogram", json_histogram(rep->all_hist));
+    json_object_set_new(doc, "all", all);
+
+    if (rep->has_intervals) {
+        json_t *ivs = json_array();
+        for (uint64_t i = 0; i < rep->interval_count; i++)
+            json_array_append_new(ivs, json_interval(&rep->intervals[i]));
+        json_object_set_new(doc, "intervals", ivs);
+    }
+    return doc;
+}
+
+int json_write_file(json_t *doc, const char *path)
+{
+    struct atomic_file f;
+    if (atomic_file_open(&f, path) != 0)
+        return -1;
+    if (json_dumpf(doc, f.fp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) !=
+        0) {
+        atomic_file_abort(&f);
+        return -1;
+    }
+    fputc('\n', f.fp);
+    return atomic_file_commit(&f);
+}

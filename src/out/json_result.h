@@ -1,0 +1,27 @@
+/*
+ * The result document (schema 1, DESIGN.md / docs/result-schema.md) built
+ * with jansson and written atomically. The pieces (latency statistics,
+ * histogram, system object) are exposed for the other documents that embed
+ * the same shapes.
+ */
+#ifndef JITTERLAB_OUT_JSON_RESULT_H
+#define JITTERLAB_OUT_JSON_RESULT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "out/report.h"
+#include "stats/histogram.h"
+#include "stats/running_stats.h"
+#include "sys/system_info.h"
+
+/* {min, mean, stddev, max, p50, p90, p99, p999, p9999[, over_tolerance][, max_at_s]} */
+json_t *json_latency_stats(const struct running_stats *s, const struct latency_hist *h);
+/* {unit: "ns", bins: [[lo, hi, count], ...], overflow, underflow, max_ns} */
+json_t *json_histogram(const struct latency_hist *h);
+json_t *json_system_info(const struct system_info *si);
+json_t *json_run_result(const struct run_report *rep);
+/* Writes a document atomically (pretty, keys in insertion order). 0 or -1 (errno). */
+int json_write_file(json_t *doc, const char *path);
+
+#endif

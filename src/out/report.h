@@ -1,0 +1,75 @@
+/*
+ * The finished run as every output sees it: configuration, machine, per-CPU
+ * exact results from the engine, the merged "all" view and the interval
+ * windows the collector cut. Built once by `jitterlab run`, then handed to
+ * the JSON, text, histogram-file writers; none of them modifies it.
+ */
+#ifndef JITTERLAB_OUT_REPORT_H
+#define JITTERLAB_OUT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "stats/histogram.h"
+#include "stats/running_stats.h"
+#include "sys/system_info.h"
+
+/* One --report-every window of one CPU. */
+struct interval_stats {
+    int64_t t_ns; /* end of the window, relative to the run start */
+    int cpu;
+    uint64_t samples;
+    uint64_t missed;
+    struct running_stats latency;
+    struct running_stats period;
+    uint64_t over_tolerance;
+    struct running_stats error; /* period errors of the samples beyond tolerance */
+};
+
+struct run_report {
+    const char *version;
+    int argc;
+    char **argv;
+    char started_at[40]; /* RFC 3339 UTC */
+    double duration_s;
+    bool interrupted;
+    const struct system_info *system;
+
+    /* config */
+    int64_t interval_ns;
+    int64_t duration_ns; /* requested; 0 = none */
+    uint64_t loops;      /* requested; 0 = none */
+    const char *policy;  /* requested: "fifo", "rr", "other" */
+    int priority;
+    bool realtime; /* false when it ran SCHED_OTHER for lack of privilege */
+    bool memory_locked;
+    const struct cpulist *cpus;
+    const char *clock;
+    double tsc_hz;
+    int64_t tolerance_ns; /* < 0: none */
+    int64_t budget_ns;    /* < 0: none */
+    int64_t pm_qos_us;    /* < 0: not held */
+    int64_t report_every_ns;
+    uint64_t report_every_samples;
+
+    /* results */
+    int ncpu;
+    const struct cpu_result *const *cpu; /* engine results, one per measured CPU */
+    uint64_t all_samples;
+    uint64_t all_missed;
+    uint64_t all_over_tolerance;
+    uint64_t all_ring_drops;
+    int64_t all_max_at_ns;
+    struct running_stats all_latency;
+    struct latency_hist *all_hist;
+    bool has_intervals; /* --report-every was given */
+    const struct interval_stats *intervals;
+    uint64_t interval_count;
+};
+
+/* Merges the per-CPU results into the all_* fields (all_hist must point at
+ * storage owned by the caller). */
+void run_report_merge(struct run_report *rep);
+
+#endif

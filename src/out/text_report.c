@@ -1,0 +1,221 @@
+/*
+ * Text output for people. Values are printed in microseconds with three
+ * decimals (nanosecond resolution kept); counts as integers. The live view
+ * uses plain ANSI cursor movement so that it works on any VT100-like
+ * terminal without curses; when stdout is not a terminal the collector
+ * prints plain lines instead.
+ */
+#include "out/text_report.h"
+
+#include <math.h>
+#include <string.h>
+
+static double us(int64_t ns)
+{
+    return (double)ns / 1000.0;
+}
+
+static void summary_row(FILE *out, const char *label, uint64_t samples, uint64_t missed,
+                        const struct running_stats *s, const struct latency_hist *h,
+                        uint64_t over_tol, bool with_tol)
+{
+    fprintf(out, "%5s %10llu %7llu", label, (unsigned long long)samples,
+            (unsigned long long)missed);
+    if (s->count == 0) {
+        fprintf(out, "  (no samples)\n");
+        return;
+    }
+    fprintf(out, " %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f", us(s->min),
+            us(latency_hist_percentile(h, 50)), us(latency_hist_percentile(h, 90)),
+            us(latency_hist_percentile(h, 99)), us(latency_hist_percentile(h, 99.9)), us(s->max),
+            s->mean / 1000.0);
+    if (with_tol)
+        fprintf(out, " %9llu", (unsigned long long)over_tol);
+    fputc('\n', out);
+}
+
+void text_summary(FILE *out, const struct run_report *rep)
+{
+    bool with_tol = rep->tolerance_ns >= 0;
+    fprintf(out, "\nLatency (µs)%s\n", rep->interrupted ? "  [interrupted]" : "");
+    fprintf(out, "%5s %10s %7s %10s %10s %10s %10s %10s %10s %10s", "CPU", "samples", "missed",
+            "min", "p50", "p90", "p99", "p99.9", "max", "mean");
+    if (with_tol)
+        fprintf(out, " %9s", "over-tol");
+    fputc('\n', out);
+    for (int i = 0; i < rep->ncpu; i++) {
+        const struct cpu_result *r = rep->cpu[i];
+        char label[16];
+        snprintf(label, sizeof(label), "%d", r->cpu);
+        summary_row(out, label, r->samples, r->missed, &r->latency, &r->hist, r->over_tolerance,
+                    with_tol);
+    }
+    if (rep->ncpu > 1)
+        summary_row(out, "all", rep->all_samples, rep->all_missed, &rep->all_latency, rep->all_hist,
+                    rep->all_over_tolerance, with_tol);
+    if (rep->all_ring_drops)
+        fprintf(out,
+                "note: %llu samples did not reach the collector (ring full); the statistics "
+                "above are exact, the samples file and interval lines miss them\n",
+                (unsigned long long)rep->all_ring_drops);
+    if (rep->all_samples) {
+        fprintf(out, "\nHistogram, all CPUs (log scale)\n");
+        text_histogram(out, rep->all_hist);
+    }
+}
+
+void text_histogram(FILE *out, const struct latency_hist *h)
+{
+    /* One row per power of two of microseconds: [0,1) [1,2) [2,4) ... µs. */
+    enum { ROWS = 40 };
+    uint64_t rows[ROWS] = {0};
+    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++) {
+        if (!h->buckets[i])
+            continue;
+        int64_t lo, hi;
+        latency_hist_bucket_bounds(i, &lo, &hi);
+        int64_t v_us = lo / 1000;
+        int row = 0;
+        while (v_us > 0 && row < ROWS - 1) {
+            v_us >>= 1;
+            row++;
+        }
+        rows[row] += h->buckets[i];
+    }
+    int first = -1, last = -1;
+    uint64_t peak = 0;
+    for (int r = 0; r < ROWS; r++) {
+        if (rows[r]) {
+            if (first < 0)
+                first = r;
+            last = r;
+            if (rows[r] > peak)
+                peak = rows[r];
+        }
+    }
+    if (h->overflow > peak)
+        peak = h->overflow;
+    if (first < 0 && !h->overflow)
+        return;
+    double scale = 50.0 / log10((double)peak + 1.0);
+    for (int r = first < 0 ? 0 : first; r <= last; r++) {
+        long lo_us = r == 0 ? 0 : 1L << (r - 1);
+        long hi_us = 1L << r;
+        char range[32];
+        snprintf(range, sizeof(range), "%ld-%ld", lo_us, hi_us);
+        int bar = rows[r] ? (int)lround(log10((double)rows[r] + 1.0) * scale) : 0;
+        if (rows[r] && bar < 1)
+            bar = 1;
+        fprintf(out, "%14s µs %10llu |", range, (unsigned long long)rows[r]);
+        for (int b = 0; b < bar; b++)
+            fputc('#', out);
+        fputc('\n', out);
+    }
+    if (h->overflow)
+        fprintf(out, "%14s    %10llu (largest %.3f µs)\n", ">60 s", (unsigned long long)h->overflow,
+                us(h->max_ns));
+}
+
+void text_interval_header(FILE *out)
+{
+    fprintf(out, "%8s %4s %7s %6s | %9s %9s %9s | %9s %9s %9s %9s | %6s %9s %9s %9s %9s  (µs)\n",
+            "t(s)", "CPU", "samples", "missed", "lat-min", "lat-mean", "lat-max", "per-min",
+            "per-max", "per-mean", "per-sd", ">tol", "err-min", "err-max", "err-mean", "err-sd");
+}
+
+static void stats4(FILE *out, const struct running_stats *s)
+{
+    if (s->count == 0) {
+        fprintf(out, " %9s %9s %9s %9s", "-", "-", "-", "-");
+        return;
+    }
+    fprintf(out, " %9.3f %9.3f %9.3f %9.3f", us(s->min), us(s->max), s->mean / 1000.0,
+            running_stats_stddev(s) / 1000.0);
+}
+
+void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t tolerance_ns)
+{
+    fprintf(out, "%8.3f %4d %7llu %6llu |", (double)iv->t_ns / 1e9, iv->cpu,
+            (unsigned long long)iv->samples, (unsigned long long)iv->missed);
+    if (iv->latency.count)
+        fprintf(out, " %9.3f %9.3f %9.3f |", us(iv->latency.min), iv->latency.mean / 1000.0,
+                us(iv->latency.max));
+    else
+        fprintf(out, " %9s %9s %9s |", "-", "-", "-");
+    stats4(out, &iv->period);
+    if (tolerance_ns >= 0) {
+        fprintf(out, " | %6llu", (unsigned long long)iv->over_tolerance);
+        stats4(out, &iv->error);
+    } else {
+        fprintf(out, " | %6s %9s %9s %9s %9s", "-", "-", "-", "-", "-");
+    }
+    fputc('\n', out);
+}
+
+static void progress_bar(FILE *out, const struct live_frame *f)
+{
+    enum { WIDTH = 30 };
+    double frac = 0;
+    if (f->total_s > 0)
+        frac = f->elapsed_s / f->total_s;
+    else if (f->loops > 0 && f->ncpu > 0)
+        frac = (double)f->cpus[0].samples / (double)f->loops;
+    if (frac > 1)
+        frac = 1;
+    int filled = (int)(frac * WIDTH);
+    fputc('[', out);
+    for (int i = 0; i < WIDTH; i++)
+        fputc(i < filled ? '#' : '.', out);
+    fputc(']', out);
+    if (f->total_s > 0)
+        fprintf(out, " %6.1f s elapsed, %6.1f s left", f->elapsed_s,
+                f->total_s - f->elapsed_s > 0 ? f->total_s - f->elapsed_s : 0);
+    else
+        fprintf(out, " %6.1f s elapsed, %3.0f%% of %llu loops", f->elapsed_s, frac * 100,
+                (unsigned long long)f->loops);
+    fputs("\033[K\n", out);
+}
+
+int live_view_draw(FILE *out, const struct live_frame *f, int prev_lines)
+{
+    if (prev_lines > 0)
+        fprintf(out, "\033[%dA", prev_lines);
+    progress_bar(out, f);
+    fprintf(out, "%5s %10s %10s %10s %10s %10s %10s %8s  (µs)\033[K\n", "CPU", "samples", "current",
+            "min", "mean", "p99", "max", "missed");
+    for (int i = 0; i < f->ncpu; i++) {
+        const struct live_cpu *c = &f->cpus[i];
+        if (c->latency.count == 0) {
+            fprintf(out, "%5d %10s\033[K\n", c->cpu, "waiting");
+            continue;
+        }
+        fprintf(out, "%5d %10llu %10.3f %10.3f %10.3f %10.3f %10.3f %8llu\033[K\n", c->cpu,
+                (unsigned long long)c->samples, us(c->current_ns), us(c->latency.min),
+                c->latency.mean / 1000.0, us(latency_hist_percentile(c->hist, 99)),
+                us(c->latency.max), (unsigned long long)c->missed);
+    }
+    fflush(out);
+    return f->ncpu + 2;
+}
+
+void live_view_clear(FILE *out, int lines)
+{
+    if (lines > 0)
+        fprintf(out, "\033[%dA\033[J", lines);
+}
+
+void live_plain_lines(FILE *out, const struct live_frame *f)
+{
+    for (int i = 0; i < f->ncpu; i++) {
+        const struct live_cpu *c = &f->cpus[i];
+        if (c->latency.count == 0)
+            continue;
+        fprintf(out,
+                "t=%.1fs cpu=%d samples=%llu missed=%llu min=%.3fus mean=%.3fus p99=%.3fus "
+                "max=%.3fus\n",
+                f->elapsed_s, c->cpu, (unsigned long long)c->samples, (unsigned long long)c->missed,
+                us(c->latency.min), c->latency.mean / 1000.0,
+                us(latency_hist_percentile(c->hist, 99)), us(c->latency.max));
+    }
+    fflush(out);
+}

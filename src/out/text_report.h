@@ -1,0 +1,45 @@
+/*
+ * What people read on the terminal: the end-of-run summary table (per CPU and
+ * all CPUs, microseconds with three decimals), a compact log-scale text
+ * histogram, the --report-every window lines and the live view.
+ */
+#ifndef JITTERLAB_OUT_TEXT_REPORT_H
+#define JITTERLAB_OUT_TEXT_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "out/report.h"
+
+void text_summary(FILE *out, const struct run_report *rep);
+void text_histogram(FILE *out, const struct latency_hist *h);
+void text_interval_header(FILE *out);
+void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t tolerance_ns);
+
+/* Collector-side view of one CPU for the live display. */
+struct live_cpu {
+    int cpu;
+    uint64_t samples;
+    uint64_t missed;
+    int64_t current_ns;
+    struct running_stats latency;
+    struct latency_hist *hist;
+};
+
+struct live_frame {
+    double elapsed_s;
+    double total_s; /* 0 when the run is bounded by loops only */
+    uint64_t loops; /* 0 when bounded by time */
+    const struct live_cpu *cpus;
+    int ncpu;
+};
+
+/* Terminal: redraws in place; returns the number of lines drawn, to pass
+ * back as prev_lines on the next call (0 the first time). */
+int live_view_draw(FILE *out, const struct live_frame *f, int prev_lines);
+/* Erases a live view of `lines` lines (before printing other text). */
+void live_view_clear(FILE *out, int lines);
+/* Not a terminal: one plain line per CPU. */
+void live_plain_lines(FILE *out, const struct live_frame *f);
+
+#endif

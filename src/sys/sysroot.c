@@ -1,0 +1,149 @@
+/*
+ * The sysroot: the one place that turns "/sys/..." into a real path and does
+ * the small reads and writes that sysfs, procfs and /dev need. A prefix of ""
+ * is the live machine; a fixture directory makes the whole program look at a
+ * recorded machine instead. Files here are tiny (one value each), so a read is
+ * one open/read-loop/close into the caller's buffer, and errors come back as
+ * -errno for the caller to explain in context.
+ */
+#include "sys/sysroot.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void sysroot_init(struct sysroot *sr, const char *dir)
+{
+    sr->prefix[0] = '\0';
+    if (!dir)
+        return;
+    /* A dir that does not fit is cut; every path built on it is then longer
+     * than PATH_MAX, so opens fail (ENAMETOOLONG) instead of reading the
+     * wrong tree. */
+    snprintf(sr->prefix, sizeof sr->prefix, "%s", dir);
+    size_t n = strlen(sr->prefix);
+    while (n > 0 && sr->prefix[n - 1] == '/')
+        sr->prefix[--n] = '\0';
+}
+
+int sysroot_path(const struct sysroot *sr, const char *abs_path, char *buf, size_t len)
+{
+    if (!buf || len == 0)
+        return -1;
+    int n = snprintf(buf, len, "%s%s", sr->prefix, abs_path);
+    if (n < 0 || (size_t)n >= len) {
+        buf[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Reads up to len - 1 bytes; a longer file is cut there (the return value says
+ * how much was kept). Only one trailing newline is stripped, and only when the
+ * whole file was read.
+ */
+int sysroot_read_string(const struct sysroot *sr, const char *abs_path, char *buf, size_t len)
+{
+    char path[4096 + 256];
+
+    if (!buf || len == 0)
+        return -EINVAL;
+    buf[0] = '\0';
+    if (sysroot_path(sr, abs_path, path, sizeof path) != 0)
+        return -ENAMETOOLONG;
+
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+
+    size_t used = 0;
+    bool at_eof = false;
+    while (used < len - 1) {
+        ssize_t got = read(fd, buf + used, len - 1 - used);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            int err = errno;
+            close(fd);
+            buf[0] = '\0';
+            return -err;
+        }
+        if (got == 0) {
+            at_eof = true;
+            break;
+        }
+        used += (size_t)got;
+    }
+    close(fd);
+
+    if (at_eof && used > 0 && buf[used - 1] == '\n')
+        used--;
+    buf[used] = '\0';
+    return (int)used;
+}
+
+int sysroot_read_int64(const struct sysroot *sr, const char *abs_path, int64_t *out)
+{
+    char buf[128];
+    int n = sysroot_read_string(sr, abs_path, buf, sizeof buf);
+    if (n < 0)
+        return n;
+    if ((size_t)n >= sizeof buf - 1)
+        return -EINVAL; /* longer than any one number with blanks around it */
+
+    const char *p = buf;
+    while (isspace((unsigned char)*p))
+        p++;
+    const char *digits = (*p == '+' || *p == '-') ? p + 1 : p;
+    if (!isdigit((unsigned char)*digits))
+        return -EINVAL;
+
+    char *end = NULL;
+    errno = 0;
+    long long value = strtoll(p, &end, 10);
+    if (errno == ERANGE)
+        return -ERANGE;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end != '\0')
+        return -EINVAL;
+    *out = (int64_t)value;
+    return 0;
+}
+
+/* No O_CREAT: sysfs and procfs files exist or the knob is absent, and creating
+ * a plain file in their place (under a fixture) would hide that. */
+int sysroot_write_string(const struct sysroot *sr, const char *abs_path, const char *value)
+{
+    char path[4096 + 256];
+
+    if (sysroot_path(sr, abs_path, path, sizeof path) != 0)
+        return -ENAMETOOLONG;
+    int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+
+    size_t len = strlen(value);
+    size_t done = 0;
+    while (done < len) {
+        ssize_t put = write(fd, value + done, len - done);
+        if (put < 0) {
+            if (errno == EINTR)
+                continue;
+            int err = errno;
+            close(fd);
+            return -err;
+        }
+        done += (size_t)put;
+    }
+    /* a failed close can mean the value never landed (e.g. a fixture on NFS) */
+    if (close(fd) != 0)
+        return -errno;
+    return 0;
+}

@@ -1,0 +1,209 @@
+/*
+ * The machine description that goes into every result document: read once,
+ * before a run, entirely through the sysroot so that fixture trees of real
+ * machines can stand in for the live one. Every item is optional: a file that
+ * is missing or unreadable leaves its field empty (or -1), never an error,
+ * because a container or an old kernel lacks some of them and the run must
+ * still go on. The only live-machine-only sources (uname, sysconf) are used
+ * when the sysroot is the live machine, so a fixture never mixes in the host.
+ */
+#include "sys/system_info.h"
+
+#include "sys/pm_qos.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define CPUINFO_READ_MAX (64 * 1024) /* the first processor's block is enough */
+
+static void trim_trailing_space(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+}
+
+/* Reads a one-line value; "" when unreadable. */
+static void read_value(const struct sysroot *sr, const char *path, char *buf, size_t len)
+{
+    if (sysroot_read_string(sr, path, buf, len) < 0)
+        buf[0] = '\0';
+    trim_trailing_space(buf);
+}
+
+static void copy_string(char *dst, size_t len, const char *src, size_t src_len)
+{
+    if (src_len >= len)
+        src_len = len - 1;
+    memcpy(dst, src, src_len);
+    dst[src_len] = '\0';
+}
+
+/* True if word occurs in text delimited by blanks or the ends of text. */
+static bool has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = text; (p = strstr(p, word)) != NULL; p++) {
+        bool starts = p == text || isspace((unsigned char)p[-1]);
+        bool ends = p[n] == '\0' || isspace((unsigned char)p[n]);
+        if (starts && ends)
+            return true;
+    }
+    return false;
+}
+
+/* The value of the first "key<blanks>: value" line in a /proc/cpuinfo text,
+ * trimmed, or "" when there is none. */
+static void cpuinfo_field(const char *cpuinfo, const char *key, char *buf, size_t len)
+{
+    size_t key_len = strlen(key);
+    buf[0] = '\0';
+    for (const char *line = cpuinfo; line && *line;) {
+        const char *eol = strchr(line, '\n');
+        const char *line_end = eol ? eol : line + strlen(line);
+        if ((size_t)(line_end - line) > key_len && strncmp(line, key, key_len) == 0) {
+            const char *p = line + key_len;
+            while (p < line_end && (*p == ' ' || *p == '\t'))
+                p++;
+            if (p < line_end && *p == ':') {
+                p++;
+                while (p < line_end && isspace((unsigned char)*p))
+                    p++;
+                copy_string(buf, len, p, (size_t)(line_end - p));
+                trim_trailing_space(buf);
+                return;
+            }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+}
+
+/*
+ * The preempt model, from the most to the least direct source: an RT kernel
+ * says so in /sys/kernel/realtime; a PREEMPT_DYNAMIC kernel shows the active
+ * mode in debugfs as "none voluntary (full) lazy"; otherwise the build flag in
+ * /proc/version ("PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT") is all there is.
+ * A kernel built without preemption prints no flag: the model stays "".
+ */
+static void read_preempt_model(const struct sysroot *sr, struct system_info *out)
+{
+    int64_t realtime = 0;
+    if (sysroot_read_int64(sr, "/sys/kernel/realtime", &realtime) == 0 && realtime == 1) {
+        snprintf(out->preempt_model, sizeof out->preempt_model, "PREEMPT_RT");
+        snprintf(out->preempt_source, sizeof out->preempt_source, "/sys/kernel/realtime");
+        return;
+    }
+
+    char modes[256];
+    if (sysroot_read_string(sr, "/sys/kernel/debug/sched/preempt", modes, sizeof modes) > 0) {
+        const char *open = strchr(modes, '(');
+        const char *close = open ? strchr(open, ')') : NULL;
+        if (open && close && close > open + 1) {
+            copy_string(out->preempt_model, sizeof out->preempt_model, open + 1,
+                        (size_t)(close - open - 1));
+            snprintf(out->preempt_source, sizeof out->preempt_source,
+                     "/sys/kernel/debug/sched/preempt");
+            return;
+        }
+    }
+
+    const char *v = out->kernel_version;
+    const char *model = "";
+    /* RT kernels before 5.x printed "PREEMPT RT" as two words */
+    if (has_word(v, "PREEMPT_RT") || strstr(v, " PREEMPT RT "))
+        model = "PREEMPT_RT";
+    else if (has_word(v, "PREEMPT_DYNAMIC"))
+        model = "dynamic";
+    else if (has_word(v, "PREEMPT"))
+        model = "full";
+    if (*model) {
+        snprintf(out->preempt_model, sizeof out->preempt_model, "%s", model);
+        snprintf(out->preempt_source, sizeof out->preempt_source, "/proc/version");
+    }
+}
+
+static void read_cpuinfo(const struct sysroot *sr, struct system_info *out)
+{
+    char *cpuinfo = malloc(CPUINFO_READ_MAX);
+    if (!cpuinfo)
+        return;
+    if (sysroot_read_string(sr, "/proc/cpuinfo", cpuinfo, CPUINFO_READ_MAX) < 0) {
+        free(cpuinfo);
+        return;
+    }
+
+    static const char *const model_keys[] = {"model name", "Processor", "cpu model"};
+    for (size_t i = 0; i < sizeof model_keys / sizeof model_keys[0] && !out->cpu_model[0]; i++)
+        cpuinfo_field(cpuinfo, model_keys[i], out->cpu_model, sizeof out->cpu_model);
+
+    char flags[8192];
+    cpuinfo_field(cpuinfo, "flags", flags, sizeof flags);
+    free(cpuinfo);
+
+    out->tsc_constant = has_word(flags, "constant_tsc");
+    out->tsc_nonstop = has_word(flags, "nonstop_tsc");
+    out->tsc_invariant = out->tsc_constant && out->tsc_nonstop;
+
+    if (has_word(flags, "hypervisor")) {
+        read_value(sr, "/sys/hypervisor/type", out->hypervisor, sizeof out->hypervisor);
+        if (!out->hypervisor[0])
+            read_value(sr, "/sys/devices/virtual/dmi/id/sys_vendor", out->hypervisor,
+                       sizeof out->hypervisor);
+        if (!out->hypervisor[0])
+            snprintf(out->hypervisor, sizeof out->hypervisor, "unknown");
+    }
+}
+
+static void read_cpu_lists(const struct sysroot *sr, struct system_info *out)
+{
+    const char *why = NULL;
+
+    read_value(sr, "/sys/devices/system/cpu/online", out->cpus_online, sizeof out->cpus_online);
+    if (!out->cpus_online[0] && !sr->prefix[0]) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        if (n == 1)
+            snprintf(out->cpus_online, sizeof out->cpus_online, "0");
+        else if (n > 1)
+            snprintf(out->cpus_online, sizeof out->cpus_online, "0-%ld", n - 1);
+    }
+    if (cpulist_parse(out->cpus_online, &out->online, &why) != 0)
+        out->online.count = 0;
+
+    read_value(sr, "/sys/devices/system/cpu/isolated", out->isolated, sizeof out->isolated);
+    if (cpulist_parse(out->isolated, &out->isolated_list, &why) != 0)
+        out->isolated_list.count = 0;
+
+    read_value(sr, "/sys/devices/system/cpu/nohz_full", out->nohz_full, sizeof out->nohz_full);
+}
+
+void system_info_read(const struct sysroot *sr, struct system_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cpu_dma_latency_us = -1;
+
+    read_value(sr, "/proc/sys/kernel/hostname", out->hostname, sizeof out->hostname);
+    read_value(sr, "/proc/sys/kernel/osrelease", out->kernel, sizeof out->kernel);
+    read_value(sr, "/proc/version", out->kernel_version, sizeof out->kernel_version);
+    read_value(sr, "/proc/cmdline", out->cmdline, sizeof out->cmdline);
+    read_preempt_model(sr, out);
+    read_cpuinfo(sr, out);
+
+    /* uname(2) always describes the live machine, never a fixture */
+    struct utsname uts;
+    if (!sr->prefix[0] && uname(&uts) == 0)
+        copy_string(out->arch, sizeof out->arch, uts.machine, strlen(uts.machine));
+
+    read_cpu_lists(sr, out);
+    read_value(sr, "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+               out->clocksource, sizeof out->clocksource);
+    read_value(sr, "/sys/devices/system/clocksource/clocksource0/available_clocksource",
+               out->clocksource_available, sizeof out->clocksource_available);
+    int64_t pm_qos = pm_qos_read(sr);
+    out->cpu_dma_latency_us = pm_qos < 0 ? -1 : pm_qos;
+}
