@@ -246,9 +246,11 @@ static int parse_args(int argc, char **argv, struct run_params *p)
             if (all_digits(optarg)) {
                 rc = parse_int_option("--report-every", optarg, 1, 1000000000L, &v);
                 p->report_every_samples = (uint64_t)v;
+                p->report_every_ns = 0; /* the last --report-every wins */
             } else {
                 rc = parse_positive_duration("--report-every", optarg, NS_PER_S,
                                              &p->report_every_ns);
+                p->report_every_samples = 0;
             }
             break;
         case OPT_PM_QOS:
@@ -266,8 +268,8 @@ static int parse_args(int argc, char **argv, struct run_params *p)
             break;
         case OPT_HIST_MAX:
             rc = parse_positive_duration("--histogram-max", optarg, NS_PER_US, &p->hist_max_ns);
-            if (!rc && p->hist_max_ns > 10 * NS_PER_S)
-                rc = usage_error("--histogram-max", optarg, "must be at most 10s");
+            if (!rc && (p->hist_max_ns < NS_PER_US || p->hist_max_ns > 10 * NS_PER_S))
+                rc = usage_error("--histogram-max", optarg, "must be from 1us to 10s");
             break;
         case OPT_SAMPLES:
             p->samples_path = optarg;
@@ -716,6 +718,8 @@ int cmd_run(int argc, char **argv)
     pm_qos_release(pm_fd);
     collect(&c);
     for (int i = 0; i < c.n; i++) {
+        /* Missed periods after the last sample reach no ring entry. */
+        c.window[i].missed += engine_result(eng, i)->missed - c.live[i].missed;
         int64_t t_end = end_ns - engine_start_ns(eng);
         if (p.report_every_ns > 0 && (c.window_index[i] + 1) * p.report_every_ns < t_end)
             t_end = (c.window_index[i] + 1) * p.report_every_ns;

@@ -87,6 +87,15 @@ json_t *json_system_info(const struct system_info *si)
     return o;
 }
 
+static json_t *json_running(const struct running_stats *s)
+{
+    bool any = s->count > 0;
+    return json_pack("{s:o,s:o,s:o,s:o}", "min", json_int_or_null(any, s->min), "mean",
+                     json_int_or_null(any, (int64_t)llround(s->mean)), "max",
+                     json_int_or_null(any, s->max), "stddev",
+                     json_int_or_null(any, (int64_t)llround(running_stats_stddev(s))));
+}
+
 static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r)
 {
     json_t *o = json_object();
@@ -100,14 +109,7 @@ static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r
     json_object_set_new(lat, "max_at_s",
                         r->samples ? json_real((double)r->max_at_ns / 1e9) : json_null());
     json_object_set_new(o, "latency_ns", lat);
-    json_t *per = json_object();
-    bool any = r->period.count > 0;
-    json_object_set_new(per, "min", json_int_or_null(any, r->period.min));
-    json_object_set_new(per, "mean", json_int_or_null(any, (int64_t)llround(r->period.mean)));
-    json_object_set_new(per, "stddev",
-                        json_int_or_null(any, (int64_t)llround(running_stats_stddev(&r->period))));
-    json_object_set_new(per, "max", json_int_or_null(any, r->period.max));
-    json_object_set_new(o, "period_ns", per);
+    json_object_set_new(o, "period_ns", json_running(&r->period));
     json_object_set_new(o, "histogram", json_histogram(&r->hist));
     json_object_set_new(o, "sched",
                         json_pack("{s:s,s:i}", "policy",
@@ -148,16 +150,8 @@ static json_t *json_config(const struct run_report *rep)
     return c;
 }
 
-static json_t *json_running(const struct running_stats *s)
-{
-    bool any = s->count > 0;
-    return json_pack("{s:o,s:o,s:o,s:o}", "min", json_int_or_null(any, s->min), "mean",
-                     json_int_or_null(any, (int64_t)llround(s->mean)), "max",
-                     json_int_or_null(any, s->max), "stddev",
-                     json_int_or_null(any, (int64_t)llround(running_stats_stddev(s))));
-}
 
-static json_t *json_interval(const struct interval_stats *iv)
+static json_t *json_interval(const struct interval_stats *iv, bool with_tolerance)
 {
     bool any = iv->latency.count > 0;
     json_t *o = json_object();
@@ -169,7 +163,8 @@ static json_t *json_interval(const struct interval_stats *iv)
     json_object_set_new(o, "mean_ns", json_int_or_null(any, (int64_t)llround(iv->latency.mean)));
     json_object_set_new(o, "max_ns", json_int_or_null(any, iv->latency.max));
     json_object_set_new(o, "period_ns", json_running(&iv->period));
-    json_object_set_new(o, "over_tolerance", json_integer((json_int_t)iv->over_tolerance));
+    json_object_set_new(o, "over_tolerance",
+                        json_int_or_null(with_tolerance, (int64_t)iv->over_tolerance));
     json_object_set_new(o, "error_ns", json_running(&iv->error));
     return o;
 }
@@ -214,7 +209,7 @@ json_t *json_run_result(const struct run_report *rep)
     if (rep->has_intervals) {
         json_t *ivs = json_array();
         for (uint64_t i = 0; i < rep->interval_count; i++)
-            json_array_append_new(ivs, json_interval(&rep->intervals[i]));
+            json_array_append_new(ivs, json_interval(&rep->intervals[i], rep->tolerance_ns >= 0));
         json_object_set_new(doc, "intervals", ivs);
     }
     return doc;

@@ -1,0 +1,74 @@
+#!/bin/sh
+# The known-delay test: a helper (helpers/spinner.c) on CPU 1 at SCHED_FIFO
+# 95 busy-spins 2000 us every 50.3 ms; jitterlab measures CPU 1 at priority
+# 90, 1 ms interval, for 10 s. Every injection holds the measuring thread off
+# the CPU for 2 ms, so each one must show up as one sample with a latency
+# between 1 ms and 2 ms (plus the machine's ordinary wake-up latency) and at
+# least one missed period (the next planned wake-up passes during the spin).
+# 50.3 ms is not a multiple of the 1 ms interval, so the injections sweep
+# every phase of the cycle. Asserted, with inj = round(10 s / 50.3 ms) = 199:
+#   samples with 1 ms <= latency <= 2.2 ms: inj +- 15%
+#   the largest of them >= 1.7 ms
+#   all.missed >= 0.9 * inj
+# Nothing is asserted about values above 2.2 ms (ordinary VM noise). ~11 s.
+. "$(dirname "$0")/lib.sh"
+: "${JL_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${JL_BUILD:=$(dirname "$JL")}"
+
+pyt() { # pyt FILE [KEY=VALUE...] < CHECKS (see tests/e2e/helpers/tapcheck.py)
+    python3 "$JL_TOP/tests/e2e/helpers/tapcheck.py" "$@" >"$T/pyt.out" 2>"$T/pyt.err" ||
+        printf 'fail\tpython checks completed\t%s\n' "$(tail -3 "$T/pyt.err" | tr '\n' ' ')" >>"$T/pyt.out"
+    while IFS='	' read -r st nm why; do
+        case $st in
+        ok) ok "$nm" ;;
+        fail) not_ok "$nm" "$why" ;;
+        note) echo "# $nm" ;;
+        esac
+    done <"$T/pyt.out"
+}
+
+if ! is_root; then
+    ok "known delay # SKIP not root"
+    exit 0
+fi
+SPIN=$JL_BUILD/tests/spinner
+if [ ! -x "$SPIN" ]; then
+    not_ok "known delay: spinner helper is built" "$SPIN missing: run make tests"
+    exit 0
+fi
+
+J=$T/kd.json S=$T/kd.csv
+# Both are bounded by themselves (spinner: 11 s, hard stop at 12 s; run: 10 s);
+# timeout only guards against a hang.
+timeout -s KILL 30 "$SPIN" 1 95 2000 50300 11 >"$T/spin.out" 2>"$T/spin.err" &
+spin_pid=$!
+timeout -s KILL 30 "$JL" run -a 1 -p 90 -i 1ms -D 10 -q --samples "$S" --json "$J" 2>"$T/err"
+jl_rc=$?
+wait "$spin_pid"
+spin_rc=$?
+
+if [ "$spin_rc" -eq 77 ]; then
+    ok "known delay # SKIP SCHED_FIFO not permitted here"
+    exit 0
+fi
+if [ "$spin_rc" -eq 0 ]; then ok "spinner ran ($(cat "$T/spin.out") injections)"; else not_ok "spinner ran" "exit status $spin_rc" "$(tail -3 "$T/spin.err")"; fi
+if [ "$jl_rc" -eq 0 ]; then ok "jitterlab run beside the spinner exits 0"; else not_ok "jitterlab run beside the spinner exits 0" "exit status $jl_rc" "$(tail -3 "$T/err")"; fi
+
+pyt "$J" csv="$S" injected="$(cat "$T/spin.out")" <<'EOF'
+inj = round(10 / 0.0503)
+hdr, rows = read_csv(v["csv"])
+lat = [r[2] for r in rows]
+band = [x for x in lat if 1000000 <= x <= 2200000]
+a = d["all"]
+note("inj (expected in 10 s) = %d, spinner injections in 11 s = %s" % (inj, v["injected"]))
+note("samples = %d, missed = %d, ring_drops = %s, p50 = %s ns, max = %s ns"
+     % (a["samples"], a["missed"], a.get("ring_drops"), a["latency_ns"]["p50"], a["latency_ns"]["max"]))
+note("samples in [1 ms, 2.2 ms] = %d (want %d..%d), largest = %s ns (want >= 1700000)"
+     % (len(band), math.ceil(0.85 * inj), math.floor(1.15 * inj), max(band) if band else None))
+note("samples in (2.2 ms, inf) = %d (not asserted); in [0.5 ms, 1 ms) = %d"
+     % (sum(1 for x in lat if x > 2200000), sum(1 for x in lat if 500000 <= x < 1000000)))
+t("samples CSV is complete (rows == samples)", 'len(rows) == a["samples"]', '(len(rows), a["samples"], a.get("ring_drops"))')
+t("known delay: samples in [1 ms, 2.2 ms] == inj +- 15%", '0.85 * inj <= len(band) <= 1.15 * inj', '(len(band), inj)')
+t("known delay: the largest of them >= 1.7 ms", 'band and max(band) >= 1700000', 'max(band) if band else None')
+t("known delay: all.missed >= 0.9 * inj", 'a["missed"] >= 0.9 * inj', '(a["missed"], inj)')
+EOF
