@@ -10,7 +10,11 @@
 # round-to-round noise of a VM averages out.
 # CPU time per cycle: user+system CPU time of a short and a long run of each
 # tool; the slope (long - short) / (cycles long - cycles short) cancels the
-# start-up cost. Peak RSS of both runs shows whether memory grows with time.
+# start-up cost. It is measured COST_PAIRS times, alternating, and the median
+# slope is kept (one slope on a VM varies by +-15%). Peak RSS of the short
+# and long runs shows whether memory grows with run length.
+# cyclictest holds /dev/cpu_dma_latency at 0 by default; jitterlab runs with
+# --pm-qos 0 so that both see the same idle-state policy.
 # Needs root (SCHED_FIFO, mlockall) and rt-tests; run on a quiet machine.
 set -eu
 cpu=${1:-1}
@@ -21,21 +25,46 @@ jl="$top/build/jitterlab"
 [ -x "$jl" ] || { echo "build first: make" >&2; exit 1; }
 command -v cyclictest >/dev/null || { echo "needs cyclictest: apt-get install rt-tests" >&2; exit 1; }
 exec python3 - "$jl" "$cpu" "$rounds" "$round_s" <<'PY'
-import os, re, subprocess, sys, tempfile
+import os, re, subprocess, sys, tempfile, time
 
 jl, cpu, rounds, round_s = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+COST_PAIRS = 3
 ROWS = 20000  # 20 ms of 1 us rows: beyond it a value counts as overflow
 tmp = tempfile.mkdtemp(prefix="jl-bench.")
 
+def vm_hwm_kib(pid):
+    try:
+        for line in open("/proc/%d/status" % pid):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
 def run(cmd):
-    """Runs cmd; returns (stdout, cpu seconds, peak RSS KiB) of the child."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    out = p.stdout.read()
-    _, status, ru = os.wait4(p.pid, 0)
+    """Runs cmd; returns (stdout, CPU seconds, peak RSS KiB) of the child.
+    Peak RSS is the child's own VmHWM, polled while it runs: getrusage's
+    ru_maxrss would include the memory of this Python process it forked from."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    peak = 0
+    out_chunks = []
+    os.set_blocking(p.stdout.fileno(), False)
+    while True:
+        peak = max(peak, vm_hwm_kib(p.pid))
+        chunk = p.stdout.read()
+        if chunk:
+            out_chunks.append(chunk)
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(0.2)
+    chunk = p.stdout.read()
+    if chunk:
+        out_chunks.append(chunk)
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         sys.exit("failed (%d): %s" % (p.returncode, " ".join(cmd)))
-    return out, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+    return b"".join(out_chunks).decode(), ru.ru_utime + ru.ru_stime, peak
 
 def parse_hist(text):
     rows, overflow, maxv = {}, 0, 0
@@ -52,7 +81,8 @@ def parse_hist(text):
 def jitterlab(seconds):
     f = os.path.join(tmp, "jl.hist")
     _, cpu_s, rss = run([jl, "run", "-a", cpu, "-p", "90", "-i", "1000", "-D", str(seconds),
-                         "-q", "--histogram-file", f, "--histogram-max", "%dus" % ROWS])
+                         "-q", "--pm-qos", "0", "--histogram-file", f,
+                         "--histogram-max", "%dus" % ROWS])
     return parse_hist(open(f).read()), cpu_s, rss
 
 def cyclictest(seconds):
@@ -91,13 +121,18 @@ for r in range(rounds):
               (r + 1, t, pct([h[0], h[1], h[2]], 50), pct([h[0], h[1], h[2]], 99), h[2]),
               flush=True)
 
-short_s, long_s = 2, 2 + 4 * round_s
-cost = {}
-for t, fn in tools.items():
-    hs, cs, rss_s = fn(short_s)
-    hl, cl, rss_l = fn(long_s)
-    per_cycle_us = (cl - cs) / (count(hl) - count(hs)) * 1e6
-    cost[t] = (per_cycle_us, rss_s, rss_l)
+short_s, long_s = 2, 2 + 3 * round_s
+slopes = {t: [] for t in tools}
+rss = {t: [0, 0] for t in tools}
+for pair in range(COST_PAIRS):
+    for t, fn in tools.items():
+        hs, cs, rss_s = fn(short_s)
+        hl, cl, rss_l = fn(long_s)
+        slopes[t].append((cl - cs) / (count(hl) - count(hs)) * 1e6)
+        rss[t] = [max(rss[t][0], rss_s), max(rss[t][1], rss_l)]
+        print("cost %d %-10s %.3f us/cycle  RSS %d / %d KiB" %
+              (pair + 1, t, slopes[t][-1], rss_s, rss_l), flush=True)
+cost = {t: (sorted(slopes[t])[len(slopes[t]) // 2], rss[t][0], rss[t][1]) for t in tools}
 
 print()
 print("%-22s %12s %12s %8s" % ("", "jitterlab", "cyclictest", "ratio"))

@@ -29,7 +29,7 @@
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
 
-#define COLLECT_PERIOD_NS (20 * NS_PER_MS)
+#define COLLECT_PERIOD_NS (100 * NS_PER_MS)
 #define LIVE_PERIOD_NS    (250 * NS_PER_MS)
 #define PLAIN_PERIOD_NS   (1000 * NS_PER_MS)
 #define DRAIN_BATCH       4096
