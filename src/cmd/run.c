@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -19,7 +20,9 @@
 
 #include "cmd/cmd.h"
 #include "common/units.h"
+#include "engine/counters.h"
 #include "engine/engine.h"
+#include "engine/workload.h"
 #include "out/atomic_file.h"
 #include "out/histfile.h"
 #include "out/json_result.h"
@@ -56,7 +59,23 @@ struct run_params {
     int64_t hist_max_ns;
     const char *samples_path;
     const char *sysroot_dir;
+    const char *workload_text;
+    struct workload_spec workload;
+    uint64_t seed;
+    int64_t deadline_ns; /* 0 until defaulted to the interval */
+    uint32_t counters_mask;
 };
+
+static bool has_workload(const struct run_params *p)
+{
+    return p->workload.kind != WORKLOAD_NONE;
+}
+
+/* Execution/response columns appear with a workload or counters. */
+static bool control_task_columns(const struct run_params *p)
+{
+    return has_workload(p) || p->counters_mask != 0;
+}
 
 static void run_usage(FILE *out)
 {
@@ -80,6 +99,14 @@ static void run_usage(FILE *out)
                  "      --budget DUR        exit 3 when any latency exceeds DUR (bare: us)\n"
                  "      --report-every N|DUR  a line per CPU every N samples or every DUR\n"
                  "      --pm-qos US         hold /dev/cpu_dma_latency at US during the run\n"
+                 "      --workload KIND     work done after each wake-up: none,\n"
+                 "                          ptrchase[:SIZE[:STEPS]] (default 2 x L2, 5000 steps),\n"
+                 "                          spin:DUR (a calibrated busy computation)\n"
+                 "      --seed N            ptrchase permutation seed (default 1)\n"
+                 "      --deadline DUR      response time (latency + execution) limit; cycles\n"
+                 "                          beyond it are deadline misses (default: interval)\n"
+                 "      --counters LIST     per-cycle counters: cycles, instructions, llc-misses,\n"
+                 "                          context-switches, cpu-migrations, page-faults, all\n"
                  "  -q, --quiet             print nothing but errors\n"
                  "      --json FILE         write the result document (schema 1)\n"
                  "      --histogram-file FILE  cyclictest -h format, 1 us rows\n"
@@ -135,6 +162,10 @@ enum {
     OPT_HIST_MAX,
     OPT_SAMPLES,
     OPT_SYSROOT,
+    OPT_WORKLOAD,
+    OPT_SEED,
+    OPT_DEADLINE,
+    OPT_COUNTERS,
 };
 
 static const struct option run_options[] = {
@@ -155,6 +186,10 @@ static const struct option run_options[] = {
     {"histogram-max", required_argument, NULL, OPT_HIST_MAX},
     {"samples", required_argument, NULL, OPT_SAMPLES},
     {"sysroot", required_argument, NULL, OPT_SYSROOT},
+    {"workload", required_argument, NULL, OPT_WORKLOAD},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"deadline", required_argument, NULL, OPT_DEADLINE},
+    {"counters", required_argument, NULL, OPT_COUNTERS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -184,6 +219,7 @@ static int parse_args(int argc, char **argv, struct run_params *p)
     p->budget_ns = -1;
     p->pm_qos_us = -1;
     p->hist_max_ns = 1000 * NS_PER_US;
+    p->seed = 1;
     bool duration_set = false;
 
     opterr = 0;
@@ -277,6 +313,20 @@ static int parse_args(int argc, char **argv, struct run_params *p)
         case OPT_SYSROOT:
             p->sysroot_dir = optarg;
             break;
+        case OPT_WORKLOAD:
+            p->workload_text = optarg;
+            break;
+        case OPT_SEED:
+            rc = parse_int_option("--seed", optarg, 0, LONG_MAX, &v);
+            p->seed = (uint64_t)v;
+            break;
+        case OPT_DEADLINE:
+            rc = parse_positive_duration("--deadline", optarg, NS_PER_US, &p->deadline_ns);
+            break;
+        case OPT_COUNTERS:
+            if (counters_parse(optarg, &p->counters_mask, &why) != 0)
+                rc = usage_error("--counters", optarg, why);
+            break;
         case 'h':
             run_usage(stdout);
             return EXIT_OK;
@@ -304,13 +354,19 @@ static int parse_args(int argc, char **argv, struct run_params *p)
     }
     if (!p->sysroot_dir)
         p->sysroot_dir = getenv("JITTERLAB_SYSROOT");
+    if (p->deadline_ns == 0)
+        p->deadline_ns = p->interval_ns;
     return -1;
 }
 
-/* Checks that need the machine: CPUs online, TSC, output paths. */
-static int validate(struct run_params *p, const struct system_info *si)
+/* Checks that need the machine: CPUs online, TSC, workload, output paths. */
+static int validate(struct run_params *p, const struct system_info *si, const struct sysroot *sr)
 {
     char why[4200], list[1024];
+    const char *reason;
+    if (workload_parse(p->workload_text ? p->workload_text : "none", sr, p->seed, &p->workload,
+                       &reason) != 0)
+        return usage_error("--workload", p->workload_text, reason);
     if (p->cpus.count == 0) {
         /* default: isolated CPUs, else all online but CPU 0 (when 2+ CPUs) */
         if (si->isolated_list.count > 0) {
@@ -383,6 +439,7 @@ static void window_reset(struct interval_stats *w, int cpu)
     running_stats_init(&w->latency);
     running_stats_init(&w->period);
     running_stats_init(&w->error);
+    running_stats_init(&w->exec);
 }
 
 static int window_flush(struct collector *c, int i, int64_t t_end_ns)
@@ -405,10 +462,10 @@ static int window_flush(struct collector *c, int i, int64_t t_end_ns)
             live_view_clear(stdout, c->live_lines);
         c->live_lines = 0;
         if (!c->header_printed) {
-            text_interval_header(stdout);
+            text_interval_header(stdout, control_task_columns(c->p));
             c->header_printed = true;
         }
-        text_interval_line(stdout, w, c->p->tolerance_ns);
+        text_interval_line(stdout, w, c->p->tolerance_ns, control_task_columns(c->p));
     }
     window_reset(w, w->cpu);
     return 0;
@@ -428,6 +485,9 @@ static void window_add(struct collector *c, int i, const struct cycle_sample *s)
     w->samples++;
     w->missed += s->missed;
     running_stats_add(&w->latency, s->latency_ns);
+    running_stats_add(&w->exec, s->exec_ns);
+    if (s->latency_ns + s->exec_ns > p->deadline_ns)
+        w->deadline_misses++;
     int64_t error = 0;
     if (s->period_ns > 0) {
         running_stats_add(&w->period, s->period_ns);
@@ -444,6 +504,26 @@ static void window_add(struct collector *c, int i, const struct cycle_sample *s)
         window_flush(c, i, s->t_ns);
 }
 
+static void write_sample_row(struct collector *c, int cpu, const struct cycle_sample *s)
+{
+    FILE *f = c->samples.fp;
+    fprintf(f, "%d,%lld,%lld", cpu, (long long)s->t_ns, (long long)s->latency_ns);
+    if (control_task_columns(c->p))
+        fprintf(f, ",%lld,%lld", (long long)s->exec_ns, (long long)(s->latency_ns + s->exec_ns));
+    if (c->p->counters_mask) {
+        fputc(',', f);
+        if (s->llc_misses >= 0)
+            fprintf(f, "%lld", (long long)s->llc_misses);
+        fputc(',', f);
+        if (s->ipc_milli >= 0)
+            fprintf(f, "%.3f", s->ipc_milli / 1000.0);
+        fputc(',', f);
+        if (s->context_switches >= 0)
+            fprintf(f, "%d", s->context_switches);
+    }
+    fputc('\n', f);
+}
+
 static int collect(struct collector *c)
 {
     for (int i = 0; i < c->n; i++) {
@@ -455,11 +535,13 @@ static int collect(struct collector *c)
                 l->samples++;
                 l->missed += s->missed;
                 l->current_ns = s->latency_ns;
+                running_stats_add(&l->exec, s->exec_ns);
+                if (s->latency_ns + s->exec_ns > c->p->deadline_ns)
+                    l->deadline_misses++;
                 running_stats_add(&l->latency, s->latency_ns);
                 latency_hist_add(l->hist, s->latency_ns);
                 if (c->samples_open)
-                    fprintf(c->samples.fp, "%d,%lld,%lld\n", l->cpu, (long long)s->t_ns,
-                            (long long)s->latency_ns);
+                    write_sample_row(c, l->cpu, s);
                 if (c->p->report_every_ns > 0 || c->p->report_every_samples > 0)
                     window_add(c, i, s);
             }
@@ -487,6 +569,7 @@ static int collector_init(struct collector *c, const struct run_params *p, struc
     for (int i = 0; i < c->n; i++) {
         c->live[i].cpu = p->cpus.cpu[i];
         running_stats_init(&c->live[i].latency);
+        running_stats_init(&c->live[i].exec);
         latency_hist_init(&c->live_hist[i]);
         c->live[i].hist = &c->live_hist[i];
         window_reset(&c->window[i], p->cpus.cpu[i]);
@@ -495,7 +578,9 @@ static int collector_init(struct collector *c, const struct run_params *p, struc
         if (atomic_file_open(&c->samples, p->samples_path) != 0)
             return -1;
         c->samples_open = true;
-        fprintf(c->samples.fp, "cpu,t_ns,latency_ns\n");
+        fprintf(c->samples.fp, "cpu,t_ns,latency_ns%s%s\n",
+                control_task_columns(p) ? ",exec_ns,response_ns" : "",
+                p->counters_mask ? ",llc_misses,ipc,context_switches" : "");
     }
     return 0;
 }
@@ -557,6 +642,11 @@ static void print_header(const struct run_params *p, const struct system_info *s
     if (p->policy != SCHED_OTHER)
         printf(" %d", p->priority);
     printf(", %s, clock %s\n", dur, p->clock == ENGINE_CLOCK_TSC ? "tsc" : "monotonic");
+    if (has_workload(p)) {
+        char dl[32];
+        format_duration(p->deadline_ns, dl, sizeof(dl));
+        printf("workload %s, deadline %s\n", p->workload.text, dl);
+    }
     printf("kernel %s (%s), clocksource %s%s%s\n", si->kernel[0] ? si->kernel : "?",
            si->preempt_model[0] ? si->preempt_model : "preempt model unknown",
            si->clocksource[0] ? si->clocksource : "?", si->hypervisor[0] ? ", hypervisor " : "",
@@ -622,6 +712,7 @@ static void collect_until_done(const struct run_params *p, struct collector *c, 
             .loops = p->loops,
             .cpus = c->live,
             .ncpu = c->n,
+            .control_task = control_task_columns(p),
         };
         if (c->tty) {
             c->live_lines = live_view_draw(stdout, &f, c->live_lines);
@@ -645,7 +736,7 @@ int cmd_run(int argc, char **argv)
     sysroot_init(&sr, p.sysroot_dir);
     static struct system_info si;
     system_info_read(&sr, &si);
-    rc = validate(&p, &si);
+    rc = validate(&p, &si, &sr);
     if (rc >= 0)
         return rc;
 
@@ -669,6 +760,9 @@ int cmd_run(int argc, char **argv)
         .clock = p.clock,
         .tolerance_ns = p.tolerance_ns,
         .us_hist_rows = p.hist_path ? (uint32_t)(p.hist_max_ns / NS_PER_US) : 0,
+        .workload = &p.workload,
+        .deadline_ns = p.deadline_ns,
+        .counters_mask = p.counters_mask,
     };
     char err[512];
     stop_handlers_install();
@@ -705,6 +799,12 @@ int cmd_run(int argc, char **argv)
                 "jitterlab: WARNING: no permission for %s (needs root or "
                 "CAP_SYS_NICE): running SCHED_OTHER; these numbers are not real-time\n",
                 p.policy == SCHED_RR ? "SCHED_RR" : "SCHED_FIFO");
+    const struct cpu_result *first = engine_result(eng, 0);
+    if ((p.counters_mask & COUNTERS_HARDWARE_MASK) && !first->hw_available)
+        fprintf(stderr,
+                "jitterlab: hardware counters unavailable: %s; software counters "
+                "still counted\n",
+                first->hw_reason[0] ? first->hw_reason : "not requested");
     if (!engine_memory_locked(eng) && !p.quiet)
         fprintf(stderr,
                 "jitterlab: warning: mlockall failed (%s); page faults may add "
@@ -733,7 +833,7 @@ int cmd_run(int argc, char **argv)
     const struct cpu_result *results[CPULIST_MAX_CPUS];
     for (int i = 0; i < c.n; i++)
         results[i] = engine_result(eng, i);
-    struct latency_hist *all_hist = malloc(sizeof(*all_hist));
+    struct latency_hist *all_hist = malloc(3 * sizeof(*all_hist)); /* latency, exec, response */
     if (!all_hist) {
         fprintf(stderr, "jitterlab: out of memory\n");
         collector_free(&c);
@@ -763,9 +863,16 @@ int cmd_run(int argc, char **argv)
     rep.pm_qos_us = pm_fd >= 0 ? p.pm_qos_us : -1;
     rep.report_every_ns = p.report_every_ns;
     rep.report_every_samples = p.report_every_samples;
+    rep.workload = has_workload(&p) ? &p.workload : NULL;
+    rep.seed = p.seed;
+    rep.deadline_ns = p.deadline_ns;
+    rep.counters_mask = p.counters_mask;
+    rep.control_task = control_task_columns(&p);
     rep.ncpu = c.n;
     rep.cpu = results;
-    rep.all_hist = all_hist;
+    rep.all_hist = &all_hist[0];
+    rep.all_exec_hist = &all_hist[1];
+    rep.all_response_hist = &all_hist[2];
     if (p.report_every_ns > 0 || p.report_every_samples > 0) {
         rep.has_intervals = true;
         rep.intervals = c.done;

@@ -36,6 +36,9 @@
 struct cpu_slot {
     alignas(64) struct cpu_result result; /* written by this slot's thread */
     struct sample_ring ring;
+    struct workload *workload; /* NULL without --workload */
+    struct counter_set counters;
+    char setup_error[256];         /* set by the thread before it reports ready */
     alignas(64) _Atomic bool done; /* written once by the thread */
     alignas(64) pthread_t thread;  /* read-only after engine_start */
     bool started;
@@ -57,6 +60,7 @@ struct engine {
     double tsc_hz;
     bool degraded;
     bool memory_locked;
+    struct workload_spec workload_spec;
     alignas(64) _Atomic bool stop;
     alignas(64) _Atomic int finished;
 };
@@ -137,6 +141,11 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
     e->cfg = *cfg;
     e->cpus = *cfg->cpus;
     e->cfg.cpus = &e->cpus;
+    e->cfg.workload = NULL; /* the caller's spec is copied below */
+    if (cfg->workload) {
+        e->workload_spec = *cfg->workload;
+        e->cfg.workload = &e->workload_spec;
+    }
     e->n = e->cpus.count;
     pthread_mutex_init(&e->gate_lock, NULL);
     pthread_cond_init(&e->gate_cond, NULL);
@@ -158,6 +167,21 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
         running_stats_init(&r->latency);
         running_stats_init(&r->period);
         latency_hist_init(&r->hist);
+        running_stats_init(&r->exec);
+        running_stats_init(&r->response);
+        latency_hist_init(&r->exec_hist);
+        latency_hist_init(&r->response_hist);
+        running_stats_init(&r->llc);
+        latency_hist_init(&r->llc_hist);
+        running_stats_init(&r->ipc_milli);
+        latency_hist_init(&r->ipc_milli_hist);
+        if (cfg->workload && cfg->workload->kind != WORKLOAD_NONE) {
+            s->workload = workload_create(cfg->workload, err, errlen);
+            if (!s->workload) {
+                engine_destroy(e);
+                return NULL;
+            }
+        }
         s->ring.mask = cap - 1;
         s->ring.slots = calloc(cap, sizeof(struct cycle_sample));
         if (!s->ring.slots)
@@ -226,35 +250,96 @@ static void open_gate(struct engine *e, int gate)
     pthread_mutex_unlock(&e->gate_lock);
 }
 
-static inline void record_sample(struct cpu_slot *s, const struct engine_config *cfg, uint64_t k,
-                                 int64_t wake_rel, int64_t latency, int64_t period,
-                                 uint32_t missed_before)
+/* What one cycle measured, handed from the loop to record_sample. */
+struct cycle_measure {
+    uint64_t k;
+    int64_t wake_rel;
+    int64_t latency;
+    int64_t period;
+    int64_t exec;
+    uint32_t missed_before;
+    const uint64_t *counters_before;
+    const uint64_t *counters_after;
+};
+
+static inline void record_counters(struct cpu_result *r, const struct cycle_measure *m,
+                                   struct cycle_sample *cs)
+{
+    cs->llc_misses = -1;
+    cs->ipc_milli = -1;
+    cs->context_switches = -1;
+    uint32_t open = r->counters_open_mask;
+    if (!open)
+        return;
+    uint64_t d[COUNTER_COUNT];
+    for (int id = 0; id < COUNTER_COUNT; id++) {
+        if (!(open & (1u << id)))
+            continue;
+        d[id] = m->counters_after[id] - m->counters_before[id];
+        r->counter_total[id] += d[id];
+        if (d[id] > r->counter_max[id])
+            r->counter_max[id] = d[id];
+    }
+    if (open & (1u << COUNTER_LLC_MISSES)) {
+        running_stats_add(&r->llc, (int64_t)d[COUNTER_LLC_MISSES]);
+        latency_hist_add(&r->llc_hist, (int64_t)d[COUNTER_LLC_MISSES]);
+        cs->llc_misses = (int64_t)d[COUNTER_LLC_MISSES];
+    }
+    uint32_t ipc_pair = (1u << COUNTER_INSTRUCTIONS) | (1u << COUNTER_CYCLES);
+    if ((open & ipc_pair) == ipc_pair && d[COUNTER_CYCLES] > 0) {
+        int64_t ipc = (int64_t)(d[COUNTER_INSTRUCTIONS] * 1000 / d[COUNTER_CYCLES]);
+        running_stats_add(&r->ipc_milli, ipc);
+        latency_hist_add(&r->ipc_milli_hist, ipc);
+        cs->ipc_milli = (int32_t)ipc;
+    }
+    if (open & (1u << COUNTER_CONTEXT_SWITCHES))
+        cs->context_switches = (int32_t)d[COUNTER_CONTEXT_SWITCHES];
+}
+
+static inline void record_sample(struct cpu_slot *s, const struct engine_config *cfg,
+                                 const struct cycle_measure *m)
 {
     struct cpu_result *r = &s->result;
+    int64_t latency = m->latency;
     if (r->samples == 0 || latency > r->latency.max)
-        r->max_at_ns = wake_rel;
+        r->max_at_ns = m->wake_rel;
     running_stats_add(&r->latency, latency);
     latency_hist_add(&r->hist, latency);
     int64_t period_error = 0;
-    if (period > 0) {
-        running_stats_add(&r->period, period);
-        period_error = period - cfg->interval_ns;
+    if (m->period > 0) {
+        running_stats_add(&r->period, m->period);
+        period_error = m->period - cfg->interval_ns;
     }
     if (cfg->tolerance_ns >= 0 &&
         (latency > cfg->tolerance_ns || period_error > cfg->tolerance_ns ||
          -period_error > cfg->tolerance_ns))
         r->over_tolerance++;
+    int64_t response = latency + m->exec;
+    running_stats_add(&r->exec, m->exec);
+    latency_hist_add(&r->exec_hist, m->exec);
+    running_stats_add(&r->response, response);
+    latency_hist_add(&r->response_hist, response);
+    if (response > cfg->deadline_ns)
+        r->deadline_misses++;
     if (r->us_hist) {
         uint64_t row = latency > 0 ? (uint64_t)(latency / 1000) : 0;
         if (row < r->us_rows) {
             r->us_hist[row]++;
         } else {
             if (r->us_overflow < ENGINE_MAX_OVERFLOW_CYCLES)
-                r->overflow_cycles[r->us_overflow] = k;
+                r->overflow_cycles[r->us_overflow] = m->k;
             r->us_overflow++;
         }
     }
-    struct cycle_sample cs = {wake_rel, latency, period, missed_before, (uint32_t)r->samples};
+    struct cycle_sample cs = {
+        .t_ns = m->wake_rel,
+        .latency_ns = latency,
+        .period_ns = m->period,
+        .exec_ns = m->exec,
+        .missed = m->missed_before,
+        .seq = (uint32_t)r->samples,
+    };
+    record_counters(r, m, &cs);
     r->samples++;
     sample_ring_push(&s->ring, &cs);
 }
@@ -274,8 +359,19 @@ static void *cycle_thread(void *arg)
     pthread_getschedparam(pthread_self(), &r->sched_policy, &sp);
     r->sched_priority = sp.sched_priority;
     prefault_stack();
+    if (s->workload)
+        workload_calibrate(s->workload);
+    if (cfg->counters_mask) {
+        if (counters_open(&s->counters, cfg->counters_mask, s->setup_error,
+                          sizeof(s->setup_error)) == 0) {
+            r->counters_open_mask = s->counters.open_mask;
+            r->hw_available = s->counters.hw_available;
+            snprintf(r->hw_reason, sizeof(r->hw_reason), "%s", s->counters.hw_reason);
+        }
+    }
 
     if (wait_at_gate(e) != GATE_GO) {
+        counters_close(&s->counters);
         atomic_store_explicit(&s->done, true, memory_order_release);
         atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
         return NULL;
@@ -291,6 +387,9 @@ static void *cycle_thread(void *arg)
     uint32_t missed_before = 0;
     int64_t anchor_mono = monotonic_now_ns();
     uint64_t anchor_tsc = use_tsc ? read_tsc() : 0;
+    const bool counting = r->counters_open_mask != 0;
+    uint64_t before[COUNTER_COUNT] = {0};
+    uint64_t after[COUNTER_COUNT] = {0};
 
     for (;;) {
         int64_t planned = start + (int64_t)k * interval;
@@ -308,9 +407,25 @@ static void *cycle_thread(void *arg)
         if (rc != 0)
             continue; /* stray signal: sleep again to the same planned time */
 
-        int64_t latency = wake - planned;
-        int64_t period = prev_wake >= 0 ? wake - prev_wake : 0;
-        record_sample(s, cfg, k, wake - start, latency, period, missed_before);
+        if (counting)
+            counters_read(&s->counters, before);
+        if (s->workload)
+            workload_run_cycle(s->workload);
+        if (counting)
+            counters_read(&s->counters, after);
+        /* End of the cycle: also the moment that decides missed periods. */
+        int64_t cycle_end = monotonic_now_ns();
+        struct cycle_measure m = {
+            .k = k,
+            .wake_rel = wake - start,
+            .latency = wake - planned,
+            .period = prev_wake >= 0 ? wake - prev_wake : 0,
+            .exec = cycle_end - wake,
+            .missed_before = missed_before,
+            .counters_before = before,
+            .counters_after = after,
+        };
+        record_sample(s, cfg, &m);
         prev_wake = wake;
         missed_before = 0;
         if (cfg->loops && r->samples >= cfg->loops)
@@ -318,10 +433,9 @@ static void *cycle_thread(void *arg)
         if (atomic_load_explicit(&e->stop, memory_order_relaxed))
             break;
 
-        /* End of the cycle: every planned wake-up already in the past is a
-         * missed period, counted and skipped (the schedule never shifts). */
+        /* Every planned wake-up already in the past is a missed period,
+         * counted and skipped (the schedule never shifts). */
         k++;
-        int64_t cycle_end = monotonic_now_ns();
         if (use_tsc) {
             anchor_mono = cycle_end;
             anchor_tsc = read_tsc();
@@ -338,6 +452,7 @@ static void *cycle_thread(void *arg)
         }
     }
     r->ring_drops = s->ring.drops;
+    counters_close(&s->counters);
     atomic_store_explicit(&s->done, true, memory_order_release);
     atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
     return NULL;
@@ -402,6 +517,16 @@ int engine_start(struct engine *e, char *err, unsigned long errlen)
     pthread_mutex_lock(&e->gate_lock);
     while (e->ready_count < e->n)
         pthread_cond_wait(&e->gate_cond, &e->gate_lock);
+    for (int i = 0; i < e->n; i++) {
+        if (e->slots[i].setup_error[0]) {
+            snprintf(err, errlen, "CPU %d: %s", e->slots[i].result.cpu, e->slots[i].setup_error);
+            e->gate = GATE_ABORT;
+            pthread_cond_broadcast(&e->gate_cond);
+            pthread_mutex_unlock(&e->gate_lock);
+            engine_join(e);
+            return -1;
+        }
+    }
     /* First planned wake-up a little ahead, so that every thread is asleep. */
     e->start_ns = monotonic_now_ns() + 10 * 1000 * 1000;
     e->gate = GATE_GO;
@@ -477,6 +602,7 @@ void engine_destroy(struct engine *e)
             free(e->slots[i].ring.slots);
             free(e->slots[i].result.us_hist);
             free(e->slots[i].result.overflow_cycles);
+            workload_destroy(e->slots[i].workload);
         }
         free(e->slots);
     }

@@ -15,7 +15,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/counters.h"
 #include "engine/ring.h"
+#include "engine/workload.h"
 #include "stats/histogram.h"
 #include "stats/running_stats.h"
 #include "sys/cpulist.h"
@@ -32,6 +34,9 @@ struct engine_config {
     enum engine_clock clock;
     int64_t tolerance_ns;  /* < 0: no tolerance */
     uint32_t us_hist_rows; /* > 0: also keep a 1 us linear histogram (cyclictest -h) */
+    const struct workload_spec *workload; /* NULL: no work after the wake-up */
+    int64_t deadline_ns;                  /* response time limit */
+    uint32_t counters_mask;               /* 1u << enum counter_id; 0: none */
 };
 
 /* Cycle numbers of samples beyond the linear histogram, as cyclictest lists them. */
@@ -57,6 +62,23 @@ struct cpu_result {
     uint64_t *overflow_cycles;
     int sched_policy; /* the policy the thread really ran with */
     int sched_priority;
+    /* the control task: execution time = wake-up to end of the work,
+     * response time = latency + execution time */
+    struct running_stats exec;
+    struct running_stats response;
+    struct latency_hist exec_hist;
+    struct latency_hist response_hist;
+    uint64_t deadline_misses;
+    /* counters over the active part of each cycle */
+    uint32_t counters_open_mask;
+    bool hw_available;
+    char hw_reason[160];
+    uint64_t counter_total[COUNTER_COUNT];
+    uint64_t counter_max[COUNTER_COUNT]; /* largest per-cycle delta */
+    struct running_stats llc;
+    struct latency_hist llc_hist;
+    struct running_stats ipc_milli;
+    struct latency_hist ipc_milli_hist;
 };
 
 struct engine;

@@ -14,13 +14,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* One measured cycle as the collector sees it (32 bytes). */
+/* One measured cycle as the collector sees it (64 bytes, one cache line). */
 struct cycle_sample {
-    int64_t t_ns;       /* actual wake time, relative to the run start */
-    int64_t latency_ns; /* wake time - planned wake time */
-    int64_t period_ns;  /* wake time - previous wake time; 0 for the first */
-    uint32_t missed;    /* planned wake-ups skipped just before this one */
-    uint32_t seq;       /* sample number on this CPU (low 32 bits) */
+    int64_t t_ns;             /* actual wake time, relative to the run start */
+    int64_t latency_ns;       /* wake time - planned wake time */
+    int64_t period_ns;        /* wake time - previous wake time; 0 for the first */
+    int64_t exec_ns;          /* wake time to end of the cycle's work */
+    int64_t llc_misses;       /* during the active part; -1 when not counted */
+    uint32_t missed;          /* planned wake-ups skipped just before this one */
+    uint32_t seq;             /* sample number on this CPU (low 32 bits) */
+    int32_t ipc_milli;        /* instructions per cycle x 1000; -1 when not counted */
+    int32_t context_switches; /* during the active part; -1 when not counted */
+    uint64_t reserved;
 };
 
 struct sample_ring {

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <sched.h>
 
+#include "engine/counters.h"
+#include "engine/workload.h"
 #include "out/atomic_file.h"
 #include "sys/cpulist.h"
 
@@ -96,6 +98,55 @@ static json_t *json_running(const struct running_stats *s)
                      json_int_or_null(any, (int64_t)llround(running_stats_stddev(s))));
 }
 
+static json_t *json_time_with_histogram(const struct running_stats *s, const struct latency_hist *h)
+{
+    json_t *o = json_latency_stats(s, h);
+    json_object_set_new(o, "histogram", json_histogram(h));
+    return o;
+}
+
+/* {min, mean, p99, max} of a per-cycle counter delta; scale 1000 for IPC. */
+static json_t *json_counter_stats(const struct running_stats *s, const struct latency_hist *h,
+                                  double scale)
+{
+    if (s->count == 0)
+        return json_null();
+    return json_pack("{s:f,s:f,s:f,s:f}", "min", (double)s->min / scale, "mean", s->mean / scale,
+                     "p99", (double)latency_hist_percentile(h, 99) / scale, "max",
+                     (double)s->max / scale);
+}
+
+static json_t *json_counters(const struct cpu_result *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "hardware",
+                        json_pack("{s:b,s:o}", "available", r->hw_available, "reason",
+                                  r->hw_available ? json_null() : json_str_or_null(r->hw_reason)));
+    uint32_t open = r->counters_open_mask;
+    if (open & (1u << COUNTER_LLC_MISSES))
+        json_object_set_new(o, "llc_misses", json_counter_stats(&r->llc, &r->llc_hist, 1.0));
+    if ((open & (1u << COUNTER_INSTRUCTIONS)) && (open & (1u << COUNTER_CYCLES)))
+        json_object_set_new(o, "ipc",
+                            json_counter_stats(&r->ipc_milli, &r->ipc_milli_hist, 1000.0));
+    static const struct {
+        enum counter_id id;
+        const char *key;
+    } totals[] = {{COUNTER_CYCLES, "cycles"},
+                  {COUNTER_INSTRUCTIONS, "instructions"},
+                  {COUNTER_CONTEXT_SWITCHES, "context_switches"},
+                  {COUNTER_CPU_MIGRATIONS, "cpu_migrations"},
+                  {COUNTER_PAGE_FAULTS, "page_faults"}};
+    for (size_t i = 0; i < sizeof(totals) / sizeof(totals[0]); i++) {
+        if (!(open & (1u << totals[i].id)))
+            continue;
+        json_object_set_new(o, totals[i].key,
+                            json_pack("{s:I,s:I}", "total",
+                                      (json_int_t)r->counter_total[totals[i].id], "max_per_cycle",
+                                      (json_int_t)r->counter_max[totals[i].id]));
+    }
+    return o;
+}
+
 static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r)
 {
     json_t *o = json_object();
@@ -111,6 +162,12 @@ static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r
     json_object_set_new(o, "latency_ns", lat);
     json_object_set_new(o, "period_ns", json_running(&r->period));
     json_object_set_new(o, "histogram", json_histogram(&r->hist));
+    json_object_set_new(o, "deadline_misses", json_integer((json_int_t)r->deadline_misses));
+    json_object_set_new(o, "exec_ns", json_time_with_histogram(&r->exec, &r->exec_hist));
+    json_object_set_new(o, "response_ns",
+                        json_time_with_histogram(&r->response, &r->response_hist));
+    if (rep->counters_mask)
+        json_object_set_new(o, "counters", json_counters(r));
     json_object_set_new(o, "sched",
                         json_pack("{s:s,s:i}", "policy",
                                   r->sched_policy == SCHED_FIFO ? "fifo"
@@ -139,7 +196,31 @@ static json_t *json_config(const struct run_report *rep)
     json_object_set_new(c, "tolerance_ns",
                         json_int_or_null(rep->tolerance_ns >= 0, rep->tolerance_ns));
     json_object_set_new(c, "budget_ns", json_int_or_null(rep->budget_ns >= 0, rep->budget_ns));
-    json_object_set_new(c, "workload", json_null());
+    json_t *wl = json_null();
+    if (rep->workload) {
+        const struct workload_spec *w = rep->workload;
+        wl = json_object();
+        json_object_set_new(wl, "kind",
+                            json_string(w->kind == WORKLOAD_PTRCHASE ? "ptrchase" : "spin"));
+        json_object_set_new(wl, "spec", json_string(w->text));
+        json_object_set_new(wl, "size_bytes",
+                            json_int_or_null(w->kind == WORKLOAD_PTRCHASE, (int64_t)w->size_bytes));
+        json_object_set_new(wl, "steps",
+                            json_int_or_null(w->kind == WORKLOAD_PTRCHASE, (int64_t)w->steps));
+        json_object_set_new(wl, "spin_ns", json_int_or_null(w->kind == WORKLOAD_SPIN, w->spin_ns));
+        json_object_set_new(wl, "seed", json_integer((json_int_t)w->seed));
+    }
+    json_object_set_new(c, "workload", wl);
+    json_object_set_new(c, "seed", json_integer((json_int_t)rep->seed));
+    json_object_set_new(c, "deadline_ns", json_integer(rep->deadline_ns));
+    json_t *counters = json_null();
+    if (rep->counters_mask) {
+        counters = json_array();
+        for (int id = 0; id < COUNTER_COUNT; id++)
+            if (rep->counters_mask & (1u << id))
+                json_array_append_new(counters, json_string(counter_name((enum counter_id)id)));
+    }
+    json_object_set_new(c, "counters", counters);
     json_object_set_new(c, "load", json_null());
     json_object_set_new(c, "pm_qos_us", json_int_or_null(rep->pm_qos_us >= 0, rep->pm_qos_us));
     json_object_set_new(c, "report_every_ns",
@@ -149,7 +230,6 @@ static json_t *json_config(const struct run_report *rep)
         json_int_or_null(rep->report_every_samples > 0, (int64_t)rep->report_every_samples));
     return c;
 }
-
 
 static json_t *json_interval(const struct interval_stats *iv, bool with_tolerance)
 {
@@ -166,6 +246,8 @@ static json_t *json_interval(const struct interval_stats *iv, bool with_toleranc
     json_object_set_new(o, "over_tolerance",
                         json_int_or_null(with_tolerance, (int64_t)iv->over_tolerance));
     json_object_set_new(o, "error_ns", json_running(&iv->error));
+    json_object_set_new(o, "exec_ns", json_running(&iv->exec));
+    json_object_set_new(o, "deadline_misses", json_integer((json_int_t)iv->deadline_misses));
     return o;
 }
 
@@ -204,6 +286,11 @@ json_t *json_run_result(const struct run_report *rep)
                                          : json_null());
     json_object_set_new(all, "latency_ns", lat);
     json_object_set_new(all, "histogram", json_histogram(rep->all_hist));
+    json_object_set_new(all, "deadline_misses", json_integer((json_int_t)rep->all_deadline_misses));
+    json_object_set_new(all, "exec_ns",
+                        json_time_with_histogram(&rep->all_exec, rep->all_exec_hist));
+    json_object_set_new(all, "response_ns",
+                        json_time_with_histogram(&rep->all_response, rep->all_response_hist));
     json_object_set_new(doc, "all", all);
 
     if (rep->has_intervals) {

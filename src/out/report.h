@@ -25,6 +25,8 @@ struct interval_stats {
     struct running_stats period;
     uint64_t over_tolerance;
     struct running_stats error; /* period errors of the samples beyond tolerance */
+    struct running_stats exec;
+    uint64_t deadline_misses;
 };
 
 struct run_report {
@@ -52,6 +54,11 @@ struct run_report {
     int64_t pm_qos_us;    /* < 0: not held */
     int64_t report_every_ns;
     uint64_t report_every_samples;
+    const struct workload_spec *workload; /* NULL: none */
+    uint64_t seed;
+    int64_t deadline_ns;
+    uint32_t counters_mask;
+    bool control_task; /* execution/response figures are of interest */
 
     /* results */
     int ncpu;
@@ -63,7 +70,12 @@ struct run_report {
     int64_t all_max_at_ns;
     struct running_stats all_latency;
     struct latency_hist *all_hist;
-    bool has_intervals; /* --report-every was given */
+    uint64_t all_deadline_misses;
+    struct running_stats all_exec;
+    struct running_stats all_response;
+    struct latency_hist *all_exec_hist;     /* caller-owned storage */
+    struct latency_hist *all_response_hist; /* caller-owned storage */
+    bool has_intervals;                     /* --report-every was given */
     const struct interval_stats *intervals;
     uint64_t interval_count;
 };

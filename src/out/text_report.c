@@ -53,6 +53,29 @@ void text_summary(FILE *out, const struct run_report *rep)
     if (rep->ncpu > 1)
         summary_row(out, "all", rep->all_samples, rep->all_missed, &rep->all_latency, rep->all_hist,
                     rep->all_over_tolerance, with_tol);
+    if (rep->control_task) {
+        static const char *titles[] = {"Execution time", "Response time"};
+        for (int t = 0; t < 2; t++) {
+            fprintf(out, "\n%s (µs)%s\n", titles[t], t == 1 ? "  (latency + execution)" : "");
+            fprintf(out, "%5s %10s %7s %10s %10s %10s %10s %10s %10s %10s", "CPU", "samples",
+                    "missed", "min", "p50", "p90", "p99", "p99.9", "max", "mean");
+            if (t == 1)
+                fprintf(out, " %9s", "dl-miss");
+            fputc('\n', out);
+            for (int i = 0; i < rep->ncpu; i++) {
+                const struct cpu_result *r = rep->cpu[i];
+                char label[16];
+                snprintf(label, sizeof(label), "%d", r->cpu);
+                summary_row(out, label, r->samples, r->missed, t ? &r->response : &r->exec,
+                            t ? &r->response_hist : &r->exec_hist, r->deadline_misses, t == 1);
+            }
+            if (rep->ncpu > 1)
+                summary_row(out, "all", rep->all_samples, rep->all_missed,
+                            t ? &rep->all_response : &rep->all_exec,
+                            t ? rep->all_response_hist : rep->all_exec_hist,
+                            rep->all_deadline_misses, t == 1);
+        }
+    }
     if (rep->all_ring_drops)
         fprintf(out,
                 "note: %llu samples did not reach the collector (ring full); the statistics "
@@ -116,11 +139,14 @@ void text_histogram(FILE *out, const struct latency_hist *h)
                 us(h->max_ns));
 }
 
-void text_interval_header(FILE *out)
+void text_interval_header(FILE *out, bool with_exec)
 {
-    fprintf(out, "%8s %4s %7s %6s | %9s %9s %9s | %9s %9s %9s %9s | %6s %9s %9s %9s %9s  (µs)\n",
-            "t(s)", "CPU", "samples", "missed", "lat-min", "lat-mean", "lat-max", "per-min",
-            "per-max", "per-mean", "per-sd", ">tol", "err-min", "err-max", "err-mean", "err-sd");
+    fprintf(out, "%8s %4s %7s %6s | %9s %9s %9s | %9s %9s %9s %9s | %6s %9s %9s %9s %9s", "t(s)",
+            "CPU", "samples", "missed", "lat-min", "lat-mean", "lat-max", "per-min", "per-max",
+            "per-mean", "per-sd", ">tol", "err-min", "err-max", "err-mean", "err-sd");
+    if (with_exec)
+        fprintf(out, " | %9s %9s %9s %7s", "exec-min", "exec-mean", "exec-max", "dl-miss");
+    fprintf(out, "  (µs)\n");
 }
 
 static void stats4(FILE *out, const struct running_stats *s)
@@ -133,7 +159,8 @@ static void stats4(FILE *out, const struct running_stats *s)
             running_stats_stddev(s) / 1000.0);
 }
 
-void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t tolerance_ns)
+void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t tolerance_ns,
+                        bool with_exec)
 {
     fprintf(out, "%8.3f %4d %7llu %6llu |", (double)iv->t_ns / 1e9, iv->cpu,
             (unsigned long long)iv->samples, (unsigned long long)iv->missed);
@@ -149,6 +176,11 @@ void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t tole
     } else {
         fprintf(out, " | %6s %9s %9s %9s %9s", "-", "-", "-", "-", "-");
     }
+    if (with_exec && iv->exec.count)
+        fprintf(out, " | %9.3f %9.3f %9.3f %7llu", us(iv->exec.min), iv->exec.mean / 1000.0,
+                us(iv->exec.max), (unsigned long long)iv->deadline_misses);
+    else if (with_exec)
+        fprintf(out, " | %9s %9s %9s %7s", "-", "-", "-", "-");
     fputc('\n', out);
 }
 
@@ -189,10 +221,14 @@ int live_view_draw(FILE *out, const struct live_frame *f, int prev_lines)
             fprintf(out, "%5d %10s\033[K\n", c->cpu, "waiting");
             continue;
         }
-        fprintf(out, "%5d %10llu %10.3f %10.3f %10.3f %10.3f %10.3f %8llu\033[K\n", c->cpu,
+        fprintf(out, "%5d %10llu %10.3f %10.3f %10.3f %10.3f %10.3f %8llu", c->cpu,
                 (unsigned long long)c->samples, us(c->current_ns), us(c->latency.min),
                 c->latency.mean / 1000.0, us(latency_hist_percentile(c->hist, 99)),
                 us(c->latency.max), (unsigned long long)c->missed);
+        if (f->control_task)
+            fprintf(out, " %10.3f %10.3f %8llu", c->exec.mean / 1000.0, us(c->exec.max),
+                    (unsigned long long)c->deadline_misses);
+        fputs("\033[K\n", out);
     }
     fflush(out);
     return f->ncpu + 2;

@@ -13,8 +13,10 @@
 
 void text_summary(FILE *out, const struct run_report *rep);
 void text_histogram(FILE *out, const struct latency_hist *h);
-void text_interval_header(FILE *out);
-void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t tolerance_ns);
+/* with_exec adds the execution time and deadline-miss columns. */
+void text_interval_header(FILE *out, bool with_exec);
+void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t tolerance_ns,
+                        bool with_exec);
 
 /* Collector-side view of one CPU for the live display. */
 struct live_cpu {
@@ -23,6 +25,8 @@ struct live_cpu {
     uint64_t missed;
     int64_t current_ns;
     struct running_stats latency;
+    struct running_stats exec;
+    uint64_t deadline_misses;
     struct latency_hist *hist;
 };
 
@@ -32,6 +36,7 @@ struct live_frame {
     uint64_t loops; /* 0 when bounded by time */
     const struct live_cpu *cpus;
     int ncpu;
+    bool control_task; /* show execution time and deadline misses */
 };
 
 /* Terminal: redraws in place; returns the number of lines drawn, to pass

@@ -11,3 +11,21 @@ check() { name=$1; shift; if "$@" >"$T/check.out" 2>&1; then ok "$name"; else no
 is_root() { [ "$(id -u)" = 0 ]; }
 # jq-free JSON queries through python3 (always on Debian), e.g. jget f.json 'd["all"]["samples"]'
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# The repository and build folder when run by hand (the runner sets both).
+: "${JL_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${JL_BUILD:=$(dirname "$JL")}"
+# pyt FILE [KEY=VALUE...] < CHECKS: Python checks (tests/e2e/helpers/tapcheck.py)
+# printed as TAP lines through ok / not_ok.
+pyt() {
+    python3 "$JL_TOP/tests/e2e/helpers/tapcheck.py" "$@" >"$T/pyt.out" 2>"$T/pyt.err" ||
+        printf 'fail\tpython checks completed\t%s\n' "$(tail -3 "$T/pyt.err" | tr '\n' ' ')" >>"$T/pyt.out"
+    while IFS='	' read -r st nm why; do
+        case $st in
+        ok) ok "$nm" ;;
+        fail) not_ok "$nm" "$why" ;;
+        note) echo "# $nm" ;;
+        esac
+    done <"$T/pyt.out"
+}
+# rc_is NAME WANT GOT: an exit status check
+rc_is() { if [ "$3" -eq "$2" ]; then ok "$1"; else not_ok "$1" "exit status $3, expected $2" "$(tail -3 "$T/err" 2>/dev/null)"; fi; }

@@ -9,21 +9,6 @@
 . "$(dirname "$0")/lib.sh"
 : "${JL_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
 
-# pyt FILE [KEY=VALUE...] < CHECKS: Python checks (tests/e2e/helpers/tapcheck.py)
-# printed as TAP lines through ok / not_ok.
-pyt() {
-    python3 "$JL_TOP/tests/e2e/helpers/tapcheck.py" "$@" >"$T/pyt.out" 2>"$T/pyt.err" ||
-        printf 'fail\tpython checks completed\t%s\n' "$(tail -3 "$T/pyt.err" | tr '\n' ' ')" >>"$T/pyt.out"
-    while IFS='	' read -r st nm why; do
-        case $st in
-        ok) ok "$nm" ;;
-        fail) not_ok "$nm" "$why" ;;
-        note) echo "# $nm" ;;
-        esac
-    done <"$T/pyt.out"
-}
-# rc_is NAME WANT GOT
-rc_is() { if [ "$3" -eq "$2" ]; then ok "$1"; else not_ok "$1" "exit status $3, expected $2" "$(tail -3 "$T/err" 2>/dev/null)"; fi; }
 
 # --- the reference run: 2 s at 1 ms on CPU 1, every output ---------------
 J=$T/run.json H=$T/hist.txt S=$T/samples.csv

@@ -11,21 +11,14 @@
 #   the largest of them >= 1.7 ms
 #   all.missed >= 0.9 * inj
 # Nothing is asserted about values above 2.2 ms (ordinary VM noise). ~11 s.
+# When the host itself stalls the VM heavily during the run (more than
+# inj/4 samples above 2.2 ms, where a quiet run has fewer than ten), those
+# stalls also land in the band and the attempt says nothing about jitterlab:
+# it is repeated, up to three attempts, and the last one is asserted.
 . "$(dirname "$0")/lib.sh"
 : "${JL_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${JL_BUILD:=$(dirname "$JL")}"
 
-pyt() { # pyt FILE [KEY=VALUE...] < CHECKS (see tests/e2e/helpers/tapcheck.py)
-    python3 "$JL_TOP/tests/e2e/helpers/tapcheck.py" "$@" >"$T/pyt.out" 2>"$T/pyt.err" ||
-        printf 'fail\tpython checks completed\t%s\n' "$(tail -3 "$T/pyt.err" | tr '\n' ' ')" >>"$T/pyt.out"
-    while IFS='	' read -r st nm why; do
-        case $st in
-        ok) ok "$nm" ;;
-        fail) not_ok "$nm" "$why" ;;
-        note) echo "# $nm" ;;
-        esac
-    done <"$T/pyt.out"
-}
 
 if ! is_root; then
     ok "known delay # SKIP not root"
@@ -38,14 +31,22 @@ if [ ! -x "$SPIN" ]; then
 fi
 
 J=$T/kd.json S=$T/kd.csv
-# Both are bounded by themselves (spinner: 11 s, hard stop at 12 s; run: 10 s);
-# timeout only guards against a hang.
-timeout -s KILL 30 "$SPIN" 1 95 2000 50300 11 >"$T/spin.out" 2>"$T/spin.err" &
-spin_pid=$!
-timeout -s KILL 30 "$JL" run -a 1 -p 90 -i 1ms -D 10 -q --samples "$S" --json "$J" 2>"$T/err"
-jl_rc=$?
-wait "$spin_pid"
-spin_rc=$?
+attempt=1
+while :; do
+    # Both are bounded by themselves (spinner: 11 s, hard stop at 12 s; run:
+    # 10 s); timeout only guards against a hang.
+    timeout -s KILL 30 "$SPIN" 1 95 2000 50300 11 >"$T/spin.out" 2>"$T/spin.err" &
+    spin_pid=$!
+    timeout -s KILL 30 "$JL" run -a 1 -p 90 -i 1ms -D 10 -q --samples "$S" --json "$J" 2>"$T/err"
+    jl_rc=$?
+    wait "$spin_pid"
+    spin_rc=$?
+    [ "$jl_rc" -eq 0 ] && [ "$spin_rc" -eq 0 ] && [ "$attempt" -lt 3 ] || break
+    above=$(python3 -c 'import csv,sys; print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if int(r["latency_ns"]) > 2200000))' "$S")
+    [ "$above" -gt $((199 / 4)) ] || break
+    echo "# attempt $attempt: $above samples above 2.2 ms, the host stalled this VM; measuring again"
+    attempt=$((attempt + 1))
+done
 
 if [ "$spin_rc" -eq 77 ]; then
     ok "known delay # SKIP SCHED_FIFO not permitted here"

@@ -5,17 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 : "${JL_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
 
-pyt() { # pyt FILE [KEY=VALUE...] < CHECKS (see tests/e2e/helpers/tapcheck.py)
-    python3 "$JL_TOP/tests/e2e/helpers/tapcheck.py" "$@" >"$T/pyt.out" 2>"$T/pyt.err" ||
-        printf 'fail\tpython checks completed\t%s\n' "$(tail -3 "$T/pyt.err" | tr '\n' ' ')" >>"$T/pyt.out"
-    while IFS='	' read -r st nm why; do
-        case $st in
-        ok) ok "$nm" ;;
-        fail) not_ok "$nm" "$why" ;;
-        note) echo "# $nm" ;;
-        esac
-    done <"$T/pyt.out"
-}
 
 # A non-interactive shell starts background commands with SIGINT ignored;
 # give the run the default disposition, as a terminal's Ctrl-C would find it.

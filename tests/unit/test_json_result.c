@@ -23,7 +23,7 @@ struct fixture {
     struct cpulist cpus;
     struct cpu_result r[2];
     const struct cpu_result *rp[2];
-    struct latency_hist all;
+    struct latency_hist all, all_exec, all_response;
     struct interval_stats iv;
     struct run_report rep;
     char *argv[3];
@@ -36,6 +36,10 @@ static void fill_cpu(struct cpu_result *r, int cpu, int n, int64_t base)
     running_stats_init(&r->latency);
     running_stats_init(&r->period);
     latency_hist_init(&r->hist);
+    running_stats_init(&r->exec);
+    running_stats_init(&r->response);
+    latency_hist_init(&r->exec_hist);
+    latency_hist_init(&r->response_hist);
     for (int i = 0; i < n; i++) {
         int64_t v = base + i * 100;
         running_stats_add(&r->latency, v);
@@ -86,11 +90,15 @@ static int setup(void **state)
     rep->ncpu = 2;
     rep->cpu = f->rp;
     rep->all_hist = &f->all;
+    rep->all_exec_hist = &f->all_exec;
+    rep->all_response_hist = &f->all_response;
+    rep->deadline_ns = 1000000;
     f->iv.cpu = 2;
     f->iv.samples = 10;
     running_stats_init(&f->iv.latency);
     running_stats_init(&f->iv.period);
     running_stats_init(&f->iv.error);
+    running_stats_init(&f->iv.exec);
     running_stats_add(&f->iv.latency, 7000);
     rep->has_intervals = true;
     rep->intervals = &f->iv;
