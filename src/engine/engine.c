@@ -131,6 +131,23 @@ static uint64_t ring_capacity(int64_t interval_ns)
     return cap;
 }
 
+void cpu_result_init(struct cpu_result *r, int cpu)
+{
+    memset(r, 0, sizeof(*r));
+    r->cpu = cpu;
+    running_stats_init(&r->latency);
+    running_stats_init(&r->period);
+    latency_hist_init(&r->hist);
+    running_stats_init(&r->exec);
+    running_stats_init(&r->response);
+    latency_hist_init(&r->exec_hist);
+    latency_hist_init(&r->response_hist);
+    running_stats_init(&r->llc);
+    latency_hist_init(&r->llc_hist);
+    running_stats_init(&r->ipc_milli);
+    latency_hist_init(&r->ipc_milli_hist);
+}
+
 struct engine *engine_create(const struct engine_config *cfg, char *err, unsigned long errlen)
 {
     struct engine *e = calloc(1, sizeof(*e));
@@ -162,19 +179,7 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
         struct cpu_slot *s = &e->slots[i];
         struct cpu_result *r = &s->result;
         s->engine = e;
-        r->cpu = e->cpus.cpu[i];
-        r->max_at_ns = 0;
-        running_stats_init(&r->latency);
-        running_stats_init(&r->period);
-        latency_hist_init(&r->hist);
-        running_stats_init(&r->exec);
-        running_stats_init(&r->response);
-        latency_hist_init(&r->exec_hist);
-        latency_hist_init(&r->response_hist);
-        running_stats_init(&r->llc);
-        latency_hist_init(&r->llc_hist);
-        running_stats_init(&r->ipc_milli);
-        latency_hist_init(&r->ipc_milli_hist);
+        cpu_result_init(r, e->cpus.cpu[i]);
         if (cfg->workload && cfg->workload->kind != WORKLOAD_NONE) {
             s->workload = workload_create(cfg->workload, err, errlen);
             if (!s->workload) {

@@ -81,6 +81,9 @@ struct cpu_result {
     struct latency_hist ipc_milli_hist;
 };
 
+/* An empty result for one CPU (statistics initialised, no buffers). */
+void cpu_result_init(struct cpu_result *r, int cpu);
+
 struct engine;
 
 /* Allocates, locks and prefaults everything. Returns NULL and fills err. */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/engine.h"
 #include "out/json_result.h"
 #include "out/report.h"
 
@@ -31,15 +32,7 @@ struct fixture {
 
 static void fill_cpu(struct cpu_result *r, int cpu, int n, int64_t base)
 {
-    memset(r, 0, sizeof(*r));
-    r->cpu = cpu;
-    running_stats_init(&r->latency);
-    running_stats_init(&r->period);
-    latency_hist_init(&r->hist);
-    running_stats_init(&r->exec);
-    running_stats_init(&r->response);
-    latency_hist_init(&r->exec_hist);
-    latency_hist_init(&r->response_hist);
+    cpu_result_init(r, cpu);
     for (int i = 0; i < n; i++) {
         int64_t v = base + i * 100;
         running_stats_add(&r->latency, v);
