@@ -26,7 +26,6 @@
 : "${JL_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${JL_BUILD:=$(dirname "$JL")}"
 
-# rc_is NAME WANT GOT (stderr of the run in $T/err)
 # jl ARGS...: jitterlab run, bounded, stderr to $T/err
 jl() { timeout -s KILL 30 "$JL" run "$@" 2>"$T/err"; }
 
