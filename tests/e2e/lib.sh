@@ -29,3 +29,27 @@ pyt() {
 }
 # rc_is NAME WANT GOT: an exit status check
 rc_is() { if [ "$3" -eq "$2" ]; then ok "$1"; else not_ok "$1" "exit status $3, expected $2" "$(tail -3 "$T/err" 2>/dev/null)"; fi; }
+# bad NAME WANT_ON_STDERR(ERE) ARGS...: "jitterlab run ARGS" must exit 2, say
+# WANT on stderr and write nothing into the case's own empty directory. @OUT@
+# in ARGS stands for a file in that directory, a leading @DIR@ for the
+# directory itself. The arguments hold no single quotes.
+bad_case=0
+bad() {
+    name=$1 want=$2; shift 2
+    bad_case=$((bad_case + 1)); dir=$T/case$bad_case; mkdir "$dir"
+    args=""
+    for a in "$@"; do
+        case $a in @OUT@) a=$dir/out.json ;; @DIR@*) a=$dir${a#@DIR@} ;; esac
+        args="$args '$a'"
+    done
+    eval "timeout -s KILL 10 \"\$JL\" run $args" >"$dir.out" 2>"$dir.err"
+    rc=$?
+    if [ "$rc" -eq 2 ]; then ok "$name: exits 2"; else not_ok "$name: exits 2" "exit status $rc" "$(head -3 "$dir.err")"; fi
+    if [ -s "$dir.err" ] && grep -Eq -e "$want" "$dir.err"; then
+        ok "$name: stderr says /$want/"
+    else
+        not_ok "$name: stderr says /$want/" "stderr: $(head -3 "$dir.err")"
+    fi
+    left=$(ls -A "$dir")
+    if [ -z "$left" ] && [ ! -e "$dir/out.json" ]; then ok "$name: no output file"; else not_ok "$name: no output file" "left behind: $left"; fi
+}

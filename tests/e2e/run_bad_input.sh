@@ -10,30 +10,6 @@ off=9
 conf=$(getconf _NPROCESSORS_CONF 2>/dev/null || echo 0)
 [ "$conf" -gt "$off" ] 2>/dev/null && off=$conf
 
-i=0
-# bad NAME WANT_ON_STDERR(ERE) ARGS... : ARGS are given to "jitterlab run";
-# @OUT@ in them stands for a file in the case's own empty directory, and a
-# leading @DIR@ for that directory.
-bad() {
-    name=$1 want=$2; shift 2
-    i=$((i + 1)); dir=$T/case$i; mkdir "$dir"
-    args=""
-    for a in "$@"; do
-        case $a in @OUT@) a=$dir/out.json ;; @DIR@*) a=$dir${a#@DIR@} ;; esac
-        args="$args '$a'" # the arguments hold no single quotes
-    done
-    eval "\"\$JL\" run $args" >"$dir.out" 2>"$dir.err"
-    rc=$?
-    if [ "$rc" -eq 2 ]; then ok "$name: exits 2"; else not_ok "$name: exits 2" "exit status $rc" "$(head -3 "$dir.err")"; fi
-    if [ -s "$dir.err" ] && grep -Eq -e "$want" "$dir.err"; then
-        ok "$name: stderr says /$want/"
-    else
-        not_ok "$name: stderr says /$want/" "stderr: $(head -3 "$dir.err")"
-    fi
-    left=$(ls -A "$dir")
-    if [ -z "$left" ] && [ ! -e "$dir/out.json" ]; then ok "$name: no output file"; else not_ok "$name: no output file" "left behind: $left"; fi
-}
-
 bad "-i 0" '--interval' -a 1 -D 1 -q --json @OUT@ -i 0
 bad "-i -5" '--interval' -a 1 -D 1 -q --json @OUT@ -i -5
 bad "-i abc" '--interval' -a 1 -D 1 -q --json @OUT@ -i abc

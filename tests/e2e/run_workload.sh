@@ -264,28 +264,6 @@ else:
 EOF
 
 # --- 8: bad input ----------------------------------------------------------
-i=0
-# bad NAME WANT_ON_STDERR(ERE) ARGS...: exit 2, WANT on stderr, nothing
-# written into the case's own empty directory (@OUT@ is a file there).
-bad() {
-    name=$1 want=$2; shift 2
-    i=$((i + 1)); dir=$T/case$i; mkdir "$dir"
-    args=""
-    for a in "$@"; do
-        case $a in @OUT@) a=$dir/out.json ;; esac
-        args="$args '$a'" # the arguments hold no single quotes
-    done
-    eval "timeout -s KILL 10 \"\$JL\" run $args" >"$dir.out" 2>"$dir.err"
-    rc=$?
-    if [ "$rc" -eq 2 ]; then ok "$name: exits 2"; else not_ok "$name: exits 2" "exit status $rc" "$(head -3 "$dir.err")"; fi
-    if [ -s "$dir.err" ] && grep -Eq -e "$want" "$dir.err"; then
-        ok "$name: stderr says /$want/"
-    else
-        not_ok "$name: stderr says /$want/" "stderr: $(head -3 "$dir.err")"
-    fi
-    left=$(ls -A "$dir")
-    if [ -z "$left" ]; then ok "$name: no output file"; else not_ok "$name: no output file" "left behind: $left"; fi
-}
 bad "--workload bogus" '--workload' -a 1 -l 10 -q --json @OUT@ --workload bogus
 bad "--workload spin (no duration)" '--workload' -a 1 -l 10 -q --json @OUT@ --workload spin
 bad "--workload ptrchase:abc" '--workload' -a 1 -l 10 -q --json @OUT@ --workload ptrchase:abc

@@ -24,19 +24,9 @@
 
 #include "sys/system_info.h"
 #include "sys/sysroot.h"
+#include "test_fixture.h"
 
 /* ---- helpers ---------------------------------------------------------- */
-
-static void fixture_sysroot(struct sysroot *sr, const char *name)
-{
-    const char *top = getenv("JL_TOP");
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/tests/fixtures/%s", top && *top ? top : ".", name);
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        fail_msg("fixture %s not found (set JL_TOP to the repository root)", dir);
-    sysroot_init(sr, dir);
-}
 
 /* Writes root + rel (rel starts with '/'), creating the directories above. */
 static void write_file(const char *root, const char *rel, const void *data, size_t len)
