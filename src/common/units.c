@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct duration_unit {
     const char *name;
@@ -191,4 +192,38 @@ void format_duration(int64_t ns, char *buf, unsigned long len)
         digits--;
     }
     snprintf(buf, len, "%s%" PRIu64 ".%0*u %s", sign, whole, digits, frac, print_units[u].name);
+}
+
+struct size_suffix {
+    const char *name;
+    unsigned shift;
+};
+
+static const struct size_suffix size_suffixes[] = {
+    {"", 0}, {"B", 0}, {"K", 10}, {"KiB", 10}, {"M", 20}, {"MiB", 20}, {"G", 30}, {"GiB", 30},
+};
+
+int parse_size_bytes(const char *text, uint64_t *out)
+{
+    const char *p = text;
+    uint64_t value = 0;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    while (isdigit((unsigned char)*p)) {
+        unsigned digit = (unsigned)(*p - '0');
+        if (value > (UINT64_MAX - digit) / 10)
+            return -1;
+        value = value * 10 + digit;
+        p++;
+    }
+    for (size_t i = 0; i < sizeof size_suffixes / sizeof size_suffixes[0]; i++) {
+        if (strcasecmp(p, size_suffixes[i].name) == 0) {
+            unsigned shift = size_suffixes[i].shift;
+            if (value > (UINT64_MAX >> shift))
+                return -1;
+            *out = value << shift;
+            return 0;
+        }
+    }
+    return -1;
 }

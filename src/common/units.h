@@ -21,6 +21,11 @@ int parse_duration_ns(const char *text, int64_t bare_unit_ns, int64_t *out_ns, c
 /* Parses a base-10 integer in [min, max]. */
 int parse_int_range(const char *text, long min, long max, long *out, const char **why);
 
+/* Parses a byte count with an optional binary suffix, case-insensitive:
+ * B, K/KiB, M/MiB, G/GiB (powers of 1024, as the kernel writes cache sizes).
+ * Returns 0, or -1 for garbage or overflow. */
+int parse_size_bytes(const char *text, uint64_t *out);
+
 /* Formats ns as a short human string ("1.5 ms", "250 us", "10 s"): the largest
  * unit of ns, us, ms, s, up to three decimals, trailing zeros dropped. */
 void format_duration(int64_t ns, char *buf, unsigned long len);

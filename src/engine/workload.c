@@ -23,12 +23,12 @@
 #include <time.h>
 
 #include "common/units.h"
+#include "sys/cache_info.h"
 
 #define PTRCHASE_MIN_NODES   2
 #define PTRCHASE_MAX_BYTES   (UINT64_C(16) << 30)
 #define PTRCHASE_MAX_STEPS   100000000L
 #define SPIN_MAX_NS          NS_PER_S
-#define CACHE_INDEX_MAX      10
 #define CALIBRATION_TRIES    100
 #define CALIBRATION_CHUNK_NS (200 * NS_PER_US) /* 100 tries: ~20 ms in all */
 #define CALIBRATION_WARM_NS  NS_PER_MS
@@ -58,59 +58,13 @@ static int fail(const char **why, const char *reason)
     return -1;
 }
 
-struct size_suffix {
-    const char *name;
-    unsigned shift;
-};
-
-/* Powers of 1024 throughout: "K" is what the kernel writes in cache/size. */
-static const struct size_suffix size_suffixes[] = {
-    {"", 0}, {"B", 0}, {"K", 10}, {"KiB", 10}, {"M", 20}, {"MiB", 20}, {"G", 30}, {"GiB", 30},
-};
-
-/* Bytes with an optional binary suffix (case-insensitive). 0 on success. */
-static int parse_size_bytes(const char *text, uint64_t *out)
-{
-    const char *p = text;
-    uint64_t value = 0;
-    if (!isdigit((unsigned char)*p))
-        return -1;
-    while (isdigit((unsigned char)*p)) {
-        unsigned digit = (unsigned)(*p - '0');
-        if (value > (UINT64_MAX - digit) / 10)
-            return -1;
-        value = value * 10 + digit;
-        p++;
-    }
-    for (size_t i = 0; i < sizeof size_suffixes / sizeof size_suffixes[0]; i++) {
-        if (strcasecmp(p, size_suffixes[i].name) == 0) {
-            unsigned shift = size_suffixes[i].shift;
-            if (value > (UINT64_MAX >> shift))
-                return -1;
-            *out = value << shift;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /* Twice the L2 size of CPU 0: a buffer the L2 cannot hold but the LLC
  * usually can, so the walk's cost moves with what neighbours do to the LLC. */
 static uint64_t default_ptrchase_size(const struct sysroot *sr)
 {
-    for (int i = 0; i < CACHE_INDEX_MAX && sr; i++) {
-        char path[96], size_text[64];
-        int64_t level = 0;
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-        if (sysroot_read_int64(sr, path, &level) != 0 || level != 2)
-            continue;
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        uint64_t l2_bytes = 0;
-        if (sysroot_read_string(sr, path, size_text, sizeof size_text) > 0 &&
-            parse_size_bytes(size_text, &l2_bytes) == 0 && l2_bytes > 0 &&
-            l2_bytes <= PTRCHASE_MAX_BYTES / 2)
-            return 2 * l2_bytes;
-    }
+    uint64_t l2_bytes = sr ? cache_size_bytes(sr, 2) : 0;
+    if (l2_bytes > 0 && l2_bytes <= PTRCHASE_MAX_BYTES / 2)
+        return 2 * l2_bytes;
     return WORKLOAD_FALLBACK_SIZE;
 }
 
