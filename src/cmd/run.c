@@ -14,15 +14,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "common/units.h"
 #include "engine/counters.h"
 #include "engine/engine.h"
 #include "engine/workload.h"
+#include "load/load.h"
 #include "out/atomic_file.h"
 #include "out/histfile.h"
 #include "out/json_result.h"
@@ -32,6 +33,7 @@
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
 
+#define RUN_MAX_LOADS 16
 #define COLLECT_PERIOD_NS (100 * NS_PER_MS)
 #define LIVE_PERIOD_NS    (250 * NS_PER_MS)
 #define PLAIN_PERIOD_NS   (1000 * NS_PER_MS)
@@ -64,6 +66,9 @@ struct run_params {
     uint64_t seed;
     int64_t deadline_ns; /* 0 until defaulted to the interval */
     uint32_t counters_mask;
+    const char *load_text[RUN_MAX_LOADS];
+    struct load_spec loads[RUN_MAX_LOADS];
+    int nloads;
 };
 
 static bool has_workload(const struct run_params *p)
@@ -105,7 +110,11 @@ static void run_usage(FILE *out)
                  "      --seed N            ptrchase permutation seed (default 1)\n"
                  "      --deadline DUR      response time (latency + execution) limit; cycles\n"
                  "                          beyond it are deadline misses (default: interval)\n"
-                 "      --counters LIST     per-cycle counters: cycles, instructions, llc-misses,\n"
+                 "      --load KIND[@CPUS]  a best-effort load for the run's duration (repeatable;\n"
+            "                          default CPUs: online ones not measured); KIND as in\n"
+            "                          jitterlab load: cpu, pulse:ON:OFF[:KIND], cache[:SIZE],\n"
+            "                          memory[:SIZE], cmd:COMMAND\n"
+            "      --counters LIST     per-cycle counters: cycles, instructions, llc-misses,\n"
                  "                          context-switches, cpu-migrations, page-faults, all\n"
                  "  -q, --quiet             print nothing but errors\n"
                  "      --json FILE         write the result document (schema 1)\n"
@@ -118,36 +127,6 @@ static void run_usage(FILE *out)
                  "Without root or CAP_SYS_NICE it runs SCHED_OTHER and says so. Ctrl-C ends the\n"
                  "run early and still writes every output, marked interrupted.\n"
                  "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 budget exceeded.\n");
-}
-
-static int usage_error(const char *opt, const char *value, const char *why)
-{
-    if (value)
-        fprintf(stderr, "jitterlab: %s %s: %s\n", opt, value, why);
-    else
-        fprintf(stderr, "jitterlab: %s: %s\n", opt, why);
-    return EXIT_USAGE;
-}
-
-static int parse_int_option(const char *opt, const char *text, long min, long max, long *out)
-{
-    const char *why;
-    if (parse_int_range(text, min, max, out, &why) == 0)
-        return 0;
-    char msg[96];
-    snprintf(msg, sizeof(msg), "must be a whole number from %ld to %ld", min, max);
-    return usage_error(opt, text, msg);
-}
-
-static int parse_positive_duration(const char *opt, const char *text, int64_t bare_unit,
-                                   int64_t *out)
-{
-    const char *why;
-    if (parse_duration_ns(text, bare_unit, out, &why) != 0)
-        return usage_error(opt, text, why);
-    if (*out <= 0)
-        return usage_error(opt, text, "must be greater than 0");
-    return 0;
 }
 
 enum {
@@ -166,6 +145,7 @@ enum {
     OPT_SEED,
     OPT_DEADLINE,
     OPT_COUNTERS,
+    OPT_LOAD,
 };
 
 static const struct option run_options[] = {
@@ -190,6 +170,7 @@ static const struct option run_options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"deadline", required_argument, NULL, OPT_DEADLINE},
     {"counters", required_argument, NULL, OPT_COUNTERS},
+    {"load", required_argument, NULL, OPT_LOAD},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -323,6 +304,12 @@ static int parse_args(int argc, char **argv, struct run_params *p)
         case OPT_DEADLINE:
             rc = parse_positive_duration("--deadline", optarg, NS_PER_US, &p->deadline_ns);
             break;
+        case OPT_LOAD:
+            if (p->nloads == RUN_MAX_LOADS)
+                rc = usage_error("--load", optarg, "too many loads (at most 16)");
+            else
+                p->load_text[p->nloads++] = optarg;
+            break;
         case OPT_COUNTERS:
             if (counters_parse(optarg, &p->counters_mask, &why) != 0)
                 rc = usage_error("--counters", optarg, why);
@@ -359,38 +346,48 @@ static int parse_args(int argc, char **argv, struct run_params *p)
     return -1;
 }
 
-/* Checks that need the machine: CPUs online, TSC, workload, output paths. */
+/* Each --load parses, runs on online CPUs (by default those not measured)
+ * and leaves at least one measured CPU alone. */
+static int validate_loads(struct run_params *p, const struct system_info *si,
+                          const struct sysroot *sr)
+{
+    char why[700];
+    int rc;
+    for (int i = 0; i < p->nloads; i++) {
+        struct load_spec *l = &p->loads[i];
+        if (load_parse(p->load_text[i], sr, true, l, why, sizeof(why)) != 0)
+            return usage_error("--load", p->load_text[i], why);
+        if (!l->cpus_given) {
+            cpulist_subtract(&si->online, &p->cpus, &l->cpus);
+            if (l->cpus.count == 0)
+                return usage_error("--load", p->load_text[i],
+                                   "no CPU left for the load (every online CPU is measured); "
+                                   "name its CPUs with @CPUS");
+        } else if ((rc = check_cpus_online("--load", p->load_text[i], &l->cpus, si)) != 0) {
+            return rc;
+        }
+        struct cpulist left;
+        cpulist_subtract(&p->cpus, &l->cpus, &left);
+        if (left.count == 0)
+            return usage_error("--load", p->load_text[i],
+                               "its CPUs include every measured CPU; a load runs beside the "
+                               "measurement, not on all of it");
+    }
+    return 0;
+}
+
+/* Checks that need the machine: CPUs online, TSC, workload, loads, output paths. */
 static int validate(struct run_params *p, const struct system_info *si, const struct sysroot *sr)
 {
-    char why[4200], list[1024];
     const char *reason;
+    int rc;
     if (workload_parse(p->workload_text ? p->workload_text : "none", sr, p->seed, &p->workload,
                        &reason) != 0)
         return usage_error("--workload", p->workload_text, reason);
-    if (p->cpus.count == 0) {
-        /* default: isolated CPUs, else all online but CPU 0 (when 2+ CPUs) */
-        if (si->isolated_list.count > 0) {
-            p->cpus = si->isolated_list;
-        } else {
-            struct cpulist zero = {0};
-            cpulist_add(&zero, 0);
-            if (si->online.count > 1)
-                cpulist_subtract(&si->online, &zero, &p->cpus);
-            else
-                p->cpus = si->online;
-        }
-        if (p->cpus.count == 0)
-            cpulist_add(&p->cpus, 0);
-    } else if (si->online.count > 0) {
-        for (int i = 0; i < p->cpus.count; i++) {
-            if (!cpulist_contains(&si->online, p->cpus.cpu[i])) {
-                cpulist_format(&si->online, list, sizeof(list));
-                snprintf(why, sizeof(why), "CPU %d is not online (online: %s)", p->cpus.cpu[i],
-                         list);
-                return usage_error("--cpus", p->cpus_text, why);
-            }
-        }
-    }
+    if (p->cpus.count == 0)
+        default_target_cpus(si, &p->cpus);
+    else if ((rc = check_cpus_online("--cpus", p->cpus_text, &p->cpus, si)) != 0)
+        return rc;
     if (p->clock == ENGINE_CLOCK_TSC) {
         if (!engine_tsc_supported())
             return usage_error("--clock", "tsc", "refused: this architecture has no TSC");
@@ -399,16 +396,12 @@ static int validate(struct run_params *p, const struct system_info *si, const st
                                "refused: the CPU does not report an invariant TSC "
                                "(constant_tsc and nonstop_tsc missing from /proc/cpuinfo)");
     }
-    const struct {
-        const char *opt;
-        const char *path;
-    } outs[] = {{"--json", p->json_path},
-                {"--histogram-file", p->hist_path},
-                {"--samples", p->samples_path}};
-    for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
-        if (outs[i].path && atomic_file_check(outs[i].path, why, sizeof(why)) != 0)
-            return usage_error(outs[i].opt, outs[i].path, why);
-    }
+    if ((rc = validate_loads(p, si, sr)) != 0)
+        return rc;
+    if ((rc = check_output_path("--json", p->json_path)) != 0 ||
+        (rc = check_output_path("--histogram-file", p->hist_path)) != 0 ||
+        (rc = check_output_path("--samples", p->samples_path)) != 0)
+        return rc;
     return -1;
 }
 
@@ -615,17 +608,6 @@ static void pin_to_housekeeping(const struct run_params *p, const struct system_
     pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-static void rfc3339_now(char *buf, size_t len)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    struct tm tm;
-    gmtime_r(&tv.tv_sec, &tm);
-    char base[32];
-    strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf, len, "%s.%03dZ", base, (int)(tv.tv_usec / 1000));
-}
-
 static void print_header(const struct run_params *p, const struct system_info *si, int pm_fd)
 {
     char cpus[1024], iv[32], dur[32];
@@ -787,8 +769,21 @@ int cmd_run(int argc, char **argv)
     struct run_report rep;
     memset(&rep, 0, sizeof(rep));
     rfc3339_now(rep.started_at, sizeof(rep.started_at));
+    struct load_sched load_sched = {.policy = SCHED_OTHER, .nice = 0};
+    struct load_runner *loads = NULL;
+    if (p.nloads > 0) {
+        loads = load_runner_start(p.loads, p.nloads, &load_sched, 0, err, sizeof(err));
+        if (!loads) {
+            fprintf(stderr, "jitterlab: --load: %s\n", err);
+            collector_free(&c);
+            engine_destroy(eng);
+            pm_qos_release(pm_fd);
+            return EXIT_RUNTIME;
+        }
+    }
     if (engine_start(eng, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitterlab: %s\n", err);
+        load_runner_destroy(loads);
         collector_free(&c);
         engine_destroy(eng);
         pm_qos_release(pm_fd);
@@ -815,6 +810,8 @@ int cmd_run(int argc, char **argv)
     collect_until_done(&p, &c, &interrupted);
     engine_join(eng);
     int64_t end_ns = monotonic_now_ns();
+    if (loads)
+        load_runner_stop(loads);
     pm_qos_release(pm_fd);
     collect(&c);
     for (int i = 0; i < c.n; i++) {
@@ -836,6 +833,7 @@ int cmd_run(int argc, char **argv)
     struct latency_hist *all_hist = malloc(3 * sizeof(*all_hist)); /* latency, exec, response */
     if (!all_hist) {
         fprintf(stderr, "jitterlab: out of memory\n");
+        load_runner_destroy(loads);
         collector_free(&c);
         engine_destroy(eng);
         return EXIT_RUNTIME;
@@ -868,6 +866,10 @@ int cmd_run(int argc, char **argv)
     rep.deadline_ns = p.deadline_ns;
     rep.counters_mask = p.counters_mask;
     rep.control_task = control_task_columns(&p);
+    rep.loads = p.loads;
+    rep.nloads = p.nloads;
+    rep.load_sched = &load_sched;
+    rep.load_runner = loads;
     rep.ncpu = c.n;
     rep.cpu = results;
     rep.all_hist = &all_hist[0];
@@ -894,6 +896,7 @@ int cmd_run(int argc, char **argv)
     if (interrupted && !p.quiet)
         fprintf(stderr, "jitterlab: interrupted; outputs hold every sample taken\n");
     free(all_hist);
+    load_runner_destroy(loads);
     collector_free(&c);
     engine_destroy(eng);
     return rc;

@@ -10,6 +10,8 @@
  */
 #include "engine/engine.h"
 
+#include "common/clock.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -64,13 +66,6 @@ struct engine {
     alignas(64) _Atomic bool stop;
     alignas(64) _Atomic int finished;
 };
-
-int64_t monotonic_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 bool engine_tsc_supported(void)
 {

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/clock.h"
 #include "engine/counters.h"
 #include "engine/ring.h"
 #include "engine/workload.h"
@@ -111,8 +112,6 @@ bool engine_degraded(const struct engine *e);
 bool engine_memory_locked(const struct engine *e);
 void engine_destroy(struct engine *e);
 
-/* CLOCK_MONOTONIC now, in ns. */
-int64_t monotonic_now_ns(void);
 /* Whether --clock tsc can work on this build (x86 only). */
 bool engine_tsc_supported(void);
 

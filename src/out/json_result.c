@@ -12,6 +12,7 @@
 #include "engine/counters.h"
 #include "engine/workload.h"
 #include "out/atomic_file.h"
+#include "out/json_load.h"
 #include "sys/cpulist.h"
 
 static json_t *json_int_or_null(bool present, int64_t v)
@@ -221,7 +222,9 @@ static json_t *json_config(const struct run_report *rep)
                 json_array_append_new(counters, json_string(counter_name((enum counter_id)id)));
     }
     json_object_set_new(c, "counters", counters);
-    json_object_set_new(c, "load", json_null());
+    json_object_set_new(c, "load", rep->nloads ? json_load_list(rep->loads, rep->nloads,
+                                                                rep->load_sched, rep->load_runner)
+                                               : json_null());
     json_object_set_new(c, "pm_qos_us", json_int_or_null(rep->pm_qos_us >= 0, rep->pm_qos_us));
     json_object_set_new(c, "report_every_ns",
                         json_int_or_null(rep->report_every_ns > 0, rep->report_every_ns));

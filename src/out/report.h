@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "engine/engine.h"
+#include "load/load.h"
 #include "stats/histogram.h"
 #include "stats/running_stats.h"
 #include "sys/system_info.h"
@@ -59,6 +60,10 @@ struct run_report {
     int64_t deadline_ns;
     uint32_t counters_mask;
     bool control_task; /* execution/response figures are of interest */
+    const struct load_spec *loads; /* --load, nloads of them */
+    int nloads;
+    const struct load_sched *load_sched;
+    const struct load_runner *load_runner;
 
     /* results */
     int ncpu;

@@ -34,6 +34,27 @@ static void summary_row(FILE *out, const char *label, uint64_t samples, uint64_t
     fputc('\n', out);
 }
 
+void text_loads(FILE *out, const struct load_spec *specs, int n, const struct load_runner *lr)
+{
+    fprintf(out, "\nLoads (achieved duty cycle)\n");
+    for (int i = 0; i < n; i++) {
+        struct load_duty d[64];
+        uint64_t starts = 0;
+        int nd = load_runner_duty(lr, i, d, 64, &starts);
+        char cpus[256];
+        cpulist_format(&specs[i].cpus, cpus, sizeof(cpus));
+        fprintf(out, "  %s on CPU %s:", specs[i].text, cpus);
+        for (int k = 0; k < nd; k++) {
+            if (d[k].cpu >= 0)
+                fprintf(out, "  cpu%d %.1f%%", d[k].cpu, d[k].duty * 100);
+            else
+                fprintf(out, "  %.1f%% of its CPUs, started %llu times", d[k].duty * 100,
+                        (unsigned long long)starts);
+        }
+        fputc('\n', out);
+    }
+}
+
 void text_summary(FILE *out, const struct run_report *rep)
 {
     bool with_tol = rep->tolerance_ns >= 0;
@@ -76,6 +97,8 @@ void text_summary(FILE *out, const struct run_report *rep)
                             rep->all_deadline_misses, t == 1);
         }
     }
+    if (rep->nloads && rep->load_runner)
+        text_loads(out, rep->loads, rep->nloads, rep->load_runner);
     if (rep->all_ring_drops)
         fprintf(out,
                 "note: %llu samples did not reach the collector (ring full); the statistics "

@@ -12,6 +12,8 @@
 #include "out/report.h"
 
 void text_summary(FILE *out, const struct run_report *rep);
+/* One line per load: its CPUs and the duty cycle each achieved. */
+void text_loads(FILE *out, const struct load_spec *specs, int n, const struct load_runner *lr);
 void text_histogram(FILE *out, const struct latency_hist *h);
 /* with_exec adds the execution time and deadline-miss columns. */
 void text_interval_header(FILE *out, bool with_exec);

@@ -29,7 +29,8 @@ pyt() {
 }
 # rc_is NAME WANT GOT: an exit status check
 rc_is() { if [ "$3" -eq "$2" ]; then ok "$1"; else not_ok "$1" "exit status $3, expected $2" "$(tail -3 "$T/err" 2>/dev/null)"; fi; }
-# bad NAME WANT_ON_STDERR(ERE) ARGS...: "jitterlab run ARGS" must exit 2, say
+# bad NAME WANT_ON_STDERR(ERE) ARGS...: "jitterlab run ARGS" (or $BAD_SUBCOMMAND
+# instead of run) must exit 2, say
 # WANT on stderr and write nothing into the case's own empty directory. @OUT@
 # in ARGS stands for a file in that directory, a leading @DIR@ for the
 # directory itself. The arguments hold no single quotes.
@@ -42,7 +43,7 @@ bad() {
         case $a in @OUT@) a=$dir/out.json ;; @DIR@*) a=$dir${a#@DIR@} ;; esac
         args="$args '$a'"
     done
-    eval "timeout -s KILL 10 \"\$JL\" run $args" >"$dir.out" 2>"$dir.err"
+    eval "timeout -s KILL 10 \"\$JL\" ${BAD_SUBCOMMAND:-run} $args" >"$dir.out" 2>"$dir.err"
     rc=$?
     if [ "$rc" -eq 2 ]; then ok "$name: exits 2"; else not_ok "$name: exits 2" "exit status $rc" "$(head -3 "$dir.err")"; fi
     if [ -s "$dir.err" ] && grep -Eq -e "$want" "$dir.err"; then

@@ -1,0 +1,274 @@
+/*
+ * `jitterlab load KIND`: run one best-effort load on its own, pinned and
+ * bounded, with a live line of the duty cycle each load CPU achieves. The
+ * same loads run beside a measurement with `jitterlab run --load`. Ends at
+ * -D, or on SIGINT/SIGTERM, always taking its threads and child processes
+ * with it.
+ */
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/options.h"
+#include "common/clock.h"
+#include "common/units.h"
+#include "load/load.h"
+#include "out/json_load.h"
+#include "out/json_result.h"
+#include "sys/system_info.h"
+
+#define LIVE_PERIOD_NS (500 * NS_PER_MS)
+#define PLAIN_PERIOD_NS NS_PER_S
+#define MAX_DUTY_ROWS 64
+
+struct load_params {
+    const char *kind_text;
+    const char *cpus_text;
+    struct cpulist cpus;
+    int64_t duration_ns;
+    struct load_sched sched;
+    const char *json_path;
+    const char *sysroot_dir;
+    bool quiet;
+};
+
+static void load_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: jitterlab load KIND [options]\n"
+            "\n"
+            "Runs a best-effort load on the given CPUs, the way it would run beside a\n"
+            "real-time loop (see also jitterlab run --load), and shows the duty cycle\n"
+            "each CPU achieves. Loads never use a real-time policy.\n"
+            "\n"
+            "KIND:\n"
+            "  cpu                     continuous arithmetic\n"
+            "  pulse:ON:OFF[:KIND]     KIND (default cpu) busy for ON, idle for OFF, again\n"
+            "                          and again (bare numbers: ms), e.g. pulse:100ms:400ms\n"
+            "  cache[:SIZE]            random read-modify-write over about the last-level\n"
+            "                          cache size (sysfs; 32MiB when unknown)\n"
+            "  memory[:SIZE]           streaming copy over 4 x the last-level cache (>= 64MiB)\n"
+            "  cmd:COMMAND             a shell command in its own process group; pulsed, it\n"
+            "                          is started at every ON and killed at every OFF\n"
+            "\n"
+            "  -a, --cpus LIST         CPUs to load (default: the isolated CPUs, else every\n"
+            "                          online CPU but CPU 0); cmd runs once on all of them\n"
+            "  -D, --duration DUR      how long (bare number: s; default 10s)\n"
+            "      --policy P          other | batch | idle (default other)\n"
+            "      --nice N            nice value -20..19 (default 0)\n"
+            "      --json FILE         write what ran and the achieved duty cycles\n"
+            "  -q, --quiet             print nothing but errors\n"
+            "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
+            "  -h, --help              this text\n");
+}
+
+enum { OPT_POLICY = 256, OPT_NICE, OPT_JSON, OPT_SYSROOT };
+
+static const struct option load_options[] = {
+    {"cpus", required_argument, NULL, 'a'},
+    {"duration", required_argument, NULL, 'D'},
+    {"policy", required_argument, NULL, OPT_POLICY},
+    {"nice", required_argument, NULL, OPT_NICE},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"quiet", no_argument, NULL, 'q'},
+    {"sysroot", required_argument, NULL, OPT_SYSROOT},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Parses "other", "batch", "idle"; -1 otherwise. */
+static int load_policy_parse(const char *text)
+{
+    if (strcmp(text, "other") == 0)
+        return SCHED_OTHER;
+    if (strcmp(text, "batch") == 0)
+        return SCHED_BATCH;
+    if (strcmp(text, "idle") == 0)
+        return SCHED_IDLE;
+    return -1;
+}
+
+/* Returns -1 to continue, or an exit code. */
+static int parse_args(int argc, char **argv, struct load_params *p)
+{
+    const char *why;
+    long v;
+    memset(p, 0, sizeof(*p));
+    p->duration_ns = 10 * NS_PER_S;
+    p->sched.policy = SCHED_OTHER;
+    opterr = 0;
+    optind = 1;
+    int c, rc;
+    while ((c = getopt_long(argc, argv, ":a:D:qh", load_options, NULL)) != -1) {
+        rc = 0;
+        switch (c) {
+        case 'a':
+            p->cpus_text = optarg;
+            if (cpulist_parse(optarg, &p->cpus, &why) != 0)
+                rc = usage_error("--cpus", optarg, why);
+            else if (p->cpus.count == 0)
+                rc = usage_error("--cpus", optarg, "empty CPU list");
+            break;
+        case 'D':
+            rc = parse_positive_duration("--duration", optarg, NS_PER_S, &p->duration_ns);
+            break;
+        case OPT_POLICY:
+            p->sched.policy = load_policy_parse(optarg);
+            if (p->sched.policy < 0)
+                rc = usage_error("--policy", optarg,
+                                 "must be other, batch or idle (loads never run real-time)");
+            break;
+        case OPT_NICE:
+            rc = parse_int_option("--nice", optarg, -20, 19, &v);
+            p->sched.nice = (int)v;
+            break;
+        case OPT_JSON:
+            p->json_path = optarg;
+            break;
+        case 'q':
+            p->quiet = true;
+            break;
+        case OPT_SYSROOT:
+            p->sysroot_dir = optarg;
+            break;
+        case 'h':
+            load_usage(stdout);
+            return EXIT_OK;
+        case ':':
+            return usage_error(argv[optind - 1], NULL, "needs a value");
+        default:
+            fprintf(stderr, "jitterlab: load: unknown option '%s' (see jitterlab help load)\n",
+                    argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+        if (rc)
+            return rc;
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "jitterlab: load: which load? (e.g. jitterlab load pulse:100ms:400ms "
+                        "-a 1; see jitterlab help load)\n");
+        return EXIT_USAGE;
+    }
+    p->kind_text = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "jitterlab: load: unexpected argument '%s'\n", argv[optind]);
+        return EXIT_USAGE;
+    }
+    if (!p->sysroot_dir)
+        p->sysroot_dir = getenv("JITTERLAB_SYSROOT");
+    return -1;
+}
+
+static void print_duty(FILE *out, const struct load_runner *lr, const struct load_spec *spec,
+                       double elapsed_s, double total_s, bool tty)
+{
+    struct load_duty d[MAX_DUTY_ROWS];
+    uint64_t starts = 0;
+    int n = load_runner_duty(lr, 0, d, MAX_DUTY_ROWS, &starts);
+    fprintf(out, "%s%6.1f / %.1f s  %s duty:", tty ? "\r" : "", elapsed_s, total_s, spec->text);
+    for (int i = 0; i < n; i++) {
+        if (d[i].cpu >= 0)
+            fprintf(out, "  cpu%d %5.1f%%", d[i].cpu, d[i].duty * 100);
+        else
+            fprintf(out, "  cpus %5.1f%%", d[i].duty * 100);
+    }
+    if (load_is_external(spec))
+        fprintf(out, "  starts %llu", (unsigned long long)starts);
+    fputs(tty ? "\033[K" : "\n", out);
+    fflush(out);
+}
+
+static int write_json(const struct load_params *p, int argc, char **argv,
+                      const struct load_spec *spec, const struct load_runner *lr,
+                      const char *started_at, double duration_s, bool interrupted)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "tool", json_string("jitterlab"));
+    json_object_set_new(doc, "schema", json_integer(1));
+    json_object_set_new(doc, "kind", json_string("load"));
+    json_object_set_new(doc, "version", json_string(JITTERLAB_VERSION));
+    json_t *args = json_array();
+    json_array_append_new(args, json_string("jitterlab"));
+    for (int i = 0; i < argc; i++)
+        json_array_append_new(args, json_string(argv[i]));
+    json_object_set_new(doc, "argv", args);
+    json_object_set_new(doc, "started_at", json_string(started_at));
+    json_object_set_new(doc, "duration_s", json_real(duration_s));
+    json_object_set_new(doc, "interrupted", json_boolean(interrupted));
+    json_object_set_new(doc, "loads", json_load_list(spec, 1, &p->sched, lr));
+    int rc = json_write_file(doc, p->json_path);
+    json_decref(doc);
+    return rc;
+}
+
+int cmd_load(int argc, char **argv)
+{
+    static struct load_params p;
+    int rc = parse_args(argc, argv, &p);
+    if (rc >= 0)
+        return rc;
+    struct sysroot sr;
+    sysroot_init(&sr, p.sysroot_dir);
+    static struct system_info si;
+    system_info_read(&sr, &si);
+    static struct load_spec spec;
+    char why[600];
+    if (load_parse(p.kind_text, &sr, false, &spec, why, sizeof(why)) != 0)
+        return usage_error("load", p.kind_text, why);
+    if (p.cpus.count == 0)
+        default_target_cpus(&si, &p.cpus);
+    else if ((rc = check_cpus_online("--cpus", p.cpus_text, &p.cpus, &si)) != 0)
+        return rc;
+    if ((rc = check_output_path("--json", p.json_path)) != 0)
+        return rc;
+    spec.cpus = p.cpus;
+    spec.cpus_given = true;
+
+    stop_handlers_install();
+    char started_at[40];
+    rfc3339_now(started_at, sizeof(started_at));
+    char err[600];
+    struct load_runner *lr = load_runner_start(&spec, 1, &p.sched, p.duration_ns, err, sizeof(err));
+    if (!lr) {
+        fprintf(stderr, "jitterlab: load: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    int64_t start = monotonic_now_ns();
+    bool tty = isatty(STDOUT_FILENO);
+    double total_s = (double)p.duration_ns / 1e9;
+    int64_t next_line = start + (tty ? LIVE_PERIOD_NS : PLAIN_PERIOD_NS);
+    bool interrupted = false;
+    while (!load_runner_finished(lr)) {
+        struct timespec pause = {0, 50 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        if (stop_requested()) {
+            interrupted = true;
+            break;
+        }
+        int64_t now = monotonic_now_ns();
+        if (!p.quiet && now >= next_line) {
+            print_duty(stdout, lr, &spec, (double)(now - start) / 1e9, total_s, tty);
+            next_line = now + (tty ? LIVE_PERIOD_NS : PLAIN_PERIOD_NS);
+        }
+    }
+    load_runner_stop(lr);
+    double elapsed_s = (double)(monotonic_now_ns() - start) / 1e9;
+    if (!p.quiet) {
+        print_duty(stdout, lr, &spec, elapsed_s, total_s, tty);
+        if (tty)
+            fputc('\n', stdout);
+    }
+    rc = EXIT_OK;
+    if (p.json_path &&
+        write_json(&p, argc, argv, &spec, lr, started_at, elapsed_s, interrupted) != 0) {
+        fprintf(stderr, "jitterlab: --json %s: cannot write\n", p.json_path);
+        rc = EXIT_RUNTIME;
+    }
+    load_runner_destroy(lr);
+    return rc;
+}

@@ -1,0 +1,81 @@
+/*
+ * Shared option parsing and input checks for the subcommands; see
+ * options.h. Every check here runs before a subcommand touches the machine
+ * or creates a file, so bad input always ends with exit 2 and no output.
+ */
+#include "cmd/options.h"
+
+#include <stdio.h>
+
+#include "cmd/cmd.h"
+#include "common/units.h"
+#include "out/atomic_file.h"
+
+int usage_error(const char *opt, const char *value, const char *why)
+{
+    if (value)
+        fprintf(stderr, "jitterlab: %s %s: %s\n", opt, value, why);
+    else
+        fprintf(stderr, "jitterlab: %s: %s\n", opt, why);
+    return EXIT_USAGE;
+}
+
+int parse_int_option(const char *opt, const char *text, long min, long max, long *out)
+{
+    const char *why;
+    if (parse_int_range(text, min, max, out, &why) == 0)
+        return 0;
+    char msg[96];
+    snprintf(msg, sizeof(msg), "must be a whole number from %ld to %ld", min, max);
+    return usage_error(opt, text, msg);
+}
+
+int parse_positive_duration(const char *opt, const char *text, int64_t bare_unit_ns, int64_t *out)
+{
+    const char *why;
+    if (parse_duration_ns(text, bare_unit_ns, out, &why) != 0)
+        return usage_error(opt, text, why);
+    if (*out <= 0)
+        return usage_error(opt, text, "must be greater than 0");
+    return 0;
+}
+
+void default_target_cpus(const struct system_info *si, struct cpulist *out)
+{
+    out->count = 0;
+    if (si->isolated_list.count > 0) {
+        *out = si->isolated_list;
+    } else if (si->online.count > 1) {
+        struct cpulist zero = {0};
+        cpulist_add(&zero, 0);
+        cpulist_subtract(&si->online, &zero, out);
+    } else {
+        *out = si->online;
+    }
+    if (out->count == 0)
+        cpulist_add(out, 0);
+}
+
+int check_cpus_online(const char *opt, const char *text, const struct cpulist *cpus,
+                      const struct system_info *si)
+{
+    if (si->online.count == 0)
+        return 0; /* online list unknown: the kernel will say */
+    for (int i = 0; i < cpus->count; i++) {
+        if (!cpulist_contains(&si->online, cpus->cpu[i])) {
+            char list[1024], why[1200];
+            cpulist_format(&si->online, list, sizeof(list));
+            snprintf(why, sizeof(why), "CPU %d is not online (online: %s)", cpus->cpu[i], list);
+            return usage_error(opt, text, why);
+        }
+    }
+    return 0;
+}
+
+int check_output_path(const char *opt, const char *path)
+{
+    char why[4200];
+    if (path && atomic_file_check(path, why, sizeof(why)) != 0)
+        return usage_error(opt, path, why);
+    return 0;
+}

@@ -1,0 +1,24 @@
+/*
+ * Time as the program reads it outside the measuring loop: CLOCK_MONOTONIC
+ * in nanoseconds (vDSO, cheap) and the wall-clock time stamp that result
+ * documents carry.
+ */
+#ifndef JITTERLAB_COMMON_CLOCK_H
+#define JITTERLAB_COMMON_CLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Inline: the measuring loop calls it twice per cycle. */
+static inline int64_t monotonic_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Now as RFC 3339 UTC with milliseconds, e.g. "2026-11-29T22:26:27.123Z". */
+void rfc3339_now(char *buf, size_t len);
+
+#endif

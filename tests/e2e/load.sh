@@ -1,0 +1,138 @@
+#!/bin/sh
+# Best-effort loads, standalone (jitterlab load) and beside a run (--load):
+# the duty cycle a pulse achieves (from jitterlab's own accounting and from
+# the kernel's, via wait4), loads only on the CPUs asked for and never
+# real-time, a pulsed command started and stopped the expected number of
+# times, no child left after SIGTERM or SIGKILL of jitterlab, the load in
+# the run result, and bad load specs refused with exit 2. About 20 s.
+. "$(dirname "$0")/lib.sh"
+
+# --- pulse:50ms:50ms for 3 s uses 40-60% of one CPU ------------------------
+J=$T/pulse.json
+python3 - "$JL" "$J" >"$T/rusage" <<'EOF'
+import os, subprocess, sys
+p = subprocess.Popen([sys.argv[1], "load", "pulse:50ms:50ms", "-a", "1", "-D", "3", "-q",
+                      "--json", sys.argv[2]])
+_, status, ru = os.wait4(p.pid, 0)
+print(os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime)
+EOF
+read -r rc cpu_s <"$T/rusage"
+rc_is "load pulse:50ms:50ms -D 3 exits 0" 0 "$rc"
+pyt "$J" cpu_s="$cpu_s" <<'EOF'
+l = d["loads"][0]
+note("duty from jitterlab: %s; process CPU time from wait4: %s s" % (l["duty"], v["cpu_s"]))
+t("load document kind", 'd["kind"] == "load" and d["schema"] == 1')
+t("pulse described", 'l["pulse"] == {"on_ns": 50000000, "off_ns": 50000000} and l["cpus"] == [1]')
+t("duty (jitterlab) 40..60%", '0.40 <= l["duty"][0]["duty"] <= 0.60', 'l["duty"]')
+t("duty (kernel, wait4) 40..60% of 3 s", '0.40 <= float(v["cpu_s"]) / 3 <= 0.60', 'v["cpu_s"]')
+EOF
+
+# --- loads run only on the CPUs asked for, never real-time -----------------
+# tasks_of PID: "TID POLICY CPUS_ALLOWED" for each load thread of PID
+tasks_of() {
+    for t in /proc/"$1"/task/*; do
+        grep -q '^jl-load' "$t/comm" 2>/dev/null || continue
+        pol=$(awk '{print $41}' "$t/stat" 2>/dev/null)
+        cpus=$(awk '/^Cpus_allowed_list/ {print $2}' "$t/status" 2>/dev/null)
+        echo "${t##*/} $pol $cpus"
+    done
+}
+for case in "other 0" "batch 3" "idle 5"; do
+    set -- $case
+    "$JL" load cache:1MiB -a 1 -D 2 -q --policy "$1" &
+    pid=$!
+    sleep 0.8
+    tasks_of $pid >"$T/tasks"
+    wait $pid
+    n=$(wc -l <"$T/tasks")
+    wrong=$(awk -v pol="$2" '$2 != pol || $3 != "1"' "$T/tasks")
+    if [ "$n" -eq 1 ] && [ -z "$wrong" ]; then
+        ok "--policy $1: one load thread, policy $2, pinned to CPU 1"
+    else
+        not_ok "--policy $1: one load thread, policy $2, pinned to CPU 1" "$(cat "$T/tasks")"
+    fi
+done
+"$JL" load cpu -a 0-1 -D 2 -q &
+pid=$!
+sleep 0.8
+tasks_of $pid | awk '{print $3}' | sort >"$T/tasks"
+wait $pid
+if [ "$(tr '\n' ' ' <"$T/tasks")" = "0 1 " ]; then ok "cpu on 0-1: one thread per CPU, each pinned"; else not_ok "cpu on 0-1: one thread per CPU, each pinned" "$(cat "$T/tasks")"; fi
+
+"$JL" load 'cmd:exec sleep 31' -a 1 -D 2 -q &
+pid=$!
+sleep 0.8
+child=$(pgrep -f '^sleep 31' | head -1)
+aff=$(awk '/^Cpus_allowed_list/ {print $2}' /proc/"$child"/status 2>/dev/null)
+pol=$(awk '{print $41}' /proc/"$child"/stat 2>/dev/null)
+pgid=$(awk '{print $5}' /proc/"$child"/stat 2>/dev/null)
+wait $pid
+if [ "$aff" = 1 ] && [ "$pol" = 0 ] && [ "$pgid" = "$child" ]; then
+    ok "cmd child: pinned to CPU 1, SCHED_OTHER, leads its own process group"
+else
+    not_ok "cmd child: pinned to CPU 1, SCHED_OTHER, leads its own process group" "affinity=$aff policy=$pol pgid=$pgid child=$child"
+fi
+
+# --- a pulsed command: started at each ON, killed at each OFF ---------------
+F=$T/starts
+"$JL" load "pulse:200ms:200ms:cmd:echo x >> $F; exec sleep 100" -a 1 -D 2 -q --json "$T/cmd.json"
+rc_is "pulsed cmd exits 0" 0 $?
+starts=$(wc -l <"$F")
+pyt "$T/cmd.json" starts="$starts" <<'EOF'
+l = d["loads"][0]
+note("command started %s times (JSON: %s)" % (v["starts"], l["starts"]))
+t("pulsed cmd started 5 times in 2 s (one per ON)", 'int(v["starts"]) == 5', 'v["starts"]')
+t("JSON counts the same starts", 'l["starts"] == int(v["starts"])', '(l["starts"], v["starts"])')
+t("cmd duty is one entry for the whole command", 'len(l["duty"]) == 1 and l["duty"][0]["cpu"] is None')
+EOF
+if pgrep -f '^sleep 100' >/dev/null; then not_ok "no pulsed command left after the load" "$(pgrep -af '^sleep 100')"; else ok "no pulsed command left after the load"; fi
+
+# --- no child process remains after SIGTERM or SIGKILL of jitterlab ------------
+"$JL" load 'cmd:sleep 123 & sleep 123; wait' -a 1 -D 30 -q --json "$T/term.json" &
+pid=$!
+sleep 0.8
+kill -TERM $pid
+wait $pid
+rc_is "SIGTERM: load exits 0" 0 $?
+sleep 0.2
+if pgrep -f '^sleep 123' >/dev/null; then not_ok "SIGTERM: no child process remains" "$(pgrep -af '^sleep 123')"; else ok "SIGTERM: no child process remains"; fi
+pyt "$T/term.json" <<'EOF'
+t("SIGTERM: the document says interrupted", 'd["interrupted"] is True')
+EOF
+"$JL" load 'cmd:exec sleep 124' -a 1 -D 30 -q &
+pid=$!
+sleep 0.8
+kill -KILL $pid
+wait $pid 2>/dev/null
+sleep 0.3
+if pgrep -f '^sleep 124' >/dev/null; then not_ok "SIGKILL: the command dies with jitterlab" "$(pgrep -af '^sleep 124')"; pkill -f '^sleep 124'; else ok "SIGKILL: the command dies with jitterlab"; fi
+
+# --- run --load: the load runs beside the measurement and is recorded -------
+J=$T/run.json
+"$JL" run -a 1 -D 2 -q --load pulse:50ms:50ms --load cache:4MiB@0 --json "$J" 2>"$T/err"
+rc_is "run --load exits 0" 0 $?
+pyt "$J" <<'EOF'
+ls = d["config"]["load"]
+note("loads: %s" % [(l["spec"], l["duty"]) for l in ls])
+t("two loads recorded", 'len(ls) == 2')
+t("default load CPUs: the online CPUs not measured", 'ls[0]["cpus"] == [0]')
+t("@CPUS taken", 'ls[1]["spec"] == "cache:4MiB" and ls[1]["cpus"] == [0] and ls[1]["size_bytes"] == 4194304')
+t("duty per load CPU recorded", 'all(len(l["duty"]) == 1 and l["duty"][0]["cpu"] == 0 and 0 < l["duty"][0]["duty"] <= 1 for l in ls)')
+t("the pulse got at most its ON share", 'ls[0]["duty"][0]["duty"] <= 0.6')
+t("the measurement ran as usual", 'abs(d["all"]["samples"] + d["all"]["missed"] - 2000) <= 20')
+EOF
+
+# --- bad specs ---------------------------------------------------------------
+BAD_SUBCOMMAND=load
+bad "load pulse:0:0" 'pulse' -a 1 -D 1 --json @OUT@ pulse:0:0
+bad "load bogus" "unknown load kind 'bogus'" -a 1 -D 1 --json @OUT@ bogus
+bad "load cmd: (empty)" 'cmd needs a command' -a 1 -D 1 --json @OUT@ cmd:
+bad "load --policy fifo" '--policy' -a 1 -D 1 --json @OUT@ --policy fifo cpu
+bad "load --nice 20" '--nice' -a 1 -D 1 --json @OUT@ --nice 20 cpu
+bad "load -a 9" '--cpus.*not online' -a 9 -D 1 --json @OUT@ cpu
+bad "load without a kind" 'which load' -a 1 -D 1 --json @OUT@
+BAD_SUBCOMMAND=run
+bad "run --load cpu@1 -a 1 (every measured CPU)" 'every measured CPU' -a 1 -D 1 --json @OUT@ --load cpu@1
+bad "run --load cpu -a 0-1 (no CPU left)" 'no CPU left' -a 0-1 -D 1 --json @OUT@ --load cpu
+bad "run --load pulse:0:0" '--load' -a 1 -D 1 --json @OUT@ --load pulse:0:0
+bad "run --load cmd:" '--load' -a 1 -D 1 --json @OUT@ --load cmd:
