@@ -10,11 +10,11 @@
 PREFIX  ?= /usr/local
 BUILD   ?= build
 CC      ?= gcc
-PKGS    := jansson
+PKGS    := jansson zlib
 TEST_PKGS := cmocka
 
 # Debian packages: build, test and benchmark peers.
-DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev rt-tests \
+DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev zlib1g-dev rt-tests \
             valgrind cppcheck clang-format procps python3
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla

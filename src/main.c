@@ -41,6 +41,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
     {"run", cmd_run, "measure wake-up latency with one real-time thread per CPU"},
+    {"inspect", cmd_inspect, "say whether this machine can meet a latency budget, and why not"},
     {"load", cmd_load, "run a pinned, bounded best-effort load (cpu, pulse, cache, memory, cmd)"},
 };
 

@@ -18,6 +18,7 @@ enum exit_code {
 #define JITTERLAB_VERSION "0.1.0"
 
 int cmd_run(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 
 /* Installs SIGINT/SIGTERM handlers that only record the request. */

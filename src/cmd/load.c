@@ -22,9 +22,9 @@
 #include "out/json_result.h"
 #include "sys/system_info.h"
 
-#define LIVE_PERIOD_NS (500 * NS_PER_MS)
+#define LIVE_PERIOD_NS  (500 * NS_PER_MS)
 #define PLAIN_PERIOD_NS NS_PER_S
-#define MAX_DUTY_ROWS 64
+#define MAX_DUTY_ROWS   64
 
 struct load_params {
     const char *kind_text;
@@ -221,7 +221,7 @@ int cmd_load(int argc, char **argv)
     if (load_parse(p.kind_text, &sr, false, &spec, why, sizeof(why)) != 0)
         return usage_error("load", p.kind_text, why);
     if (p.cpus.count == 0)
-        default_target_cpus(&si, &p.cpus);
+        system_info_default_cpus(&si, &p.cpus);
     else if ((rc = check_cpus_online("--cpus", p.cpus_text, &p.cpus, &si)) != 0)
         return rc;
     if ((rc = check_output_path("--json", p.json_path)) != 0)

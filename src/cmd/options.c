@@ -40,22 +40,6 @@ int parse_positive_duration(const char *opt, const char *text, int64_t bare_unit
     return 0;
 }
 
-void default_target_cpus(const struct system_info *si, struct cpulist *out)
-{
-    out->count = 0;
-    if (si->isolated_list.count > 0) {
-        *out = si->isolated_list;
-    } else if (si->online.count > 1) {
-        struct cpulist zero = {0};
-        cpulist_add(&zero, 0);
-        cpulist_subtract(&si->online, &zero, out);
-    } else {
-        *out = si->online;
-    }
-    if (out->count == 0)
-        cpulist_add(out, 0);
-}
-
 int check_cpus_online(const char *opt, const char *text, const struct cpulist *cpus,
                       const struct system_info *si)
 {

@@ -1,7 +1,7 @@
 /*
  * What every subcommand's option parsing shares: the one format of usage
  * errors ("jitterlab: --opt VALUE: why", exit 2), number and duration
- * options, the default CPU selection and the checks of CPU lists and output
+ * options and the checks of CPU lists and output
  * paths that must happen before anything runs or is written.
  */
 #ifndef JITTERLAB_CMD_OPTIONS_H
@@ -16,11 +16,7 @@
 int usage_error(const char *opt, const char *value, const char *why);
 /* 0, or EXIT_USAGE after the message. */
 int parse_int_option(const char *opt, const char *text, long min, long max, long *out);
-int parse_positive_duration(const char *opt, const char *text, int64_t bare_unit_ns,
-                            int64_t *out);
-/* The CPUs to work on when none were given: the isolated CPUs, else every
- * online CPU but CPU 0 (when there are two or more), else CPU 0. */
-void default_target_cpus(const struct system_info *si, struct cpulist *out);
+int parse_positive_duration(const char *opt, const char *text, int64_t bare_unit_ns, int64_t *out);
 /* 0, or EXIT_USAGE naming the first CPU that is not online. */
 int check_cpus_online(const char *opt, const char *text, const struct cpulist *cpus,
                       const struct system_info *si);

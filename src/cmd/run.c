@@ -30,10 +30,11 @@
 #include "out/report.h"
 #include "out/text_report.h"
 #include "sys/cpulist.h"
+#include "sys/inspect_system.h"
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
 
-#define RUN_MAX_LOADS 16
+#define RUN_MAX_LOADS     16
 #define COLLECT_PERIOD_NS (100 * NS_PER_MS)
 #define LIVE_PERIOD_NS    (250 * NS_PER_MS)
 #define PLAIN_PERIOD_NS   (1000 * NS_PER_MS)
@@ -84,49 +85,50 @@ static bool control_task_columns(const struct run_params *p)
 
 static void run_usage(FILE *out)
 {
-    fprintf(out, "usage: jitterlab run [options]\n"
-                 "\n"
-                 "Measures wake-up latency: one pinned thread per CPU sleeps to absolute planned\n"
-                 "times (start + k * interval) and records how late it runs, in nanoseconds.\n"
-                 "Cycles whose planned time passed before the previous one ended are counted\n"
-                 "as missed periods. Durations take units: ns, us, ms, s, m, h.\n"
-                 "\n"
-                 "  -i, --interval DUR      cycle interval (bare number: us; default 1ms)\n"
-                 "  -a, --cpus LIST         CPUs to measure, e.g. 1-3,6 (default: the isolated\n"
-                 "                          CPUs, else every online CPU but CPU 0)\n"
-                 "  -p, --priority N        real-time priority 1..99 (default 90)\n"
-                 "      --policy P          fifo | rr | other (default fifo)\n"
-                 "  -D, --duration DUR      run time (bare number: s; default 10s unless -l)\n"
-                 "  -l, --loops N           stop after N samples per CPU\n"
-                 "      --clock C           monotonic | tsc (tsc: invariant TSC only)\n"
-                 "      --tolerance DUR     count samples whose latency or |period error|\n"
-                 "                          exceeds DUR (bare number: us)\n"
-                 "      --budget DUR        exit 3 when any latency exceeds DUR (bare: us)\n"
-                 "      --report-every N|DUR  a line per CPU every N samples or every DUR\n"
-                 "      --pm-qos US         hold /dev/cpu_dma_latency at US during the run\n"
-                 "      --workload KIND     work done after each wake-up: none,\n"
-                 "                          ptrchase[:SIZE[:STEPS]] (default 2 x L2, 5000 steps),\n"
-                 "                          spin:DUR (a calibrated busy computation)\n"
-                 "      --seed N            ptrchase permutation seed (default 1)\n"
-                 "      --deadline DUR      response time (latency + execution) limit; cycles\n"
-                 "                          beyond it are deadline misses (default: interval)\n"
-                 "      --load KIND[@CPUS]  a best-effort load for the run's duration (repeatable;\n"
+    fprintf(out,
+            "usage: jitterlab run [options]\n"
+            "\n"
+            "Measures wake-up latency: one pinned thread per CPU sleeps to absolute planned\n"
+            "times (start + k * interval) and records how late it runs, in nanoseconds.\n"
+            "Cycles whose planned time passed before the previous one ended are counted\n"
+            "as missed periods. Durations take units: ns, us, ms, s, m, h.\n"
+            "\n"
+            "  -i, --interval DUR      cycle interval (bare number: us; default 1ms)\n"
+            "  -a, --cpus LIST         CPUs to measure, e.g. 1-3,6 (default: the isolated\n"
+            "                          CPUs, else every online CPU but CPU 0)\n"
+            "  -p, --priority N        real-time priority 1..99 (default 90)\n"
+            "      --policy P          fifo | rr | other (default fifo)\n"
+            "  -D, --duration DUR      run time (bare number: s; default 10s unless -l)\n"
+            "  -l, --loops N           stop after N samples per CPU\n"
+            "      --clock C           monotonic | tsc (tsc: invariant TSC only)\n"
+            "      --tolerance DUR     count samples whose latency or |period error|\n"
+            "                          exceeds DUR (bare number: us)\n"
+            "      --budget DUR        exit 3 when any latency exceeds DUR (bare: us)\n"
+            "      --report-every N|DUR  a line per CPU every N samples or every DUR\n"
+            "      --pm-qos US         hold /dev/cpu_dma_latency at US during the run\n"
+            "      --workload KIND     work done after each wake-up: none,\n"
+            "                          ptrchase[:SIZE[:STEPS]] (default 2 x L2, 5000 steps),\n"
+            "                          spin:DUR (a calibrated busy computation)\n"
+            "      --seed N            ptrchase permutation seed (default 1)\n"
+            "      --deadline DUR      response time (latency + execution) limit; cycles\n"
+            "                          beyond it are deadline misses (default: interval)\n"
+            "      --load KIND[@CPUS]  a best-effort load for the run's duration (repeatable;\n"
             "                          default CPUs: online ones not measured); KIND as in\n"
             "                          jitterlab load: cpu, pulse:ON:OFF[:KIND], cache[:SIZE],\n"
             "                          memory[:SIZE], cmd:COMMAND\n"
             "      --counters LIST     per-cycle counters: cycles, instructions, llc-misses,\n"
-                 "                          context-switches, cpu-migrations, page-faults, all\n"
-                 "  -q, --quiet             print nothing but errors\n"
-                 "      --json FILE         write the result document (schema 1)\n"
-                 "      --histogram-file FILE  cyclictest -h format, 1 us rows\n"
-                 "      --histogram-max DUR rows of that file (bare: us; default 1000us)\n"
-                 "      --samples FILE      every sample as CSV: cpu,t_ns,latency_ns\n"
-                 "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
-                 "  -h, --help              this text\n"
-                 "\n"
-                 "Without root or CAP_SYS_NICE it runs SCHED_OTHER and says so. Ctrl-C ends the\n"
-                 "run early and still writes every output, marked interrupted.\n"
-                 "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 budget exceeded.\n");
+            "                          context-switches, cpu-migrations, page-faults, all\n"
+            "  -q, --quiet             print nothing but errors\n"
+            "      --json FILE         write the result document (schema 1)\n"
+            "      --histogram-file FILE  cyclictest -h format, 1 us rows\n"
+            "      --histogram-max DUR rows of that file (bare: us; default 1000us)\n"
+            "      --samples FILE      every sample as CSV: cpu,t_ns,latency_ns\n"
+            "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
+            "  -h, --help              this text\n"
+            "\n"
+            "Without root or CAP_SYS_NICE it runs SCHED_OTHER and says so. Ctrl-C ends the\n"
+            "run early and still writes every output, marked interrupted.\n"
+            "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 budget exceeded.\n");
 }
 
 enum {
@@ -385,7 +387,7 @@ static int validate(struct run_params *p, const struct system_info *si, const st
                        &reason) != 0)
         return usage_error("--workload", p->workload_text, reason);
     if (p->cpus.count == 0)
-        default_target_cpus(si, &p->cpus);
+        system_info_default_cpus(si, &p->cpus);
     else if ((rc = check_cpus_online("--cpus", p->cpus_text, &p->cpus, si)) != 0)
         return rc;
     if (p->clock == ENGINE_CLOCK_TSC) {
@@ -721,6 +723,8 @@ int cmd_run(int argc, char **argv)
     rc = validate(&p, &si, &sr);
     if (rc >= 0)
         return rc;
+    static struct inspect_system machine; /* the result's "system" object, read before the run */
+    bool have_machine = p.json_path && inspect_system_read(&sr, &p.cpus, &machine) == 0;
 
     int pm_fd = -1;
     if (p.pm_qos_us >= 0) {
@@ -846,6 +850,7 @@ int cmd_run(int argc, char **argv)
         rep.duration_s = 0;
     rep.interrupted = interrupted;
     rep.system = &si;
+    rep.machine = have_machine ? &machine : NULL;
     rep.interval_ns = p.interval_ns;
     rep.duration_ns = p.duration_ns;
     rep.loops = p.loops;
@@ -899,5 +904,7 @@ int cmd_run(int argc, char **argv)
     load_runner_destroy(loads);
     collector_free(&c);
     engine_destroy(eng);
+    if (have_machine)
+        inspect_system_free(&machine);
     return rc;
 }

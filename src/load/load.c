@@ -34,8 +34,8 @@ static const struct load_kind *const load_kinds[] = {
 };
 #define LOAD_KIND_COUNT (sizeof(load_kinds) / sizeof(load_kinds[0]))
 
-#define SLEEP_SLICE_NS (20 * NS_PER_MS) /* how quickly a sleeping worker sees stop */
-#define KILL_GRACE_NS (300 * NS_PER_MS) /* SIGTERM, then SIGKILL */
+#define SLEEP_SLICE_NS (20 * NS_PER_MS)  /* how quickly a sleeping worker sees stop */
+#define KILL_GRACE_NS  (300 * NS_PER_MS) /* SIGTERM, then SIGKILL */
 
 const char *load_kind_names(void)
 {
@@ -101,10 +101,9 @@ int load_parse(const char *text, const struct sysroot *sr, bool with_cpus, struc
     if (with_cpus) {
         char *at = strrchr(out->text, '@');
         if (at) {
-            const char *cpu_why;
+            const char *cpu_why = "empty CPU list";
             if (cpulist_parse(at + 1, &out->cpus, &cpu_why) != 0 || out->cpus.count == 0) {
-                snprintf(why, whylen, "@%s: %s", at + 1,
-                         out->cpus.count == 0 ? "empty CPU list" : cpu_why);
+                snprintf(why, whylen, "@%s: %s", at + 1, cpu_why);
                 return -1;
             }
             out->cpus_given = true;
@@ -112,11 +111,11 @@ int load_parse(const char *text, const struct sysroot *sr, bool with_cpus, struc
         }
     }
     const char *rest = out->text;
-    if (strncmp(rest, "pulse:", 6) == 0 || strcmp(rest, "pulse") == 0) {
-        if (parse_pulse(rest[5] ? rest + 6 : NULL, out, &rest, why, whylen) != 0)
+    if (strncmp(out->text, "pulse:", 6) == 0 || strcmp(out->text, "pulse") == 0) {
+        const char *inner = NULL;
+        if (parse_pulse(out->text[5] ? out->text + 6 : NULL, out, &inner, why, whylen) != 0)
             return -1;
-        if (!rest || !*rest)
-            rest = "cpu";
+        rest = inner && *inner ? inner : "cpu";
     }
     char name[32];
     const char *args = split_field(rest, name, sizeof(name));

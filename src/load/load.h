@@ -66,7 +66,7 @@ void load_runner_stop(struct load_runner *lr);
  * load thread / wall time); for cmd, one entry for the whole command (CPU
  * time of the process group / (wall time x its CPUs)). */
 struct load_duty {
-    int cpu; /* -1 for a cmd load: the whole command */
+    int cpu;     /* -1 for a cmd load: the whole command */
     double duty; /* 0..1 */
     double cpu_s;
 };

@@ -11,7 +11,7 @@
 #include "sys/cache_info.h"
 
 #define CACHE_FALLBACK_BYTES (32u << 20) /* when sysfs has no cache information */
-#define LINE_BYTES 64
+#define LINE_BYTES           64
 
 struct cache_state {
     uint64_t *buf;

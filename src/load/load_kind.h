@@ -35,5 +35,4 @@ extern const struct load_kind load_kind_cache;
 extern const struct load_kind load_kind_memory;
 extern const struct load_kind load_kind_cmd;
 
-
 #endif

@@ -11,7 +11,7 @@
 #include "sys/cache_info.h"
 
 #define MEMORY_MIN_DEFAULT (UINT64_C(64) << 20)
-#define CHUNK_BYTES (UINT64_C(1) << 20)
+#define CHUNK_BYTES        (UINT64_C(1) << 20)
 
 struct memory_state {
     char *buf;

@@ -13,7 +13,7 @@ const char *load_policy_name(int policy)
 }
 
 json_t *json_load_list(const struct load_spec *specs, int n, const struct load_sched *sched,
-                   const struct load_runner *runner)
+                       const struct load_runner *runner)
 {
     json_t *arr = json_array();
     for (int i = 0; i < n; i++) {
@@ -25,10 +25,10 @@ json_t *json_load_list(const struct load_spec *specs, int n, const struct load_s
         for (int c = 0; c < s->cpus.count; c++)
             json_array_append_new(cpus, json_integer(s->cpus.cpu[c]));
         json_object_set_new(o, "cpus", cpus);
-        json_object_set_new(o, "pulse", s->on_ns > 0 ? json_pack("{s:I,s:I}", "on_ns",
-                                                                 (json_int_t)s->on_ns, "off_ns",
-                                                                 (json_int_t)s->off_ns)
-                                                      : json_null());
+        json_object_set_new(o, "pulse",
+                            s->on_ns > 0 ? json_pack("{s:I,s:I}", "on_ns", (json_int_t)s->on_ns,
+                                                     "off_ns", (json_int_t)s->off_ns)
+                                         : json_null());
         json_object_set_new(o, "size_bytes",
                             s->size_bytes ? json_integer((json_int_t)s->size_bytes) : json_null());
         json_object_set_new(o, "command",
@@ -41,10 +41,10 @@ json_t *json_load_list(const struct load_spec *specs, int n, const struct load_s
             struct load_duty d[CPULIST_MAX_CPUS];
             int nd = load_runner_duty(runner, i, d, CPULIST_MAX_CPUS, &starts);
             for (int k = 0; k < nd; k++)
-                json_array_append_new(duty, json_pack("{s:o,s:f,s:f}", "cpu",
-                                                      d[k].cpu >= 0 ? json_integer(d[k].cpu)
-                                                                    : json_null(),
-                                                      "duty", d[k].duty, "cpu_s", d[k].cpu_s));
+                json_array_append_new(
+                    duty, json_pack("{s:o,s:f,s:f}", "cpu",
+                                    d[k].cpu >= 0 ? json_integer(d[k].cpu) : json_null(), "duty",
+                                    d[k].duty, "cpu_s", d[k].cpu_s));
         }
         json_object_set_new(o, "duty", duty);
         json_object_set_new(o, "starts",

@@ -11,7 +11,7 @@
 
 /* An array with one object per load; runner may be NULL (nothing ran). */
 json_t *json_load_list(const struct load_spec *specs, int n, const struct load_sched *sched,
-                   const struct load_runner *runner);
+                       const struct load_runner *runner);
 const char *load_policy_name(int policy);
 
 #endif

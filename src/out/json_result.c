@@ -12,6 +12,7 @@
 #include "engine/counters.h"
 #include "engine/workload.h"
 #include "out/atomic_file.h"
+#include "out/json_inspect.h"
 #include "out/json_load.h"
 #include "sys/cpulist.h"
 
@@ -222,9 +223,10 @@ static json_t *json_config(const struct run_report *rep)
                 json_array_append_new(counters, json_string(counter_name((enum counter_id)id)));
     }
     json_object_set_new(c, "counters", counters);
-    json_object_set_new(c, "load", rep->nloads ? json_load_list(rep->loads, rep->nloads,
-                                                                rep->load_sched, rep->load_runner)
-                                               : json_null());
+    json_object_set_new(
+        c, "load",
+        rep->nloads ? json_load_list(rep->loads, rep->nloads, rep->load_sched, rep->load_runner)
+                    : json_null());
     json_object_set_new(c, "pm_qos_us", json_int_or_null(rep->pm_qos_us >= 0, rep->pm_qos_us));
     json_object_set_new(c, "report_every_ns",
                         json_int_or_null(rep->report_every_ns > 0, rep->report_every_ns));
@@ -269,7 +271,9 @@ json_t *json_run_result(const struct run_report *rep)
     json_object_set_new(doc, "started_at", json_string(rep->started_at));
     json_object_set_new(doc, "duration_s", json_real(rep->duration_s));
     json_object_set_new(doc, "interrupted", json_boolean(rep->interrupted));
-    json_object_set_new(doc, "system", json_system_info(rep->system));
+    json_object_set_new(doc, "system",
+                        rep->machine ? inspect_system_json(rep->machine)
+                                     : json_system_info(rep->system));
     json_object_set_new(doc, "config", json_config(rep));
 
     json_t *cpus = json_array();

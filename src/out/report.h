@@ -14,6 +14,7 @@
 #include "load/load.h"
 #include "stats/histogram.h"
 #include "stats/running_stats.h"
+#include "sys/inspect_system.h"
 #include "sys/system_info.h"
 
 /* One --report-every window of one CPU. */
@@ -38,6 +39,7 @@ struct run_report {
     double duration_s;
     bool interrupted;
     const struct system_info *system;
+    const struct inspect_system *machine; /* NULL: only system_info is known */
 
     /* config */
     int64_t interval_ns;
@@ -59,7 +61,7 @@ struct run_report {
     uint64_t seed;
     int64_t deadline_ns;
     uint32_t counters_mask;
-    bool control_task; /* execution/response figures are of interest */
+    bool control_task;             /* execution/response figures are of interest */
     const struct load_spec *loads; /* --load, nloads of them */
     int nloads;
     const struct load_sched *load_sched;

@@ -169,3 +169,29 @@ void cpulist_subtract(const struct cpulist *a, const struct cpulist *b, struct c
     }
     out->count = k;
 }
+
+bool cpulist_text_contains(const char *text, int cpu)
+{
+    const char *p = text;
+    if (!p)
+        return false;
+    while (isspace((unsigned char)*p))
+        p++;
+    while (*p && !isspace((unsigned char)*p)) {
+        int first, last;
+        if (read_cpu(&p, &first) != 0)
+            return false;
+        last = first;
+        if (*p == '-') {
+            p++;
+            if (read_cpu(&p, &last) != 0)
+                return false;
+        }
+        if (cpu >= first && cpu <= last)
+            return true;
+        if (*p != ',')
+            break;
+        p++;
+    }
+    return false;
+}

@@ -23,6 +23,9 @@ int cpulist_parse(const char *text, struct cpulist *out, const char **why);
 int cpulist_format(const struct cpulist *l, char *buf, size_t len);
 bool cpulist_contains(const struct cpulist *l, int cpu);
 void cpulist_add(struct cpulist *l, int cpu);
+/* True when the kernel-form list text ("0-3,6") names cpu; false for text
+ * that does not parse. Needs no struct cpulist (which is large). */
+bool cpulist_text_contains(const char *text, int cpu);
 /* out = a minus b */
 void cpulist_subtract(const struct cpulist *a, const struct cpulist *b, struct cpulist *out);
 

@@ -146,6 +146,7 @@ static void read_cpuinfo(const struct sysroot *sr, struct system_info *out)
     cpuinfo_field(cpuinfo, "flags", flags, sizeof flags);
     free(cpuinfo);
 
+    out->tsc_present = has_word(flags, "tsc");
     out->tsc_constant = has_word(flags, "constant_tsc");
     out->tsc_nonstop = has_word(flags, "nonstop_tsc");
     out->tsc_invariant = out->tsc_constant && out->tsc_nonstop;
@@ -206,4 +207,24 @@ void system_info_read(const struct sysroot *sr, struct system_info *out)
                out->clocksource_available, sizeof out->clocksource_available);
     int64_t pm_qos = pm_qos_read(sr);
     out->cpu_dma_latency_us = pm_qos < 0 ? -1 : pm_qos;
+}
+
+void system_info_default_cpus(const struct system_info *si, struct cpulist *out)
+{
+    if (si->isolated_list.count > 0) {
+        *out = si->isolated_list;
+    } else if (si->online.count > 1) {
+        struct cpulist *zero = calloc(1, sizeof *zero);
+        if (zero) {
+            cpulist_add(zero, 0);
+            cpulist_subtract(&si->online, zero, out);
+            free(zero);
+        } else {
+            *out = si->online;
+        }
+    } else {
+        *out = si->online;
+    }
+    if (out->count == 0)
+        cpulist_add(out, 0);
 }

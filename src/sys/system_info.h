@@ -29,6 +29,7 @@ struct system_info {
     char clocksource[64];
     char clocksource_available[256];
     char hypervisor[64]; /* "" when bare metal */
+    bool tsc_present;    /* "tsc" in the CPU flags (x86) */
     bool tsc_constant;
     bool tsc_nonstop;
     bool tsc_invariant;         /* constant_tsc && nonstop_tsc */
@@ -39,5 +40,8 @@ struct system_info {
 
 /* Fills *out. Never fails: unreadable items stay empty / -1. */
 void system_info_read(const struct sysroot *sr, struct system_info *out);
+/* The CPUs a real-time user means when none are named: the isolated CPUs,
+ * else every online CPU but CPU 0 (CPU 0 alone on a single-CPU machine). */
+void system_info_default_cpus(const struct system_info *si, struct cpulist *out);
 
 #endif

@@ -1,0 +1,311 @@
+/*
+ * Builds the inspect document and the "system" object. The system object
+ * starts with exactly the keys json_system_info writes for run documents
+ * (so readers of either see the same names) and adds one key per reader:
+ * cmdline_params, kernel_config, cpuidle, cpufreq, smt, sched, memory,
+ * irqs, threads, unreadable. A value that could not be read is null.
+ */
+#include "out/json_inspect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "out/json_result.h"
+#include "sys/pm_qos.h"
+
+static json_t *int_or_null(int64_t v)
+{
+    return v == VALUE_UNKNOWN ? json_null() : json_integer(v);
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s && s[0] ? json_string(s) : json_null();
+}
+
+static json_t *cpus_array(const struct cpulist *l)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < l->count; i++)
+        json_array_append_new(a, json_integer(l->cpu[i]));
+    return a;
+}
+
+static json_t *cmdline_cpus_json(const struct cmdline_cpus *c)
+{
+    return c->present ? json_string(c->text) : json_null();
+}
+
+static json_t *cmdline_json(const struct kernel_cmdline *k)
+{
+    json_t *o = json_object();
+    json_t *iso = json_null();
+    if (k->isolcpus.present) {
+        json_t *flags = json_array();
+        if (k->isolcpus_nohz)
+            json_array_append_new(flags, json_string("nohz"));
+        if (k->isolcpus_domain)
+            json_array_append_new(flags, json_string("domain"));
+        if (k->isolcpus_managed_irq)
+            json_array_append_new(flags, json_string("managed_irq"));
+        iso = json_pack("{s:s,s:o}", "cpus", k->isolcpus.text, "flags", flags);
+    }
+    json_object_set_new(o, "isolcpus", iso);
+    json_object_set_new(o, "nohz_full", cmdline_cpus_json(&k->nohz_full));
+    json_object_set_new(o, "rcu_nocbs", cmdline_cpus_json(&k->rcu_nocbs));
+    json_object_set_new(o, "irqaffinity", cmdline_cpus_json(&k->irqaffinity));
+    json_object_set_new(o, "idle", str_or_null(k->idle));
+    json_object_set_new(o, "intel_idle.max_cstate",
+                        k->intel_idle_max_cstate < 0 ? json_null()
+                                                     : json_integer(k->intel_idle_max_cstate));
+    json_object_set_new(o, "processor.max_cstate",
+                        k->processor_max_cstate < 0 ? json_null()
+                                                    : json_integer(k->processor_max_cstate));
+    json_object_set_new(o, "clocksource", str_or_null(k->clocksource));
+    json_object_set_new(o, "tsc", str_or_null(k->tsc));
+    json_object_set_new(o, "nosoftlockup", json_boolean(k->nosoftlockup));
+    json_object_set_new(o, "nmi_watchdog", str_or_null(k->nmi_watchdog));
+    json_object_set_new(o, "skew_tick",
+                        k->skew_tick < 0 ? json_null() : json_integer(k->skew_tick));
+    json_object_set_new(o, "mitigations", str_or_null(k->mitigations));
+    json_object_set_new(o, "preempt", str_or_null(k->preempt));
+    json_object_set_new(o, "nosmt", json_boolean(k->nosmt));
+    return o;
+}
+
+static json_t *config_json(const struct kernel_config *c)
+{
+    if (!c->present)
+        return json_null();
+    return json_pack("{s:o,s:b,s:b,s:b,s:o}", "preempt", str_or_null(c->preempt), "preempt_dynamic",
+                     c->preempt_dynamic, "no_hz_full", c->no_hz_full, "rcu_nocb_cpu",
+                     c->rcu_nocb_cpu, "hz", int_or_null(c->hz));
+}
+
+static json_t *cpuidle_json(const struct cpuidle_info *ci)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "driver", str_or_null(ci->driver));
+    json_object_set_new(o, "governor", str_or_null(ci->governor));
+    json_object_set_new(o, "available_governors", str_or_null(ci->available_governors));
+    json_t *cpus = json_array();
+    for (int i = 0; i < ci->ncpu; i++) {
+        const struct cpuidle_cpu *c = &ci->cpu[i];
+        json_t *states = json_array();
+        for (int k = 0; k < c->nstates; k++) {
+            const struct cpuidle_state_info *st = &c->state[k];
+            json_t *s = json_object();
+            json_object_set_new(s, "state", json_integer(st->index));
+            json_object_set_new(s, "name", json_string(st->name));
+            json_object_set_new(s, "desc", str_or_null(st->desc));
+            json_object_set_new(s, "latency_us", int_or_null(st->latency_us));
+            json_object_set_new(s, "residency_us", int_or_null(st->residency_us));
+            json_object_set_new(s, "disable", int_or_null(st->disable));
+            json_object_set_new(s, "usage", int_or_null(st->usage));
+            json_object_set_new(s, "time_us", int_or_null(st->time_us));
+            json_object_set_new(s, "above", int_or_null(st->above));
+            json_object_set_new(s, "below", int_or_null(st->below));
+            json_array_append_new(states, s);
+        }
+        json_t *resume;
+        if (c->resume_latency_us == RESUME_LATENCY_NONE_ALLOWED)
+            resume = json_string("n/a");
+        else
+            resume = int_or_null(c->resume_latency_us);
+        json_array_append_new(cpus,
+                              json_pack("{s:i,s:o,s:o}", "cpu", c->cpu, "pm_qos_resume_latency_us",
+                                        resume, "states", states));
+    }
+    json_object_set_new(o, "cpus", cpus);
+    return o;
+}
+
+static json_t *cpufreq_json(const struct cpufreq_info *cf)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "boost", int_or_null(cf->boost));
+    json_object_set_new(o, "intel_pstate_status", str_or_null(cf->intel_pstate_status));
+    json_object_set_new(o, "intel_pstate_no_turbo", int_or_null(cf->intel_no_turbo));
+    json_object_set_new(o, "amd_pstate_status", str_or_null(cf->amd_pstate_status));
+    json_t *policies = json_array();
+    for (int i = 0; i < cf->npolicy; i++) {
+        const struct cpufreq_policy_info *p = &cf->policy[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "policy", json_integer(p->id));
+        json_object_set_new(j, "affected_cpus", str_or_null(p->affected_cpus));
+        json_object_set_new(j, "related_cpus", str_or_null(p->related_cpus));
+        json_object_set_new(j, "driver", str_or_null(p->driver));
+        json_object_set_new(j, "governor", str_or_null(p->governor));
+        json_object_set_new(j, "available_governors", str_or_null(p->available_governors));
+        json_object_set_new(j, "available_frequencies_khz", str_or_null(p->available_frequencies));
+        json_object_set_new(j, "min_khz", int_or_null(p->min_khz));
+        json_object_set_new(j, "max_khz", int_or_null(p->max_khz));
+        json_object_set_new(j, "cur_khz", int_or_null(p->cur_khz));
+        json_object_set_new(j, "cpuinfo_min_khz", int_or_null(p->cpuinfo_min_khz));
+        json_object_set_new(j, "cpuinfo_max_khz", int_or_null(p->cpuinfo_max_khz));
+        json_object_set_new(j, "base_khz", int_or_null(p->base_khz));
+        json_object_set_new(j, "transition_latency_ns", int_or_null(p->transition_latency_ns));
+        json_object_set_new(j, "energy_performance_preference", str_or_null(p->epp));
+        json_object_set_new(j, "energy_performance_available_preferences",
+                            str_or_null(p->epp_available));
+        json_object_set_new(j, "boost", int_or_null(p->boost));
+        json_array_append_new(policies, j);
+    }
+    json_object_set_new(o, "policies", policies);
+    return o;
+}
+
+static json_t *smt_json(const struct cpu_topology *t)
+{
+    json_t *siblings = json_object();
+    for (int i = 0; i < t->ncpu; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", t->cpu[i].cpu);
+        json_object_set_new(siblings, key, str_or_null(t->cpu[i].thread_siblings));
+    }
+    return json_pack("{s:o,s:o,s:o}", "control", str_or_null(t->smt_control), "active",
+                     int_or_null(t->smt_active), "thread_siblings", siblings);
+}
+
+static json_t *irqs_json(const struct irq_table *t)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < t->nirq; i++) {
+        const struct irq_line *irq = &t->irq[i];
+        json_t *counts = json_object();
+        for (int k = 0; k < t->ntarget; k++) {
+            char key[16];
+            uint64_t v = irq_count(t, i, k);
+            snprintf(key, sizeof key, "%d", t->target_cpu[k]);
+            json_object_set_new(counts, key,
+                                v == IRQ_COUNT_UNKNOWN ? json_null() : json_integer((json_int_t)v));
+        }
+        json_t *o = json_object();
+        json_object_set_new(o, "irq", json_string(irq->id));
+        json_object_set_new(o, "desc", str_or_null(irq->desc));
+        json_object_set_new(o, "smp_affinity_list",
+                            irq->numeric ? str_or_null(irq->smp_affinity_list) : json_null());
+        json_object_set_new(o, "effective_affinity_list",
+                            irq->numeric ? str_or_null(irq->effective_affinity_list) : json_null());
+        json_object_set_new(o, "affine_to_target", json_boolean(irq->affine_to_target));
+        json_object_set_new(o, "target_counts", counts);
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static const char *policy_name(int policy)
+{
+    static const char *const names[] = {"other", "fifo", "rr", "batch", "iso", "idle", "deadline"};
+    return policy >= 0 && policy < 7 ? names[policy] : "unknown";
+}
+
+static json_t *threads_json(const struct task_table *t)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < t->nkept; i++) {
+        const struct task_info *k = &t->task[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "pid", json_integer(k->pid));
+        json_object_set_new(o, "tid", json_integer(k->tid));
+        json_object_set_new(o, "comm", json_string(k->comm));
+        json_object_set_new(o, "kernel_thread", json_boolean(k->kernel_thread));
+        json_object_set_new(o, "per_cpu", json_boolean(k->per_cpu));
+        json_object_set_new(o, "cpus_allowed", json_string(k->cpus_allowed));
+        json_object_set_new(o, "processor", json_integer(k->processor));
+        json_object_set_new(o, "running_on_target", json_boolean(k->running_on_target));
+        json_object_set_new(o, "policy", json_string(policy_name(k->policy)));
+        json_object_set_new(o, "rt_priority", json_integer(k->rt_priority));
+        char state[2] = {k->state, '\0'};
+        json_object_set_new(o, "state", json_string(state));
+        json_array_append_new(list, o);
+    }
+    return json_pack("{s:i,s:b,s:o}", "scanned", t->scanned, "truncated", t->truncated,
+                     "touching_targets", list);
+}
+
+json_t *inspect_system_json(const struct inspect_system *s)
+{
+    json_t *o = json_system_info(&s->base);
+    json_object_set_new(o, "tsc", json_boolean(s->base.tsc_present));
+    json_object_set_new(o, "preempt",
+                        json_pack("{s:o,s:o}", "model", str_or_null(s->preempt_model), "source",
+                                  str_or_null(s->preempt_source)));
+    json_object_set_new(o, "target_cpus", cpus_array(&s->targets));
+    json_object_set_new(o, "cmdline_params", cmdline_json(&s->cmdline));
+    json_object_set_new(o, "kernel_config", config_json(&s->config));
+    json_object_set_new(o, "cpuidle", cpuidle_json(&s->cpuidle));
+    json_object_set_new(o, "cpufreq", cpufreq_json(&s->cpufreq));
+    json_object_set_new(o, "smt", smt_json(&s->topology));
+    const struct kernel_tunables *t = &s->tunables;
+    json_object_set_new(
+        o, "sched",
+        json_pack("{s:o,s:o,s:o,s:o,s:o}", "rt_runtime_us", int_or_null(t->sched_rt_runtime_us),
+                  "rt_period_us", int_or_null(t->sched_rt_period_us), "timer_migration",
+                  int_or_null(t->timer_migration), "nmi_watchdog", int_or_null(t->nmi_watchdog),
+                  "watchdog", int_or_null(t->watchdog)));
+    json_t *swap_used = t->swap_total_kb == VALUE_UNKNOWN || t->swap_free_kb == VALUE_UNKNOWN
+                            ? json_null()
+                            : json_integer(t->swap_total_kb - t->swap_free_kb);
+    json_object_set_new(
+        o, "memory",
+        json_pack("{s:o,s:o,s:o,s:o,s:o}", "thp_enabled", str_or_null(t->thp_enabled), "thp_defrag",
+                  str_or_null(t->thp_defrag), "swap_total_kb", int_or_null(t->swap_total_kb),
+                  "swap_free_kb", int_or_null(t->swap_free_kb), "swap_used_kb", swap_used));
+    json_object_set_new(o, "irqs", irqs_json(&s->irqs));
+    json_object_set_new(o, "threads", threads_json(&s->tasks));
+    json_t *unreadable = json_array();
+    for (int i = 0; i < s->notes.count; i++)
+        json_array_append_new(unreadable, json_pack("{s:s,s:s}", "path", s->notes.note[i].path,
+                                                    "reason", s->notes.note[i].reason));
+    json_object_set_new(o, "unreadable", unreadable);
+    return o;
+}
+
+static json_t *finding_json(const struct inspect_finding *f)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_string(f->id));
+    json_object_set_new(o, "area", json_string(f->area));
+    json_object_set_new(o, "severity", json_string(inspect_severity_name(f->severity)));
+    struct cpulist *cpus = calloc(1, sizeof *cpus);
+    const char *why = NULL;
+    if (cpus && cpulist_parse(f->cpus, cpus, &why) == 0)
+        json_object_set_new(o, "cpus", cpus_array(cpus));
+    else
+        json_object_set_new(o, "cpus", json_array());
+    free(cpus);
+    json_t *ev = json_array();
+    for (int i = 0; i < f->nevidence; i++)
+        json_array_append_new(
+            ev, json_pack("{s:s,s:s}", "path", f->evidence[i].path, "value", f->evidence[i].value));
+    json_object_set_new(o, "evidence", ev);
+    json_object_set_new(o, "effect", json_string(f->effect));
+    json_object_set_new(o, "fix", json_string(f->fix));
+    return o;
+}
+
+json_t *json_inspect_document(const struct inspect_system *s, const struct inspect_findings *f,
+                              const char *version)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "tool", json_string("jitterlab"));
+    json_object_set_new(doc, "schema", json_integer(1));
+    json_object_set_new(doc, "kind", json_string("inspect"));
+    json_object_set_new(doc, "version", json_string(version));
+    json_object_set_new(doc, "budget_ns", json_integer(f->budget_ns));
+    json_object_set_new(doc, "cpus", cpus_array(&s->targets));
+    json_object_set_new(doc, "verdict", json_string(f->ready ? "ready" : "not-ready"));
+    json_object_set_new(doc, "verdict_reason", json_string(f->verdict_reason));
+    json_t *findings = json_array();
+    for (int i = 0; i < f->count; i++)
+        json_array_append_new(findings, finding_json(&f->finding[i]));
+    json_object_set_new(doc, "findings", findings);
+    json_t *unknown = json_array();
+    for (int i = 0; i < f->nunknown; i++)
+        json_array_append_new(
+            unknown, json_pack("{s:s,s:s}", "id", f->unknown[i].id, "why", f->unknown[i].why));
+    json_object_set_new(doc, "unknown", unknown);
+    json_object_set_new(doc, "system", inspect_system_json(s));
+    return doc;
+}

@@ -1,0 +1,20 @@
+/*
+ * JSON for `jitterlab inspect` (kind "inspect") and the machine object that
+ * both inspect and run documents carry as "system": the run document's
+ * system keys plus everything struct inspect_system holds.
+ */
+#ifndef JITTERLAB_OUT_JSON_INSPECT_H
+#define JITTERLAB_OUT_JSON_INSPECT_H
+
+#include <jansson.h>
+
+#include "sys/inspect_rules.h"
+#include "sys/inspect_system.h"
+
+json_t *inspect_system_json(const struct inspect_system *s);
+/* {tool, schema: 1, kind: "inspect", version, budget_ns, cpus, verdict,
+ *  verdict_reason, findings[], unknown[], system} */
+json_t *json_inspect_document(const struct inspect_system *s, const struct inspect_findings *f,
+                              const char *version);
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * Prints the inspect report. Findings arrive sorted worst first; areas are
+ * printed in the order in which their first (worst) finding appears, so the
+ * area that holds the worst problem leads. Ok findings take one line each,
+ * the others their effect, evidence and fix.
+ */
+#include "out/text_inspect.h"
+
+#include <string.h>
+
+#define RED    "\033[1;31m"
+#define YELLOW "\033[33m"
+#define CYAN   "\033[36m"
+#define GREEN  "\033[32m"
+#define BOLD   "\033[1m"
+#define RESET  "\033[0m"
+
+static const char *severity_colour(enum inspect_severity sev)
+{
+    switch (sev) {
+    case INSPECT_CRITICAL:
+        return RED;
+    case INSPECT_WARNING:
+        return YELLOW;
+    case INSPECT_INFO:
+        return CYAN;
+    case INSPECT_OK:
+        break;
+    }
+    return GREEN;
+}
+
+static void print_finding(FILE *out, const struct inspect_finding *f, bool colour)
+{
+    const char *name = inspect_severity_name(f->severity);
+    char label[16];
+    snprintf(label, sizeof label, "%s", name);
+    if (f->severity == INSPECT_CRITICAL)
+        snprintf(label, sizeof label, "CRITICAL");
+    fprintf(out, "  %s%-8s%s  %s", colour ? severity_colour(f->severity) : "", label,
+            colour ? RESET : "", f->id);
+    if (f->cpus[0])
+        fprintf(out, " (CPU%s %s)", strpbrk(f->cpus, ",-") ? "s" : "", f->cpus);
+    if (f->severity == INSPECT_OK) {
+        fprintf(out, ": %s\n", f->effect);
+        return;
+    }
+    fprintf(out, "\n            %s\n", f->effect);
+    for (int i = 0; i < f->nevidence; i++)
+        fprintf(out, "            %s = %s\n", f->evidence[i].path, f->evidence[i].value);
+    fprintf(out, "            fix: %s\n", f->fix);
+}
+
+static void print_header(FILE *out, const struct inspect_system *s,
+                         const struct inspect_findings *f)
+{
+    char cpus[256], budget[32];
+    if (cpulist_format(&s->targets, cpus, sizeof cpus) != 0)
+        snprintf(cpus, sizeof cpus, "(many)");
+    snprintf(budget, sizeof budget, "%.10g µs", (double)f->budget_ns / 1000.0);
+    fprintf(out, "jitterlab inspect: CPU%s %s, budget %s\n", strpbrk(cpus, ",-") ? "s" : "", cpus,
+            budget);
+    const struct cpufreq_policy_info *p =
+        s->targets.count ? cpufreq_policy_of(&s->cpufreq, s->targets.cpu[0]) : NULL;
+    fprintf(out, "kernel %s (%s), cpuidle %s/%s, cpufreq %s%s%s, clocksource %s%s%s\n",
+            s->base.kernel[0] ? s->base.kernel : "?",
+            s->preempt_model[0] ? s->preempt_model : "preempt model unknown",
+            s->cpuidle.driver[0] ? s->cpuidle.driver : "?",
+            s->cpuidle.governor[0] ? s->cpuidle.governor : "?", p ? p->driver : "none",
+            p ? " " : "", p ? p->governor : "", s->base.clocksource[0] ? s->base.clocksource : "?",
+            s->base.hypervisor[0] ? ", hypervisor " : "", s->base.hypervisor);
+}
+
+void text_inspect_report(FILE *out, const struct inspect_system *s,
+                         const struct inspect_findings *f, bool colour)
+{
+    print_header(out, s, f);
+    const char *done[INSPECT_MAX_FINDINGS];
+    int ndone = 0;
+    for (int i = 0; i < f->count; i++) {
+        const char *area = f->finding[i].area;
+        bool seen = false;
+        for (int k = 0; k < ndone; k++)
+            seen = seen || strcmp(done[k], area) == 0;
+        if (seen)
+            continue;
+        done[ndone++] = area;
+        fprintf(out, "\n%s%s%s\n", colour ? BOLD : "", area, colour ? RESET : "");
+        for (int k = i; k < f->count; k++)
+            if (strcmp(f->finding[k].area, area) == 0)
+                print_finding(out, &f->finding[k], colour);
+    }
+    if (f->nunknown > 0) {
+        fprintf(out, "\nunknown (not checked)\n");
+        for (int i = 0; i < f->nunknown; i++)
+            fprintf(out, "  %s: %s\n", f->unknown[i].id, f->unknown[i].why);
+    }
+    if (s->notes.count > 0) {
+        fprintf(out, "\nunreadable (ignored)\n");
+        for (int i = 0; i < s->notes.count; i++)
+            fprintf(out, "  %s: %s\n", s->notes.note[i].path, s->notes.note[i].reason);
+    }
+    fprintf(out, "\n%sverdict: %s%s\n%s\n", colour ? (f->ready ? GREEN : RED) : "",
+            f->ready ? "READY" : "NOT READY", colour ? RESET : "", f->verdict_reason);
+}

@@ -1,0 +1,69 @@
+/*
+ * The inspect rules: one table entry per finding id (inspect_rules.c). Each
+ * rule reads struct inspect_system and the latency budget and emits at most
+ * one finding -- severity, CPUs, evidence (values with their paths), effect
+ * and fix -- or, when what it needs could not be read, an "unknown" note.
+ * The verdict is "ready" unless some finding is critical.
+ */
+#ifndef JITTERLAB_SYS_INSPECT_RULES_H
+#define JITTERLAB_SYS_INSPECT_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sys/inspect_system.h"
+
+enum inspect_severity {
+    INSPECT_OK = 0,
+    INSPECT_INFO,
+    INSPECT_WARNING,
+    INSPECT_CRITICAL,
+};
+
+#define INSPECT_MAX_EVIDENCE 12
+#define INSPECT_MAX_FINDINGS 32
+
+struct inspect_evidence {
+    char path[160];
+    char value[200];
+};
+
+struct inspect_finding {
+    const char *id;
+    const char *area;
+    enum inspect_severity severity;
+    char cpus[256]; /* kernel list form; "" = the whole machine */
+    int nevidence;
+    struct inspect_evidence evidence[INSPECT_MAX_EVIDENCE];
+    char effect[512];
+    char fix[768];
+};
+
+struct inspect_unknown {
+    const char *id;
+    char why[256];
+};
+
+struct inspect_findings {
+    int64_t budget_ns;
+    int count;
+    struct inspect_finding finding[INSPECT_MAX_FINDINGS]; /* worst first, then table order */
+    int nunknown;
+    struct inspect_unknown unknown[INSPECT_MAX_FINDINGS];
+    bool ready;
+    char verdict_reason[640]; /* one sentence naming the worst cause */
+};
+
+/* Runs every rule. out is large (tens of KiB); callers allocate it. */
+void inspect_rules_run(const struct inspect_system *s, int64_t budget_ns,
+                       struct inspect_findings *out);
+const char *inspect_severity_name(enum inspect_severity sev);
+/* The rule table, for docs and tests: ids and areas in table order. */
+size_t inspect_rule_count(void);
+const char *inspect_rule_id(size_t i);
+/* The finding with that id, or NULL. */
+const struct inspect_finding *inspect_finding_by_id(const struct inspect_findings *f,
+                                                    const char *id);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * Everything `jitterlab inspect` knows about a machine, read once through
+ * the sysroot: the run document's system_info plus cpuidle, cpufreq, the
+ * parsed command line and kernel config, SMT, scheduler and memory settings,
+ * and the IRQs and threads that touch the target CPUs. The inspect rules
+ * read only this struct; `jitterlab run` embeds its JSON form.
+ */
+#ifndef JITTERLAB_SYS_INSPECT_SYSTEM_H
+#define JITTERLAB_SYS_INSPECT_SYSTEM_H
+
+#include "sys/cpu_topology.h"
+#include "sys/cpufreq.h"
+#include "sys/cpuidle.h"
+#include "sys/cpulist.h"
+#include "sys/irq.h"
+#include "sys/kernel_cmdline.h"
+#include "sys/kernel_config.h"
+#include "sys/kernel_tunables.h"
+#include "sys/read_notes.h"
+#include "sys/system_info.h"
+#include "sys/sysroot.h"
+#include "sys/tasks.h"
+
+struct inspect_system {
+    struct system_info base;
+    struct cpulist targets; /* the CPUs the real-time work will run on */
+    /* the preempt model with the kernel config and preempt= taken into
+     * account (a PREEMPT_DYNAMIC kernel's boot mode); "" when unknown */
+    char preempt_model[32];
+    char preempt_source[64];
+    struct kernel_cmdline cmdline;
+    struct kernel_config config;
+    struct cpuidle_info cpuidle; /* every online CPU */
+    struct cpufreq_info cpufreq;
+    struct cpu_topology topology; /* every online CPU */
+    struct kernel_tunables tunables;
+    struct irq_table irqs;
+    struct task_table tasks;
+    struct read_notes notes; /* files that held garbage */
+};
+
+/* Reads the whole machine; targets NULL or empty means the default CPUs
+ * (system_info_default_cpus). Returns 0, or -1 when out of memory (then
+ * already freed). Free with inspect_system_free. */
+int inspect_system_read(const struct sysroot *sr, const struct cpulist *targets,
+                        struct inspect_system *out);
+void inspect_system_free(struct inspect_system *s);
+
+#endif

@@ -1,0 +1,377 @@
+/*
+ * Unit tests for src/sys/inspect_rules.c against the fixture trees of real
+ * machine types (tests/fixtures/, found through $JL_TOP): for each machine
+ * and budget they pin the finding ids, their severities and the verdict, so
+ * that other tools can rely on them. The rule table itself must hold every
+ * id the issue promises.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/units.h"
+#include "sys/inspect_rules.h"
+#include "sys/inspect_system.h"
+#include "test_fixture.h"
+
+struct inspected {
+    struct inspect_system sys;
+    struct inspect_findings findings;
+};
+
+/* Reads fixture NAME with the default target CPUs (cpus NULL) or cpus. */
+static struct inspected *inspect_fixture(const char *name, const char *cpus, int64_t budget_ns)
+{
+    struct sysroot sr;
+    fixture_sysroot(&sr, name);
+    struct inspected *r = malloc(sizeof *r);
+    struct cpulist *targets = calloc(1, sizeof *targets);
+    assert_non_null(r);
+    assert_non_null(targets);
+    if (cpus)
+        assert_int_equal(cpulist_parse(cpus, targets, NULL), 0);
+    assert_int_equal(inspect_system_read(&sr, targets, &r->sys), 0);
+    free(targets);
+    inspect_rules_run(&r->sys, budget_ns, &r->findings);
+    return r;
+}
+
+static void inspected_free(struct inspected *r)
+{
+    inspect_system_free(&r->sys);
+    free(r);
+}
+
+static void expect(const struct inspected *r, const char *id, enum inspect_severity sev)
+{
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, id);
+    if (!f)
+        fail_msg("no finding %s", id);
+    if (f->severity != sev)
+        fail_msg("%s is %s, expected %s (%s)", id, inspect_severity_name(f->severity),
+                 inspect_severity_name(sev), f->effect);
+}
+
+static void expect_none(const struct inspected *r, const char *id)
+{
+    if (inspect_finding_by_id(&r->findings, id))
+        fail_msg("unexpected finding %s", id);
+}
+
+static bool is_unknown(const struct inspected *r, const char *id)
+{
+    for (int i = 0; i < r->findings.nunknown; i++)
+        if (strcmp(r->findings.unknown[i].id, id) == 0)
+            return true;
+    return false;
+}
+
+static bool has_evidence(const struct inspect_finding *f, const char *path_part,
+                         const char *value_part)
+{
+    for (int i = 0; i < f->nevidence; i++)
+        if (strstr(f->evidence[i].path, path_part) && strstr(f->evidence[i].value, value_part))
+            return true;
+    return false;
+}
+
+static int count_severity(const struct inspected *r, enum inspect_severity sev)
+{
+    int n = 0;
+    for (int i = 0; i < r->findings.count; i++)
+        n += r->findings.finding[i].severity == sev;
+    return n;
+}
+
+/* ---- the rule table ----------------------------------------------------- */
+
+static void test_rule_table_holds_every_promised_id(void **state)
+{
+    (void)state;
+    static const char *const promised[] = {
+        "cstate-exit-latency", "pm-qos-unset",   "cpufreq-governor",    "cpufreq-boost",
+        "epp-not-performance", "no-isolation",   "nohz-full-missing",   "rcu-nocbs-missing",
+        "irq-on-rt-cpu",       "not-preempt-rt", "rt-throttling",       "smt-sibling-shared",
+        "timer-migration",     "thp-enabled",    "clocksource-not-tsc", "tsc-not-invariant",
+        "hypervisor",          "swap-in-use",    "nmi-watchdog"};
+    for (size_t i = 0; i < sizeof promised / sizeof promised[0]; i++) {
+        bool found = false;
+        for (size_t k = 0; k < inspect_rule_count(); k++)
+            found = found || strcmp(inspect_rule_id(k), promised[i]) == 0;
+        if (!found)
+            fail_msg("rule %s missing from the table", promised[i]);
+    }
+    assert_null(inspect_rule_id(inspect_rule_count()));
+}
+
+static void test_every_finding_has_evidence_effect_and_fix(void **state)
+{
+    (void)state;
+    static const char *const fixtures[] = {"vm-haltpoll", "intel-ipc-untuned", "intel-ipc-tuned",
+                                           "core2-quad", "amd-epyc"};
+    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
+        struct inspected *r = inspect_fixture(fixtures[i], NULL, 50 * NS_PER_US);
+        for (int k = 0; k < r->findings.count; k++) {
+            const struct inspect_finding *f = &r->findings.finding[k];
+            if (!f->effect[0] || !f->fix[0])
+                fail_msg("%s/%s lacks effect or fix", fixtures[i], f->id);
+            if (f->severity != INSPECT_OK && f->nevidence == 0)
+                fail_msg("%s/%s has no evidence", fixtures[i], f->id);
+            for (int e = 0; e < f->nevidence; e++)
+                if (f->evidence[e].path[0] != '/')
+                    fail_msg("%s/%s evidence without a path", fixtures[i], f->id);
+            if (k > 0 && f->severity > r->findings.finding[k - 1].severity)
+                fail_msg("%s: findings not sorted worst first at %s", fixtures[i], f->id);
+        }
+        /* one finding or one unknown note per rule, never both */
+        for (size_t k = 0; k < inspect_rule_count(); k++) {
+            const char *id = inspect_rule_id(k);
+            bool f = inspect_finding_by_id(&r->findings, id) != NULL;
+            if (f && is_unknown(r, id))
+                fail_msg("%s: %s is both a finding and unknown", fixtures[i], id);
+        }
+        inspected_free(r);
+    }
+}
+
+/* ---- intel-ipc-untuned -------------------------------------------------- */
+
+static void test_untuned_intel_at_50us_is_not_ready(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("intel-ipc-untuned", NULL, 50 * NS_PER_US);
+    char cpus[64];
+    cpulist_format(&r->sys.targets, cpus, sizeof cpus);
+    assert_string_equal(cpus, "1-3"); /* no isolation: online minus CPU 0 */
+    assert_false(r->findings.ready);
+
+    expect(r, "cstate-exit-latency", INSPECT_CRITICAL);
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "cstate-exit-latency");
+    assert_string_equal(f->cpus, "1-3");
+    assert_true(has_evidence(f, "/cpuidle/state5/latency", "660 (C10"));
+    assert_true(has_evidence(f, "/cpuidle/state4/latency", "260 (C8"));
+    assert_true(has_evidence(f, "/cpuidle/state3/latency", "195 (C6"));
+    assert_non_null(strstr(f->effect, "C10 exit latency 660 µs exceeds the 50 µs budget"));
+    assert_non_null(strstr(f->fix, "jitterlab tune apply --only idle-states"));
+    assert_non_null(strstr(f->fix, "intel_idle.max_cstate"));
+
+    expect(r, "not-preempt-rt", INSPECT_CRITICAL);
+    expect(r, "pm-qos-unset", INSPECT_WARNING);
+    expect(r, "cpufreq-governor", INSPECT_WARNING);
+    expect(r, "cpufreq-boost", INSPECT_WARNING);
+    expect(r, "epp-not-performance", INSPECT_WARNING);
+    expect(r, "no-isolation", INSPECT_WARNING);
+    expect(r, "nohz-full-missing", INSPECT_WARNING);
+    expect(r, "rcu-nocbs-missing", INSPECT_WARNING);
+    expect(r, "irq-on-rt-cpu", INSPECT_WARNING);
+    expect(r, "rt-throttling", INSPECT_WARNING);
+    expect(r, "thp-enabled", INSPECT_WARNING);
+    expect(r, "nmi-watchdog", INSPECT_WARNING);
+    expect(r, "threads-on-rt-cpu", INSPECT_INFO);
+    expect(r, "timer-migration", INSPECT_INFO);
+    expect(r, "swap-in-use", INSPECT_INFO);
+    expect(r, "smt-sibling-shared", INSPECT_OK);
+    expect(r, "clocksource-not-tsc", INSPECT_OK);
+    expect(r, "tsc-not-invariant", INSPECT_OK);
+    expect(r, "hypervisor", INSPECT_OK);
+    assert_int_equal(count_severity(r, INSPECT_CRITICAL), 2);
+    assert_string_equal(r->findings.finding[0].id, "cstate-exit-latency"); /* worst first */
+    assert_non_null(strstr(r->findings.verdict_reason, "not ready for a 50 µs budget"));
+    assert_non_null(strstr(r->findings.verdict_reason, "C10 exit latency 660 µs"));
+    assert_string_equal(r->sys.preempt_model, "voluntary"); /* config.gz, PREEMPT_DYNAMIC */
+    assert_string_equal(r->sys.preempt_source, "/proc/config.gz");
+    assert_int_equal(r->sys.notes.count, 0);
+    inspected_free(r);
+}
+
+static void test_untuned_intel_at_1ms_is_ready_with_warnings(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("intel-ipc-untuned", NULL, NS_PER_MS);
+    assert_true(r->findings.ready);
+    expect(r, "cstate-exit-latency", INSPECT_WARNING); /* C10 660 µs > half of 1 ms */
+    expect(r, "not-preempt-rt", INSPECT_WARNING);
+    expect(r, "pm-qos-unset", INSPECT_OK);
+    assert_non_null(strstr(r->findings.verdict_reason, "ready for a 1000 µs budget"));
+    inspected_free(r);
+}
+
+static void test_irq_finding_names_the_busiest_queue(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("intel-ipc-untuned", "3", 50 * NS_PER_US);
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "irq-on-rt-cpu");
+    assert_non_null(f);
+    assert_true(has_evidence(f, "/proc/irq/127/effective_affinity_list", "enp1s0-TxRx-3"));
+    assert_false(has_evidence(f, "/proc/irq/122/", "xhci")); /* effective 1, not 3 */
+    inspected_free(r);
+}
+
+/* ---- intel-ipc-tuned ---------------------------------------------------- */
+
+static void test_tuned_intel_at_50us_is_ready(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("intel-ipc-tuned", NULL, 50 * NS_PER_US);
+    char cpus[64];
+    cpulist_format(&r->sys.targets, cpus, sizeof cpus);
+    assert_string_equal(cpus, "3"); /* the isolated CPU */
+    assert_true(r->findings.ready);
+    assert_int_equal(count_severity(r, INSPECT_CRITICAL), 0);
+    assert_int_equal(count_severity(r, INSPECT_WARNING), 0);
+    static const char *const ok[] = {
+        "cstate-exit-latency", "pm-qos-unset",   "cpufreq-governor",  "cpufreq-boost",
+        "epp-not-performance", "no-isolation",   "nohz-full-missing", "rcu-nocbs-missing",
+        "irq-on-rt-cpu",       "not-preempt-rt", "rt-throttling",     "smt-sibling-shared",
+        "timer-migration",     "thp-enabled",    "tsc-not-invariant", "clocksource-not-tsc",
+        "hypervisor",          "swap-in-use",    "nmi-watchdog",      "threads-on-rt-cpu"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        expect(r, ok[i], INSPECT_OK);
+    assert_int_equal(r->findings.nunknown, 0);
+    assert_string_equal(r->sys.preempt_model, "PREEMPT_RT");
+    assert_string_equal(r->findings.verdict_reason,
+                        "ready for a 50 µs budget: nothing critical, no warnings");
+    inspected_free(r);
+}
+
+static void test_tuned_intel_at_1us_fails_on_c1e(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("intel-ipc-tuned", NULL, NS_PER_US);
+    assert_false(r->findings.ready);
+    expect(r, "cstate-exit-latency", INSPECT_CRITICAL);
+    assert_non_null(strstr(inspect_finding_by_id(&r->findings, "cstate-exit-latency")->effect,
+                           "C1E exit "
+                           "latency 2 µs"));
+    inspected_free(r);
+}
+
+/* ---- core2-quad --------------------------------------------------------- */
+
+static void test_core2_frequency_changes_are_critical_below_the_pll_stall(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("core2-quad", NULL, 50 * NS_PER_US);
+    assert_false(r->findings.ready);
+    expect(r, "cpufreq-governor", INSPECT_CRITICAL);
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "cpufreq-governor");
+    assert_non_null(strstr(f->effect, "between 1600 and 2400 MHz"));
+    assert_non_null(strstr(f->effect, "PLL"));
+    assert_true(has_evidence(f, "scaling_available_frequencies", "2400000 1600000"));
+    expect(r, "cstate-exit-latency", INSPECT_CRITICAL); /* C3 85 µs; C2 20 µs is under half */
+    f = inspect_finding_by_id(&r->findings, "cstate-exit-latency");
+    assert_true(has_evidence(f, "state3/latency", "85 (C3"));
+    assert_false(has_evidence(f, "state2/latency", "C2"));
+    assert_non_null(strstr(f->fix, "processor.max_cstate"));
+    expect(r, "clocksource-not-tsc", INSPECT_WARNING);
+    expect(r, "tsc-not-invariant", INSPECT_WARNING);
+    expect(r, "not-preempt-rt", INSPECT_CRITICAL);
+    expect_none(r, "cpufreq-boost"); /* no boost switch on this CPU */
+    assert_true(is_unknown(r, "cpufreq-boost"));
+    expect_none(r, "epp-not-performance"); /* no HWP */
+    inspected_free(r);
+}
+
+static void test_core2_at_200us_frequency_is_a_warning(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("core2-quad", NULL, 200 * NS_PER_US);
+    expect(r, "cpufreq-governor", INSPECT_WARNING);
+    expect(r, "cstate-exit-latency", INSPECT_OK); /* C3 85 µs under half of 200 */
+    expect(r, "not-preempt-rt", INSPECT_CRITICAL);
+    assert_false(r->findings.ready);
+    inspected_free(r);
+}
+
+/* ---- amd-epyc ----------------------------------------------------------- */
+
+static void test_epyc_isolated_smt_pair(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("amd-epyc", NULL, 50 * NS_PER_US);
+    char cpus[64];
+    cpulist_format(&r->sys.targets, cpus, sizeof cpus);
+    assert_string_equal(cpus, "3,7");
+    assert_false(r->findings.ready);
+    expect(r, "cstate-exit-latency", INSPECT_CRITICAL);
+    expect(r, "not-preempt-rt", INSPECT_CRITICAL); /* preempt=full, below 200 µs */
+    assert_string_equal(r->sys.preempt_model, "full");
+    assert_string_equal(r->sys.preempt_source, "/proc/cmdline");
+    expect(r, "no-isolation", INSPECT_OK);
+    expect(r, "nohz-full-missing", INSPECT_OK);
+    expect(r, "rcu-nocbs-missing", INSPECT_OK);
+    expect(r, "smt-sibling-shared", INSPECT_INFO); /* 3 and 7 share a core, both targets */
+    expect(r, "irq-on-rt-cpu", INSPECT_WARNING);   /* managed nvme queues */
+    expect(r, "threads-on-rt-cpu", INSPECT_WARNING);
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "threads-on-rt-cpu");
+    assert_true(has_evidence(f, "/proc/1400/task/1402/stat", "trader-log"));
+    assert_false(has_evidence(f, "/task/1401/", "trader-md")); /* pinned: the RT thread */
+    expect(r, "cpufreq-boost", INSPECT_WARNING);
+    expect(r, "epp-not-performance", INSPECT_WARNING);
+    expect(r, "swap-in-use", INSPECT_WARNING);
+    expect_none(r, "pm-qos-unset");
+    assert_true(is_unknown(r, "pm-qos-unset")); /* /dev/cpu_dma_latency not recorded */
+    assert_true(r->sys.cmdline.isolcpus_managed_irq);
+    assert_true(r->sys.cmdline.isolcpus_domain);
+    inspected_free(r);
+}
+
+static void test_epyc_single_target_warns_about_its_sibling(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("amd-epyc", "3", 500 * NS_PER_US);
+    expect(r, "smt-sibling-shared", INSPECT_WARNING);
+    expect(r, "not-preempt-rt", INSPECT_WARNING);
+    expect(r, "cstate-exit-latency", INSPECT_WARNING); /* 350 µs > half of 500 */
+    assert_true(r->findings.ready);
+    inspected_free(r);
+}
+
+/* ---- vm-haltpoll (this development VM) ---------------------------------- */
+
+static void test_vm_is_not_ready_for_want_of_preemption(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("vm-haltpoll", NULL, 50 * NS_PER_US);
+    assert_false(r->findings.ready);
+    expect(r, "not-preempt-rt", INSPECT_CRITICAL);
+    assert_string_equal(r->sys.preempt_model, "none"); /* PREEMPT_DYNAMIC, config default */
+    expect(r, "hypervisor", INSPECT_WARNING);
+    expect(r, "cstate-exit-latency", INSPECT_INFO); /* driver none: no states */
+    expect(r, "cpufreq-governor", INSPECT_INFO);    /* no cpufreq */
+    expect(r, "pm-qos-unset", INSPECT_OK);
+    expect(r, "clocksource-not-tsc", INSPECT_INFO); /* kvm-clock */
+    expect(r, "irq-on-rt-cpu", INSPECT_WARNING);
+    expect(r, "thp-enabled", INSPECT_INFO); /* madvise */
+    expect(r, "nmi-watchdog", INSPECT_OK);
+    expect(r, "swap-in-use", INSPECT_OK);
+    assert_string_equal(r->sys.cpuidle.driver, "none");
+    assert_true(r->sys.config.present);
+    assert_int_equal(r->sys.config.hz, 250);
+    inspected_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rule_table_holds_every_promised_id),
+        cmocka_unit_test(test_every_finding_has_evidence_effect_and_fix),
+        cmocka_unit_test(test_untuned_intel_at_50us_is_not_ready),
+        cmocka_unit_test(test_untuned_intel_at_1ms_is_ready_with_warnings),
+        cmocka_unit_test(test_irq_finding_names_the_busiest_queue),
+        cmocka_unit_test(test_tuned_intel_at_50us_is_ready),
+        cmocka_unit_test(test_tuned_intel_at_1us_fails_on_c1e),
+        cmocka_unit_test(test_core2_frequency_changes_are_critical_below_the_pll_stall),
+        cmocka_unit_test(test_core2_at_200us_frequency_is_a_warning),
+        cmocka_unit_test(test_epyc_isolated_smt_pair),
+        cmocka_unit_test(test_epyc_single_target_warns_about_its_sibling),
+        cmocka_unit_test(test_vm_is_not_ready_for_want_of_preemption),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
