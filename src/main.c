@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/tune_cmd.h"
+#include "sys/tune.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -43,6 +45,7 @@ static const struct subcommand subcommands[] = {
     {"run", cmd_run, "measure wake-up latency with one real-time thread per CPU"},
     {"inspect", cmd_inspect, "say whether this machine can meet a latency budget, and why not"},
     {"load", cmd_load, "run a pinned, bounded best-effort load (cpu, pulse, cache, memory, cmd)"},
+    {"tune", cmd_tune, "apply, hold, show or restore reversible latency tuning"},
 };
 
 static void usage(FILE *out)
@@ -68,6 +71,9 @@ static const struct subcommand *find(const char *name)
 
 int main(int argc, char **argv)
 {
+    /* A closed pipe (| head) must end output, not the process: a run that
+     * tuned the machine still has to restore it. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
@@ -98,6 +104,13 @@ int main(int argc, char **argv)
     if (!sc) {
         fprintf(stderr, "jitterlab: unknown subcommand '%s' (see jitterlab --help)\n", name);
         return EXIT_USAGE;
+    }
+    if (sc->fn != cmd_tune) {
+        /* A run or hold that died left the machine tuned: say so every time. */
+        char warning[1024];
+        tune_stale_warning(tune_state_path(NULL), warning, sizeof(warning));
+        if (warning[0])
+            fprintf(stderr, "jitterlab: WARNING: %s\n", warning);
     }
     return sc->fn(argc - 1, argv + 1);
 }

@@ -20,6 +20,7 @@ enum exit_code {
 int cmd_run(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_load(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 /* Installs SIGINT/SIGTERM handlers that only record the request. */
 void stop_handlers_install(void);

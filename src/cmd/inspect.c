@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "common/units.h"
 #include "out/atomic_file.h"
 #include "out/json_inspect.h"
@@ -64,15 +65,6 @@ static void inspect_usage(FILE *out)
                  "3 not-ready with --strict.\n");
 }
 
-static int usage_error(const char *opt, const char *value, const char *why)
-{
-    if (value)
-        fprintf(stderr, "jitterlab: %s %s: %s\n", opt, value, why);
-    else
-        fprintf(stderr, "jitterlab: %s: %s\n", opt, why);
-    return EXIT_USAGE;
-}
-
 enum {
     OPT_BUDGET = 256,
     OPT_STRICT,
@@ -99,7 +91,7 @@ static int parse_args(int argc, char **argv, struct inspect_params *p)
     p->budget_ns = DEFAULT_BUDGET_NS;
     opterr = 0;
     optind = 1;
-    int c;
+    int c, rc;
     while ((c = getopt_long(argc, argv, ":a:qh", inspect_options, NULL)) != -1) {
         switch (c) {
         case 'a':
@@ -110,10 +102,8 @@ static int parse_args(int argc, char **argv, struct inspect_params *p)
                 return usage_error("--cpus", optarg, "empty CPU list");
             break;
         case OPT_BUDGET:
-            if (parse_duration_ns(optarg, NS_PER_US, &p->budget_ns, &why) != 0)
-                return usage_error("--budget", optarg, why);
-            if (p->budget_ns <= 0)
-                return usage_error("--budget", optarg, "must be greater than 0");
+            if ((rc = parse_positive_duration("--budget", optarg, NS_PER_US, &p->budget_ns)) != 0)
+                return rc;
             break;
         case OPT_STRICT:
             p->strict = true;
@@ -130,21 +120,12 @@ static int parse_args(int argc, char **argv, struct inspect_params *p)
         case 'h':
             inspect_usage(stdout);
             return EXIT_OK;
-        case ':':
-            return usage_error(argv[optind - 1], NULL, "needs a value");
         default:
-            fprintf(stderr,
-                    "jitterlab: inspect: unknown option '%s' (see jitterlab help inspect)\n",
-                    argv[optind - 1]);
-            return EXIT_USAGE;
+            return option_parse_error("inspect", c, argv);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr,
-                "jitterlab: inspect: unexpected argument '%s' (see jitterlab help inspect)\n",
-                argv[optind]);
-        return EXIT_USAGE;
-    }
+    if ((rc = check_no_more_args("inspect", argc, argv)) != 0)
+        return rc;
     if (!p->sysroot_dir)
         p->sysroot_dir = getenv("JITTERLAB_SYSROOT");
     return -1;
@@ -155,26 +136,19 @@ static int validate(const struct inspect_params *p, const struct sysroot *sr)
 {
     if (p->sysroot_dir && p->sysroot_dir[0] && access(p->sysroot_dir, R_OK | X_OK) != 0)
         return usage_error("--sysroot", p->sysroot_dir, strerror(errno));
+    int rc = 0;
     if (p->cpus.count > 0) {
         struct system_info *si = malloc(sizeof *si);
         if (!si)
             return EXIT_RUNTIME;
         system_info_read(sr, si);
-        for (int i = 0; i < p->cpus.count && si->online.count > 0; i++) {
-            if (!cpulist_contains(&si->online, p->cpus.cpu[i])) {
-                char list[1024], why[1100];
-                cpulist_format(&si->online, list, sizeof list);
-                snprintf(why, sizeof why, "CPU %d is not online (online: %s)", p->cpus.cpu[i],
-                         list);
-                free(si);
-                return usage_error("--cpus", p->cpus_text, why);
-            }
-        }
+        rc = check_cpus_online("--cpus", p->cpus_text, &p->cpus, si);
         free(si);
+        if (rc)
+            return rc;
     }
-    char why[4200];
-    if (p->json_path && atomic_file_check(p->json_path, why, sizeof why) != 0)
-        return usage_error("--json", p->json_path, why);
+    if ((rc = check_output_path("--json", p->json_path)) != 0)
+        return rc;
     return -1;
 }
 

@@ -139,12 +139,8 @@ static int parse_args(int argc, char **argv, struct load_params *p)
         case 'h':
             load_usage(stdout);
             return EXIT_OK;
-        case ':':
-            return usage_error(argv[optind - 1], NULL, "needs a value");
         default:
-            fprintf(stderr, "jitterlab: load: unknown option '%s' (see jitterlab help load)\n",
-                    argv[optind - 1]);
-            return EXIT_USAGE;
+            return option_parse_error("load", c, argv);
         }
         if (rc)
             return rc;
@@ -155,10 +151,8 @@ static int parse_args(int argc, char **argv, struct load_params *p)
         return EXIT_USAGE;
     }
     p->kind_text = argv[optind++];
-    if (optind < argc) {
-        fprintf(stderr, "jitterlab: load: unexpected argument '%s'\n", argv[optind]);
-        return EXIT_USAGE;
-    }
+    if ((rc = check_no_more_args("load", argc, argv)) != 0)
+        return rc;
     if (!p->sysroot_dir)
         p->sysroot_dir = getenv("JITTERLAB_SYSROOT");
     return -1;

@@ -5,11 +5,30 @@
  */
 #include "cmd/options.h"
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "cmd/cmd.h"
 #include "common/units.h"
 #include "out/atomic_file.h"
+
+int option_parse_error(const char *subcommand, int c, char **argv)
+{
+    if (c == ':')
+        return usage_error(argv[optind - 1], NULL, "needs a value");
+    fprintf(stderr, "jitterlab: %s: unknown option '%s' (see jitterlab help %s)\n", subcommand,
+            argv[optind - 1], subcommand);
+    return EXIT_USAGE;
+}
+
+int check_no_more_args(const char *subcommand, int argc, char **argv)
+{
+    if (optind >= argc)
+        return 0;
+    fprintf(stderr, "jitterlab: %s: unexpected argument '%s' (see jitterlab help %s)\n", subcommand,
+            argv[optind], subcommand);
+    return EXIT_USAGE;
+}
 
 int usage_error(const char *opt, const char *value, const char *why)
 {

@@ -12,6 +12,11 @@
 #include "sys/cpulist.h"
 #include "sys/system_info.h"
 
+/* getopt_long returned ':' (missing value) or '?' (unknown option), with
+ * opterr = 0: prints which, and returns EXIT_USAGE. */
+int option_parse_error(const char *subcommand, int c, char **argv);
+/* EXIT_USAGE naming the first argument left after the options, else 0. */
+int check_no_more_args(const char *subcommand, int argc, char **argv);
 /* Prints the message and returns EXIT_USAGE. value may be NULL. */
 int usage_error(const char *opt, const char *value, const char *why);
 /* 0, or EXIT_USAGE after the message. */

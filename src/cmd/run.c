@@ -19,6 +19,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/tune_cmd.h"
 #include "common/units.h"
 #include "engine/counters.h"
 #include "engine/engine.h"
@@ -70,6 +71,8 @@ struct run_params {
     const char *load_text[RUN_MAX_LOADS];
     struct load_spec loads[RUN_MAX_LOADS];
     int nloads;
+    uint32_t tune_actions; /* --tune[=PROFILE]; 0 = no tuning */
+    const char *tune_profile;
 };
 
 static bool has_workload(const struct run_params *p)
@@ -116,6 +119,10 @@ static void run_usage(FILE *out)
             "                          default CPUs: online ones not measured); KIND as in\n"
             "                          jitterlab load: cpu, pulse:ON:OFF[:KIND], cache[:SIZE],\n"
             "                          memory[:SIZE], cmd:COMMAND\n"
+            "      --tune[=PROFILE]    apply `jitterlab tune` (latency or realtime, default\n"
+            "                          latency) for --budget (default 50us) before the first\n"
+            "                          cycle, hold PM QoS, restore everything at the end\n"
+            "                          (also after Ctrl-C/SIGTERM)\n"
             "      --counters LIST     per-cycle counters: cycles, instructions, llc-misses,\n"
             "                          context-switches, cpu-migrations, page-faults, all\n"
             "  -q, --quiet             print nothing but errors\n"
@@ -148,6 +155,7 @@ enum {
     OPT_DEADLINE,
     OPT_COUNTERS,
     OPT_LOAD,
+    OPT_TUNE,
 };
 
 static const struct option run_options[] = {
@@ -173,6 +181,7 @@ static const struct option run_options[] = {
     {"deadline", required_argument, NULL, OPT_DEADLINE},
     {"counters", required_argument, NULL, OPT_COUNTERS},
     {"load", required_argument, NULL, OPT_LOAD},
+    {"tune", optional_argument, NULL, OPT_TUNE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -207,9 +216,9 @@ static int parse_args(int argc, char **argv, struct run_params *p)
 
     opterr = 0;
     optind = 1;
-    int c;
+    int c, rc;
     while ((c = getopt_long(argc, argv, ":i:a:p:D:l:qh", run_options, NULL)) != -1) {
-        int rc = 0;
+        rc = 0;
         switch (c) {
         case 'i':
             rc = parse_positive_duration("--interval", optarg, NS_PER_US, &p->interval_ns);
@@ -312,6 +321,15 @@ static int parse_args(int argc, char **argv, struct run_params *p)
             else
                 p->load_text[p->nloads++] = optarg;
             break;
+        case OPT_TUNE: {
+            const char *bad_opt = NULL;
+            char twhy[600];
+            p->tune_profile = optarg ? optarg : "latency";
+            p->tune_actions = tune_actions_for(p->tune_profile, NULL, &bad_opt, twhy, sizeof(twhy));
+            if (!p->tune_actions)
+                rc = usage_error("--tune", p->tune_profile, twhy);
+            break;
+        }
         case OPT_COUNTERS:
             if (counters_parse(optarg, &p->counters_mask, &why) != 0)
                 rc = usage_error("--counters", optarg, why);
@@ -319,21 +337,14 @@ static int parse_args(int argc, char **argv, struct run_params *p)
         case 'h':
             run_usage(stdout);
             return EXIT_OK;
-        case ':':
-            return usage_error(argv[optind - 1], NULL, "needs a value");
         default:
-            fprintf(stderr, "jitterlab: run: unknown option '%s' (see jitterlab help run)\n",
-                    argv[optind - 1]);
-            return EXIT_USAGE;
+            return option_parse_error("run", c, argv);
         }
         if (rc)
             return rc;
     }
-    if (optind < argc) {
-        fprintf(stderr, "jitterlab: run: unexpected argument '%s' (see jitterlab help run)\n",
-                argv[optind]);
-        return EXIT_USAGE;
-    }
+    if ((rc = check_no_more_args("run", argc, argv)) != 0)
+        return rc;
     if (!duration_set && !p->loops)
         p->duration_ns = 10 * NS_PER_S;
     if (p->policy == SCHED_OTHER) {
@@ -726,6 +737,9 @@ int cmd_run(int argc, char **argv)
     static struct inspect_system machine; /* the result's "system" object, read before the run */
     bool have_machine = p.json_path && inspect_system_read(&sr, &p.cpus, &machine) == 0;
 
+    int64_t tune_budget_ns = p.budget_ns > 0 ? p.budget_ns : 50 * NS_PER_US;
+    if (p.tune_actions && (p.tune_actions & (1u << tune_action_find("pm-qos"))) && p.pm_qos_us < 0)
+        p.pm_qos_us = tune_exit_latency_limit_ns(tune_budget_ns) / NS_PER_US;
     int pm_fd = -1;
     if (p.pm_qos_us >= 0) {
         pm_fd = pm_qos_hold(&sr, (int32_t)p.pm_qos_us);
@@ -785,8 +799,20 @@ int cmd_run(int argc, char **argv)
             return EXIT_RUNTIME;
         }
     }
+    const char *state_path = tune_state_path(NULL);
+    if (p.tune_actions && tune_apply_for(&sr, &p.cpus, tune_budget_ns, p.tune_actions, 0, -1,
+                                         state_path, TUNE_MODE_RUN, p.quiet) != EXIT_OK) {
+        tune_restore_report(state_path, true, false);
+        load_runner_destroy(loads);
+        collector_free(&c);
+        engine_destroy(eng);
+        pm_qos_release(pm_fd);
+        return EXIT_RUNTIME;
+    }
     if (engine_start(eng, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitterlab: %s\n", err);
+        if (p.tune_actions)
+            tune_restore_report(state_path, p.quiet, false);
         load_runner_destroy(loads);
         collector_free(&c);
         engine_destroy(eng);
@@ -816,6 +842,7 @@ int cmd_run(int argc, char **argv)
     int64_t end_ns = monotonic_now_ns();
     if (loads)
         load_runner_stop(loads);
+    int tune_rc = p.tune_actions ? tune_restore_report(state_path, p.quiet, false) : EXIT_OK;
     pm_qos_release(pm_fd);
     collect(&c);
     for (int i = 0; i < c.n; i++) {
@@ -900,6 +927,8 @@ int cmd_run(int argc, char **argv)
     }
     if (interrupted && !p.quiet)
         fprintf(stderr, "jitterlab: interrupted; outputs hold every sample taken\n");
+    if (rc == EXIT_OK && tune_rc != EXIT_OK)
+        rc = tune_rc;
     free(all_hist);
     load_runner_destroy(loads);
     collector_free(&c);

@@ -1,0 +1,444 @@
+/*
+ * `jitterlab tune apply|restore|status|hold`: options and output for the
+ * reversible tuning of sys/tune.c. apply changes what can change at run time
+ * and prints, never applies, what needs a boot parameter or a firmware
+ * setting; hold does the same for as long as it runs in the foreground (with
+ * the PM QoS request that only a living process can hold) and restores on
+ * exit; restore and status read the journal.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/options.h"
+#include "cmd/tune_cmd.h"
+#include "common/clock.h"
+#include "common/units.h"
+#include "sys/pm_qos.h"
+#include "sys/system_info.h"
+#include "sys/tune.h"
+
+struct tune_params {
+    const char *verb;
+    const char *profile;
+    const char *only;
+    const char *cpus_text;
+    struct cpulist cpus;
+    int64_t budget_ns;
+    int64_t freq_khz;
+    int boost;
+    bool dry_run;
+    bool quiet;
+    int64_t duration_ns; /* hold: 0 = until Ctrl-C */
+    const char *state_path;
+    const char *sysroot_dir;
+};
+
+static void tune_usage(FILE *out)
+{
+    fprintf(out, "usage: jitterlab tune apply   [options]   change settings, keep a snapshot\n"
+                 "       jitterlab tune restore [--state FILE]  put every snapshot value back\n"
+                 "       jitterlab tune status  [--state FILE]  current value vs snapshot\n"
+                 "       jitterlab tune hold    [options] [-D DUR]  apply, hold PM QoS, restore\n"
+                 "                                  on Ctrl-C/SIGTERM or after DUR\n"
+                 "\n"
+                 "Before the first write the old value of everything that will change goes to\n"
+                 "the state file (fsynced); restore writes them back, verifies each and removes\n"
+                 "the file only when all are back. A second apply keeps the first snapshot.\n"
+                 "\n"
+                 "  --profile P         latency (default): pm-qos, idle-states, resume-latency,\n"
+                 "                      cpufreq, timer-migration; realtime: also irq-affinity\n"
+                 "  --only A,B          exactly these actions instead of a profile:\n"
+                 "                      ");
+    for (int i = 0; i < tune_action_count; i++)
+        fprintf(out, "%s%s", tune_actions[i].name, i + 1 < tune_action_count ? ", " : "\n");
+    fprintf(out,
+            "                      (rt-throttling, thp and nmi-watchdog only this way)\n"
+            "  -a, --cpus LIST     target CPUs (default: the isolated CPUs, else every online\n"
+            "                      CPU but CPU 0)\n"
+            "  --budget DUR        latency the CPUs must meet (bare number: us; default 50us)\n"
+            "  --freq KHZ          fixed frequency for cpufreq (default: the highest)\n"
+            "  --boost on|off      switch turbo/boost (default: leave it)\n"
+            "  --dry-run           print each change as a shell command, change nothing\n"
+            "  --state FILE        state file (default $JITTERLAB_TUNE_STATE, else %s)\n"
+            "  -D, --duration DUR  hold: how long (bare number: s; default until Ctrl-C)\n"
+            "  --sysroot DIR       work on the tree under DIR\n"
+            "  -q, --quiet         print nothing but errors\n"
+            "\n"
+            "Exit codes: 0 ok, 1 a change or restore failed (listed), 2 bad usage or no\n"
+            "snapshot to restore.\n",
+            TUNE_DEFAULT_STATE);
+}
+
+const char *tune_state_path(const char *given)
+{
+    if (given)
+        return given;
+    const char *env = getenv("JITTERLAB_TUNE_STATE");
+    return env && *env ? env : TUNE_DEFAULT_STATE;
+}
+
+enum {
+    OPT_PROFILE = 256,
+    OPT_ONLY,
+    OPT_BUDGET,
+    OPT_FREQ,
+    OPT_BOOST,
+    OPT_DRY_RUN,
+    OPT_STATE,
+    OPT_SYSROOT
+};
+
+static const struct option tune_options[] = {
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"only", required_argument, NULL, OPT_ONLY},
+    {"cpus", required_argument, NULL, 'a'},
+    {"budget", required_argument, NULL, OPT_BUDGET},
+    {"freq", required_argument, NULL, OPT_FREQ},
+    {"boost", required_argument, NULL, OPT_BOOST},
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"state", required_argument, NULL, OPT_STATE},
+    {"duration", required_argument, NULL, 'D'},
+    {"sysroot", required_argument, NULL, OPT_SYSROOT},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+uint32_t tune_actions_for(const char *profile, const char *only, const char **bad_opt, char *why,
+                          size_t whylen)
+{
+    if (only) {
+        uint32_t mask = 0;
+        char list[512];
+        snprintf(list, sizeof(list), "%s", only);
+        for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+             name = strtok_r(NULL, ",", &save)) {
+            int idx = tune_action_find(name);
+            if (idx < 0) {
+                snprintf(why, whylen, "unknown action '%s' (actions: %s", name,
+                         tune_actions[0].name);
+                for (int i = 1; i < tune_action_count; i++) {
+                    size_t used = strlen(why);
+                    snprintf(why + used, whylen - used, ", %s", tune_actions[i].name);
+                }
+                strncat(why, ")", whylen - strlen(why) - 1);
+                *bad_opt = "--only";
+                return 0;
+            }
+            mask |= 1u << idx;
+        }
+        if (!mask) {
+            snprintf(why, whylen, "empty action list");
+            *bad_opt = "--only";
+        }
+        return mask;
+    }
+    uint32_t mask = tune_profile_actions(profile ? profile : "latency");
+    if (!mask) {
+        snprintf(why, whylen, "unknown profile (use latency or realtime)");
+        *bad_opt = "--profile";
+    }
+    return mask;
+}
+
+static int parse_args(int argc, char **argv, struct tune_params *p)
+{
+    long v;
+    const char *why;
+    memset(p, 0, sizeof(*p));
+    p->budget_ns = 50 * NS_PER_US;
+    p->boost = -1;
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        tune_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : EXIT_OK;
+    }
+    p->verb = argv[1];
+    if (strcmp(p->verb, "apply") != 0 && strcmp(p->verb, "restore") != 0 &&
+        strcmp(p->verb, "status") != 0 && strcmp(p->verb, "hold") != 0)
+        return usage_error("tune", p->verb, "unknown verb (use apply, restore, status, hold)");
+    opterr = 0;
+    optind = 2;
+    int c, rc;
+    while ((c = getopt_long(argc, argv, ":a:D:qh", tune_options, NULL)) != -1) {
+        rc = 0;
+        switch (c) {
+        case OPT_PROFILE:
+            p->profile = optarg;
+            break;
+        case OPT_ONLY:
+            p->only = optarg;
+            break;
+        case 'a':
+            p->cpus_text = optarg;
+            if (cpulist_parse(optarg, &p->cpus, &why) != 0)
+                rc = usage_error("--cpus", optarg, why);
+            else if (p->cpus.count == 0)
+                rc = usage_error("--cpus", optarg, "empty CPU list");
+            break;
+        case OPT_BUDGET:
+            rc = parse_positive_duration("--budget", optarg, NS_PER_US, &p->budget_ns);
+            break;
+        case OPT_FREQ:
+            rc = parse_int_option("--freq", optarg, 1, 100000000L, &v);
+            p->freq_khz = v;
+            break;
+        case OPT_BOOST:
+            if (strcmp(optarg, "on") == 0 || strcmp(optarg, "off") == 0)
+                p->boost = strcmp(optarg, "on") == 0;
+            else
+                rc = usage_error("--boost", optarg, "must be on or off");
+            break;
+        case OPT_DRY_RUN:
+            p->dry_run = true;
+            break;
+        case OPT_STATE:
+            p->state_path = optarg;
+            break;
+        case 'D':
+            rc = parse_positive_duration("--duration", optarg, NS_PER_S, &p->duration_ns);
+            break;
+        case OPT_SYSROOT:
+            p->sysroot_dir = optarg;
+            break;
+        case 'q':
+            p->quiet = true;
+            break;
+        case 'h':
+            tune_usage(stdout);
+            return EXIT_OK;
+        default:
+            return option_parse_error("tune", c, argv);
+        }
+        if (rc)
+            return rc;
+    }
+    if ((rc = check_no_more_args("tune", argc, argv)) != 0)
+        return rc;
+    if (!p->sysroot_dir)
+        p->sysroot_dir = getenv("JITTERLAB_SYSROOT");
+    p->state_path = tune_state_path(p->state_path);
+    return -1;
+}
+
+void tune_print_boot_proposal(FILE *out, const struct cpulist *targets,
+                              const struct system_info *si)
+{
+    char t[1024], house[1024];
+    struct cpulist rest;
+    cpulist_format(targets, t, sizeof(t));
+    cpulist_subtract(&si->online, targets, &rest);
+    cpulist_format(&rest, house, sizeof(house));
+    fprintf(out, "\nNot changeable at run time (never applied by jitterlab):\n");
+    fprintf(out,
+            "  kernel command line: isolcpus=managed_irq,domain,%s nohz_full=%s "
+            "rcu_nocbs=%s irqaffinity=%s rcu_nocb_poll nosoftlockup skew_tick=1\n",
+            t, t, t, house[0] ? house : "0");
+    if (strcmp(si->preempt_model, "PREEMPT_RT") != 0)
+        fprintf(out, "  kernel: a PREEMPT_RT build (Debian: linux-image-rt-amd64)\n");
+    fprintf(out, "  firmware: disable package C-states and C1E, disable SMT on the real-time "
+                 "cores or leave their siblings idle, fixed (non-turbo) frequency, enable the "
+                 "vendor's real-time / low-latency mode, disable SMIs where the vendor allows\n");
+}
+
+static void print_plan(FILE *out, const struct tune_plan *plan, const struct sysroot *sr,
+                       bool dry_run)
+{
+    for (int i = 0; i < plan->n; i++) {
+        const struct tune_change *c = &plan->change[i];
+        char full[4400];
+        sysroot_path(sr, c->path, full, sizeof(full));
+        if (dry_run)
+            fprintf(out, "echo %s > %s    # %s: %s (now %s)\n", c->new_value, full, c->action,
+                    c->what, c->old_value);
+        else
+            fprintf(out, "  [%s] %s: %s -> %s  (%s)\n", c->action, c->what, c->old_value,
+                    c->new_value, c->path);
+    }
+    for (int i = 0; i < plan->nnotes; i++)
+        fprintf(out, "%s%s\n", dry_run ? "# " : "  note: ", plan->note[i]);
+}
+
+int tune_apply_for(const struct sysroot *sr, const struct cpulist *targets, int64_t budget_ns,
+                   uint32_t actions, int64_t freq_khz, int boost, const char *state_path,
+                   enum tune_mode mode, bool quiet)
+{
+    struct tune_request rq = {.sr = sr,
+                              .targets = *targets,
+                              .budget_ns = budget_ns,
+                              .freq_khz = freq_khz,
+                              .boost = boost,
+                              .actions = actions};
+    static struct tune_plan plan;
+    tune_plan_build(&rq, &plan);
+    if (!quiet) {
+        char t[256], b[32];
+        cpulist_format(targets, t, sizeof(t));
+        format_duration(budget_ns, b, sizeof(b));
+        printf("jitterlab tune: CPUs %s, budget %s, %d change%s\n", t, b, plan.n,
+               plan.n == 1 ? "" : "s");
+        print_plan(stdout, &plan, sr, false);
+    }
+    struct tune_result res;
+    char err[600];
+    int rc = EXIT_OK;
+    if (tune_apply(sr, &plan, state_path, mode, &res, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitterlab: tune: %s; nothing was changed\n", err);
+        rc = EXIT_RUNTIME;
+    } else {
+        if (res.refused)
+            fprintf(stderr,
+                    "jitterlab: tune: the kernel refused %d change%s (left as they "
+                    "were): %s\n",
+                    res.refused, res.refused == 1 ? "" : "s", res.refused_list);
+        if (!quiet)
+            printf("%d applied, %d refused; snapshot in %s (undo: jitterlab tune restore)\n",
+                   res.applied, res.refused, state_path);
+    }
+    tune_plan_free(&plan);
+    return rc;
+}
+
+int tune_restore_report(const char *state_path, bool quiet, bool missing_is_error)
+{
+    char failed[4096], err[600];
+    int restored = 0;
+    int rc = tune_restore(state_path, failed, sizeof(failed), &restored, err, sizeof(err));
+    if (rc == 1) {
+        if (missing_is_error) {
+            fprintf(stderr, "jitterlab: tune restore: no snapshot in %s: nothing to restore\n",
+                    state_path);
+            return EXIT_USAGE;
+        }
+        return EXIT_OK;
+    }
+    if (rc < 0) {
+        if (failed[0])
+            fprintf(stderr,
+                    "jitterlab: tune restore: %d value%s restored; these could not be:\n%s"
+                    "the snapshot stays in %s\n",
+                    restored, restored == 1 ? "" : "s", failed, state_path);
+        else
+            fprintf(stderr, "jitterlab: tune restore: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    if (!quiet)
+        printf("jitterlab tune: %d value%s restored and verified; %s removed\n", restored,
+               restored == 1 ? "" : "s", state_path);
+    return EXIT_OK;
+}
+
+static int tune_status(const struct tune_params *p)
+{
+    static struct tune_journal j;
+    char err[600];
+    int rc = tune_journal_load(p->state_path, &j, err, sizeof(err));
+    if (rc == 1) {
+        printf("no settings changed by jitterlab (no snapshot in %s)\n", p->state_path);
+        return EXIT_OK;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "jitterlab: tune status: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    struct sysroot sr;
+    sysroot_init(&sr, j.sysroot);
+    printf("snapshot %s: %d setting%s changed (%s, pid %ld, %s%s)\n", p->state_path, j.changes.n,
+           j.changes.n == 1 ? "" : "s", j.mode == TUNE_MODE_APPLY ? "apply" : "run/hold", j.pid,
+           j.created_at, j.complete ? "" : ", apply did not finish");
+    for (int i = 0; i < j.changes.n; i++) {
+        const struct tune_change *c = &j.changes.change[i];
+        char now[TUNE_VALUE_MAX] = "?";
+        sysroot_read_string(&sr, c->path, now, sizeof(now));
+        const char *state = tune_value_matches(c->new_value, now)   ? "tuned"
+                            : tune_value_matches(c->old_value, now) ? "original"
+                                                                    : "changed since";
+        printf("  %-14s %-60s now %-10s snapshot %-10s set %-10s [%s]\n", c->action, c->path, now,
+               c->old_value, c->new_value, state);
+    }
+    tune_plan_free(&j.changes);
+    return EXIT_OK;
+}
+
+static int tune_hold(const struct tune_params *p, const struct sysroot *sr, uint32_t actions)
+{
+    stop_handlers_install();
+    int rc = tune_apply_for(sr, &p->cpus, p->budget_ns, actions, p->freq_khz, p->boost,
+                            p->state_path, TUNE_MODE_HOLD, p->quiet);
+    if (rc != EXIT_OK)
+        return rc;
+    int fd = -1;
+    if (actions & (1u << tune_action_find("pm-qos"))) {
+        fd = pm_qos_hold(sr, (int32_t)(tune_exit_latency_limit_ns(p->budget_ns) / NS_PER_US));
+        if (fd < 0)
+            fprintf(stderr, "jitterlab: tune hold: cannot hold /dev/cpu_dma_latency: %s\n",
+                    strerror(-fd));
+        else if (!p->quiet)
+            printf("holding /dev/cpu_dma_latency at %lld us\n",
+                   (long long)(tune_exit_latency_limit_ns(p->budget_ns) / NS_PER_US));
+    }
+    if (!p->quiet)
+        printf("holding; Ctrl-C restores everything\n");
+    fflush(stdout);
+    int64_t end = p->duration_ns > 0 ? monotonic_now_ns() + p->duration_ns : INT64_MAX;
+    while (!stop_requested() && monotonic_now_ns() < end) {
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    pm_qos_release(fd);
+    return tune_restore_report(p->state_path, p->quiet, false);
+}
+
+int cmd_tune(int argc, char **argv)
+{
+    static struct tune_params p;
+    int rc = parse_args(argc, argv, &p);
+    if (rc >= 0)
+        return rc;
+    if (strcmp(p.verb, "restore") == 0)
+        return tune_restore_report(p.state_path, p.quiet, true);
+    if (strcmp(p.verb, "status") == 0)
+        return tune_status(&p);
+
+    const char *bad_opt = NULL;
+    char why[600];
+    uint32_t actions = tune_actions_for(p.profile, p.only, &bad_opt, why, sizeof(why));
+    if (!actions)
+        return usage_error(bad_opt, bad_opt[2] == 'o' ? p.only : p.profile, why);
+    struct sysroot sr;
+    sysroot_init(&sr, p.sysroot_dir);
+    static struct system_info si;
+    system_info_read(&sr, &si);
+    if (p.cpus.count == 0)
+        system_info_default_cpus(&si, &p.cpus);
+    else if ((rc = check_cpus_online("--cpus", p.cpus_text, &p.cpus, &si)) != 0)
+        return rc;
+
+    if (strcmp(p.verb, "hold") == 0)
+        return tune_hold(&p, &sr, actions);
+    if (p.dry_run) {
+        struct tune_request rq = {.sr = &sr,
+                                  .targets = p.cpus,
+                                  .budget_ns = p.budget_ns,
+                                  .freq_khz = p.freq_khz,
+                                  .boost = p.boost,
+                                  .actions = actions};
+        static struct tune_plan plan;
+        tune_plan_build(&rq, &plan);
+        printf("# jitterlab tune apply --dry-run: %d change%s, nothing written\n", plan.n,
+               plan.n == 1 ? "" : "s");
+        print_plan(stdout, &plan, &sr, true);
+        tune_print_boot_proposal(stdout, &p.cpus, &si);
+        tune_plan_free(&plan);
+        return EXIT_OK;
+    }
+    rc = tune_apply_for(&sr, &p.cpus, p.budget_ns, actions, p.freq_khz, p.boost, p.state_path,
+                        TUNE_MODE_APPLY, p.quiet);
+    if (!p.quiet)
+        tune_print_boot_proposal(stdout, &p.cpus, &si);
+    return rc;
+}

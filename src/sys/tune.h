@@ -1,0 +1,124 @@
+/*
+ * Reversible tuning. A plan is a list of changes (path, old value, new
+ * value), built by the actions of tune_actions.c from what the machine shows
+ * now. Before the first write the old values go to a state file (the
+ * journal, fsynced); restore writes them back, checks them and removes the
+ * journal only when every value is back. A second apply extends the journal
+ * and keeps the first snapshot's old values. PM QoS is not a file change: the
+ * kernel drops the request when its holder closes the file, so it is held by
+ * a process (run --tune, tune hold), never left behind.
+ */
+#ifndef JITTERLAB_SYS_TUNE_H
+#define JITTERLAB_SYS_TUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sys/cpulist.h"
+#include "sys/sysroot.h"
+
+#define TUNE_DEFAULT_STATE "/run/jitterlab/tune-state.json"
+#define TUNE_VALUE_MAX     256
+
+enum tune_profile_bits {
+    TUNE_PROFILE_LATENCY = 1u << 0,
+    TUNE_PROFILE_REALTIME = 1u << 1,
+};
+
+struct tune_change {
+    char action[24];
+    char path[256]; /* as on the machine, without the sysroot prefix */
+    char what[160]; /* for people: "CPU 1 idle state C6 (exit 85 us)" */
+    char old_value[TUNE_VALUE_MAX];
+    char new_value[TUNE_VALUE_MAX];
+};
+
+struct tune_plan {
+    int n, cap;
+    struct tune_change *change;
+    int nnotes;
+    char note[32][200]; /* what an action found nothing to do about, and why */
+};
+
+struct tune_request {
+    const struct sysroot *sr;
+    struct cpulist targets;
+    int64_t budget_ns;
+    int64_t freq_khz; /* 0: the highest the policy allows */
+    int boost;        /* -1: leave alone, 0: off, 1: on */
+    uint32_t actions; /* bit per tune_action index */
+};
+
+/* The exit latency an idle state (or the PM QoS limits) may have for a
+ * latency budget: half of it, the other half being left to the wake-up path
+ * itself. inspect's cstate-exit-latency finding uses the same limit. */
+static inline int64_t tune_exit_latency_limit_ns(int64_t budget_ns)
+{
+    return budget_ns / 2;
+}
+
+struct tune_action {
+    const char *name;
+    const char *summary;
+    unsigned profiles; /* enum tune_profile_bits; 0 = opt-in only (--only) */
+    /* Adds the changes this action wants, reading current values. */
+    void (*plan)(const struct tune_request *rq, struct tune_plan *plan);
+};
+
+/* The action table (tune_actions.c). */
+extern const struct tune_action tune_actions[];
+extern const int tune_action_count;
+/* Index of a named action, or -1. */
+int tune_action_find(const char *name);
+/* Actions of a profile ("latency", "realtime"), or 0 for an unknown name. */
+uint32_t tune_profile_actions(const char *profile);
+
+void tune_plan_add(struct tune_plan *plan, const char *action, const char *path,
+                   const char *old_value, const char *new_value, const char *what);
+void tune_plan_note(struct tune_plan *plan, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void tune_plan_free(struct tune_plan *plan);
+int tune_plan_build(const struct tune_request *rq, struct tune_plan *plan);
+
+/* How a journal was made: a run or hold restores at its end; an apply stays. */
+enum tune_mode { TUNE_MODE_APPLY, TUNE_MODE_RUN, TUNE_MODE_HOLD };
+
+struct tune_journal {
+    enum tune_mode mode;
+    long pid;
+    bool complete; /* every write of the last apply was attempted */
+    char sysroot[4096];
+    char created_at[40];
+    struct tune_plan changes; /* old_value = the value before the first apply */
+};
+
+/* 0 loaded, 1 no journal, -1 unreadable (err says why). */
+int tune_journal_load(const char *state_path, struct tune_journal *j, char *err, size_t errlen);
+int tune_journal_save(const char *state_path, const struct tune_journal *j, char *err,
+                      size_t errlen);
+
+/* Outcome of writing one value. */
+struct tune_result {
+    int applied;
+    int refused; /* the kernel said no; the value did not change */
+    char refused_list[1024];
+};
+
+/* Journals, then writes every change of the plan. Returns 0, or -1 when the
+ * journal could not be written (nothing was changed). */
+int tune_apply(const struct sysroot *sr, const struct tune_plan *plan, const char *state_path,
+               enum tune_mode mode, struct tune_result *res, char *err, size_t errlen);
+/* Writes the journal's old values back and verifies them; removes the
+ * journal when all are back. Returns 0, 1 when there is no journal, -1
+ * when some value could not be restored (listed in failed). */
+int tune_restore(const char *state_path, char *failed, size_t failedlen, int *restored, char *err,
+                 size_t errlen);
+/* Whether a value read back equals the one written ("always [madvise]
+ * never" matches "madvise"; surrounding blanks ignored). */
+bool tune_value_matches(const char *written, const char *read_back);
+/* A warning line when a journal was left by a jitterlab process that died
+ * before restoring (run or hold), or in the middle of an apply; "" if none. */
+void tune_stale_warning(const char *state_path, char *buf, size_t len);
+
+#endif

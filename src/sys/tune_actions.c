@@ -1,0 +1,287 @@
+/*
+ * The tuning actions, one table entry each: what to change for a latency
+ * budget on the target CPUs, read from the machine through the same readers
+ * as `jitterlab inspect` (the finding ids name these actions in their fix).
+ * An action only plans; tune.c journals, writes and restores. Actions that
+ * change the whole machine's behaviour in ways people may not expect
+ * (RT throttling, transparent hugepages, NMI watchdog) are opt-in (--only).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/cpufreq.h"
+#include "sys/cpuidle.h"
+#include "sys/irq.h"
+#include "sys/kernel_tunables.h"
+#include "sys/read_notes.h"
+#include "sys/tune.h"
+
+/* The exit latency allowed for this budget, in µs (rounded down). */
+static int64_t limit_us(const struct tune_request *rq)
+{
+    return tune_exit_latency_limit_ns(rq->budget_ns) / 1000;
+}
+
+static void plan_pm_qos(const struct tune_request *rq, struct tune_plan *plan)
+{
+    tune_plan_note(plan,
+                   "pm-qos: /dev/cpu_dma_latency is held at %lld us only while a jitterlab "
+                   "process holds it (run --tune, tune hold)",
+                   (long long)limit_us(rq));
+}
+
+static void plan_idle_states(const struct tune_request *rq, struct tune_plan *plan)
+{
+    struct cpuidle_info ci;
+    static struct read_notes notes;
+    if (cpuidle_read(rq->sr, &rq->targets, &ci, &notes) != 0)
+        return;
+    int planned = 0;
+    for (int c = 0; c < ci.ncpu; c++) {
+        const struct cpuidle_cpu *cpu = &ci.cpu[c];
+        for (int s = 0; s < cpu->nstates; s++) {
+            const struct cpuidle_state_info *st = &cpu->state[s];
+            if (st->latency_us == VALUE_UNKNOWN ||
+                st->latency_us * 1000 <= tune_exit_latency_limit_ns(rq->budget_ns) ||
+                st->disable != 0) /* already disabled, or unknown: nothing to snapshot */
+                continue;
+            char path[128], what[160];
+            snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable",
+                     cpu->cpu, st->index);
+            snprintf(what, sizeof(what),
+                     "CPU %d idle state %s: exit latency %lld us > half the budget", cpu->cpu,
+                     st->name, (long long)st->latency_us);
+            tune_plan_add(plan, "idle-states", path, "0", "1", what);
+            planned++;
+        }
+    }
+    if (!planned)
+        tune_plan_note(plan,
+                       "idle-states: no idle state of the target CPUs exits slower than "
+                       "the budget%s",
+                       ci.driver[0] && strcmp(ci.driver, "none") != 0 ? ""
+                                                                      : " (no cpuidle driver)");
+    cpuidle_free(&ci);
+}
+
+static void plan_resume_latency(const struct tune_request *rq, struct tune_plan *plan)
+{
+    char want[32];
+    if (limit_us(rq) >= 1)
+        snprintf(want, sizeof(want), "%lld", (long long)limit_us(rq));
+    else
+        snprintf(want, sizeof(want), "n/a"); /* no exit latency allowed at all */
+    for (int i = 0; i < rq->targets.count; i++) {
+        char path[128], now[64], what[96];
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
+                 rq->targets.cpu[i]);
+        if (sysroot_read_string(rq->sr, path, now, sizeof(now)) < 0) {
+            tune_plan_note(plan, "resume-latency: %s is missing", path);
+            continue;
+        }
+        long long cur = atoll(now);
+        if (strcmp(now, want) == 0 || (strcmp(now, "n/a") != 0 && cur > 0 && cur <= limit_us(rq)))
+            continue; /* already at least as strict */
+        snprintf(what, sizeof(what), "CPU %d resume latency limit", rq->targets.cpu[i]);
+        tune_plan_add(plan, "resume-latency", path, now, want, what);
+    }
+}
+
+static void plan_cpufreq(const struct tune_request *rq, struct tune_plan *plan)
+{
+    struct cpufreq_info cf;
+    static struct read_notes notes;
+    if (cpufreq_read(rq->sr, &cf, &notes) != 0)
+        return;
+    if (cf.npolicy == 0)
+        tune_plan_note(plan, "cpufreq: this machine has no cpufreq policies (fixed frequency "
+                             "or a hypervisor decides)");
+    for (int p = 0; p < cf.npolicy; p++) {
+        const struct cpufreq_policy_info *pol = &cf.policy[p];
+        bool covers = false;
+        for (int i = 0; i < rq->targets.count && !covers; i++)
+            covers = cpulist_text_contains(
+                pol->affected_cpus[0] ? pol->affected_cpus : pol->related_cpus, rq->targets.cpu[i]);
+        if (!covers)
+            continue;
+        char base[64], path[128], what[96], value[32];
+        snprintf(base, sizeof(base), "/sys/devices/system/cpu/cpufreq/policy%d", pol->id);
+        if (pol->governor[0] && strcmp(pol->governor, "performance") != 0) {
+            if (strstr(pol->available_governors, "performance")) {
+                snprintf(path, sizeof(path), "%s/scaling_governor", base);
+                snprintf(what, sizeof(what), "policy%d governor", pol->id);
+                tune_plan_add(plan, "cpufreq", path, pol->governor, "performance", what);
+            } else {
+                tune_plan_note(plan, "cpufreq: policy%d offers no performance governor (%s)",
+                               pol->id, pol->available_governors);
+            }
+        }
+        int64_t fixed = rq->freq_khz > 0 ? rq->freq_khz : pol->cpuinfo_max_khz;
+        if (fixed != VALUE_UNKNOWN && fixed > 0) {
+            snprintf(value, sizeof(value), "%lld", (long long)fixed);
+            /* raise max before min so that min <= max holds at every step */
+            if (pol->max_khz != fixed && pol->max_khz != VALUE_UNKNOWN) {
+                char old[32];
+                snprintf(path, sizeof(path), "%s/scaling_max_freq", base);
+                snprintf(old, sizeof(old), "%lld", (long long)pol->max_khz);
+                snprintf(what, sizeof(what), "policy%d maximum frequency (kHz)", pol->id);
+                tune_plan_add(plan, "cpufreq", path, old, value, what);
+            }
+            if (pol->min_khz != fixed && pol->min_khz != VALUE_UNKNOWN) {
+                char old[32];
+                snprintf(path, sizeof(path), "%s/scaling_min_freq", base);
+                snprintf(old, sizeof(old), "%lld", (long long)pol->min_khz);
+                snprintf(what, sizeof(what), "policy%d minimum frequency = maximum (kHz)", pol->id);
+                tune_plan_add(plan, "cpufreq", path, old, value, what);
+            }
+        }
+        if (pol->epp[0] && strcmp(pol->epp, "performance") != 0) {
+            snprintf(path, sizeof(path), "%s/energy_performance_preference", base);
+            snprintf(what, sizeof(what), "policy%d energy/performance preference", pol->id);
+            tune_plan_add(plan, "cpufreq", path, pol->epp, "performance", what);
+        }
+    }
+    if (rq->boost >= 0) {
+        char value[24];
+        if (cf.boost != VALUE_UNKNOWN) {
+            char old[24];
+            snprintf(old, sizeof(old), "%lld", (long long)cf.boost);
+            snprintf(value, sizeof(value), "%d", rq->boost);
+            if (cf.boost != rq->boost)
+                tune_plan_add(plan, "cpufreq", "/sys/devices/system/cpu/cpufreq/boost", old, value,
+                              "boost");
+        } else if (cf.intel_no_turbo != VALUE_UNKNOWN) {
+            char old[24];
+            snprintf(old, sizeof(old), "%lld", (long long)cf.intel_no_turbo);
+            snprintf(value, sizeof(value), "%d", !rq->boost);
+            if (cf.intel_no_turbo != !rq->boost)
+                tune_plan_add(plan, "cpufreq", "/sys/devices/system/cpu/intel_pstate/no_turbo", old,
+                              value, "turbo (intel_pstate no_turbo)");
+        } else {
+            tune_plan_note(plan, "cpufreq: no boost switch on this machine");
+        }
+    }
+    cpufreq_free(&cf);
+}
+
+static void plan_irq_affinity(const struct tune_request *rq, struct tune_plan *plan)
+{
+    struct irq_table t;
+    static struct read_notes notes;
+    char online_text[1024];
+    struct cpulist online, keep;
+    if (sysroot_read_string(rq->sr, "/sys/devices/system/cpu/online", online_text,
+                            sizeof(online_text)) < 0 ||
+        cpulist_parse(online_text, &online, &(const char *){NULL}) != 0)
+        return;
+    cpulist_subtract(&online, &rq->targets, &keep);
+    if (keep.count == 0) {
+        tune_plan_note(plan, "irq-affinity: every online CPU is a target; nowhere to move IRQs");
+        return;
+    }
+    if (irq_read(rq->sr, &rq->targets, &t, &notes) != 0)
+        return;
+    for (int i = 0; i < t.nirq; i++) {
+        const struct irq_line *l = &t.irq[i];
+        if (!l->numeric || !l->smp_affinity_list[0])
+            continue;
+        struct cpulist aff, moved;
+        if (cpulist_parse(l->smp_affinity_list, &aff, &(const char *){NULL}) != 0)
+            continue;
+        cpulist_subtract(&aff, &rq->targets, &moved);
+        if (moved.count == aff.count)
+            continue; /* no target CPU in its mask */
+        if (moved.count == 0)
+            moved = keep;
+        char path[64], value[1024], what[160];
+        cpulist_format(&moved, value, sizeof(value));
+        snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list", l->id);
+        snprintf(what, sizeof(what), "IRQ %s (%.100s) off the target CPUs", l->id, l->desc);
+        tune_plan_add(plan, "irq-affinity", path, l->smp_affinity_list, value, what);
+    }
+    irq_free(&t);
+}
+
+/* One integer file to a fixed value when it is not already there. */
+static void plan_int_file(struct tune_plan *plan, const struct tune_request *rq, const char *action,
+                          const char *path, const char *want, const char *what)
+{
+    char now[64];
+    if (sysroot_read_string(rq->sr, path, now, sizeof(now)) < 0) {
+        tune_plan_note(plan, "%s: %s is missing", action, path);
+        return;
+    }
+    if (!tune_value_matches(want, now))
+        tune_plan_add(plan, action, path, now, want, what);
+}
+
+static void plan_timer_migration(const struct tune_request *rq, struct tune_plan *plan)
+{
+    plan_int_file(plan, rq, "timer-migration", "/proc/sys/kernel/timer_migration", "0",
+                  "timers stay on the CPU that armed them");
+}
+
+static void plan_rt_throttling(const struct tune_request *rq, struct tune_plan *plan)
+{
+    plan_int_file(plan, rq, "rt-throttling", "/proc/sys/kernel/sched_rt_runtime_us", "-1",
+                  "no RT throttling (a runaway RT thread can then starve the CPU)");
+}
+
+static void plan_thp(const struct tune_request *rq, struct tune_plan *plan)
+{
+    const char *path = "/sys/kernel/mm/transparent_hugepage/enabled";
+    char now[128], selected[32];
+    if (sysroot_read_string(rq->sr, path, now, sizeof(now)) < 0 ||
+        sysfs_selected_word(now, selected, sizeof(selected)) != 0) {
+        tune_plan_note(plan, "thp: %s is missing or unreadable", path);
+        return;
+    }
+    if (strcmp(selected, "never") != 0)
+        tune_plan_add(plan, "thp", path, selected, "never", "transparent hugepages off");
+}
+
+static void plan_nmi_watchdog(const struct tune_request *rq, struct tune_plan *plan)
+{
+    plan_int_file(plan, rq, "nmi-watchdog", "/proc/sys/kernel/nmi_watchdog", "0",
+                  "NMI watchdog off");
+}
+
+const struct tune_action tune_actions[] = {
+    {"pm-qos", "hold /dev/cpu_dma_latency at the budget while jitterlab runs",
+     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, plan_pm_qos},
+    {"idle-states", "disable idle states whose exit latency exceeds the budget",
+     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, plan_idle_states},
+    {"resume-latency", "per-CPU pm_qos_resume_latency_us at the budget",
+     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, plan_resume_latency},
+    {"cpufreq", "performance governor, min = max (or --freq), EPP performance, --boost",
+     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, plan_cpufreq},
+    {"timer-migration", "kernel.timer_migration = 0", TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME,
+     plan_timer_migration},
+    {"irq-affinity", "move movable IRQs off the target CPUs", TUNE_PROFILE_REALTIME,
+     plan_irq_affinity},
+    {"rt-throttling", "kernel.sched_rt_runtime_us = -1 (opt-in)", 0, plan_rt_throttling},
+    {"thp", "transparent hugepages never (opt-in)", 0, plan_thp},
+    {"nmi-watchdog", "kernel.nmi_watchdog = 0 (opt-in)", 0, plan_nmi_watchdog},
+};
+const int tune_action_count = (int)(sizeof(tune_actions) / sizeof(tune_actions[0]));
+
+int tune_action_find(const char *name)
+{
+    for (int i = 0; i < tune_action_count; i++)
+        if (strcmp(tune_actions[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+uint32_t tune_profile_actions(const char *profile)
+{
+    unsigned bit = strcmp(profile, "latency") == 0    ? TUNE_PROFILE_LATENCY
+                   : strcmp(profile, "realtime") == 0 ? TUNE_PROFILE_REALTIME
+                                                      : 0;
+    uint32_t mask = 0;
+    for (int i = 0; bit && i < tune_action_count; i++)
+        if (tune_actions[i].profiles & bit)
+            mask |= 1u << i;
+    return mask;
+}
