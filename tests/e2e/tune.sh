@@ -138,6 +138,20 @@ check "timer migration restored" test "$(cat /proc/sys/kernel/timer_migration)" 
 check "IRQ affinities restored" test "$(cat /proc/irq/*/smp_affinity_list 2>/dev/null | tr '\n' ' ')" = "$irq_before"
 check "resume latency restored" test "$(cat /sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us 2>/dev/null)" = "$rl_before"
 
+S=$T/hold-state.json
+"$JL" tune hold --cpus 1 --only pm-qos,timer-migration -D 2 --state "$S" -q &
+pid=$!
+sleep 1
+tm_during=$(cat /proc/sys/kernel/timer_migration)
+pm_during=$(head -c 4 /dev/cpu_dma_latency | od -An -td4 | tr -d ' ')
+wait $pid
+rc_is "tune hold -D 2 exits 0" 0 $?
+check "hold: timer migration off while holding" test "$tm_during" = 0
+check "hold: PM QoS held at half the 50 us budget" test "$pm_during" = 25
+check "hold: timer migration restored at the end" test "$(cat /proc/sys/kernel/timer_migration)" = "$tm_before"
+check "hold: PM QoS released at the end" test "$(head -c 4 /dev/cpu_dma_latency | od -An -td4 | tr -d ' ')" = 2000000000
+check "hold: no snapshot left" test ! -e "$S"
+
 S=$T/run-state.json
 JITTERLAB_TUNE_STATE=$S "$JL" run -a 1 -D 20 -q --tune=realtime --json "$T/run.json" 2>"$T/err" &
 pid=$!
