@@ -31,62 +31,9 @@
 #include "sys/kernel_tunables.h"
 #include "sys/tasks.h"
 #include "test_fixture.h"
+#include "test_tree.h"
 
 /* ---- temporary trees ---------------------------------------------------- */
-
-static void write_file(const char *root, const char *rel, const void *data, size_t len)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s%s", root, rel);
-    for (char *slash = strchr(path + strlen(root) + 1, '/'); slash;
-         slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        if (mkdir(path, 0755) != 0 && errno != EEXIST)
-            fail_msg("mkdir %s: %s", path, strerror(errno));
-        *slash = '/';
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        fail_msg("open %s: %s", path, strerror(errno));
-    assert_int_equal(write(fd, data, len), (ssize_t)len);
-    close(fd);
-}
-
-static void write_text(const char *root, const char *rel, const char *text)
-{
-    write_file(root, rel, text, strlen(text));
-}
-
-static int temp_tree_setup(void **state)
-{
-    const char *tmp = getenv("TMPDIR");
-    char *root = malloc(PATH_MAX);
-    if (!root)
-        return -1;
-    snprintf(root, PATH_MAX, "%s/jitterlab-inspect.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root)) {
-        free(root);
-        return -1;
-    }
-    *state = root;
-    return 0;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static int temp_tree_teardown(void **state)
-{
-    char *root = *state;
-    nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(root);
-    return 0;
-}
 
 static bool has_note(const struct inspect_system *s, const char *path)
 {
