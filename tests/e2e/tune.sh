@@ -169,6 +169,21 @@ check "run --tune: no snapshot left" test ! -e "$S"
 pyt "$T/run.json" <<'EOF'
 t("run --tune: the document is complete and interrupted", 'd["interrupted"] is True and d["all"]["samples"] > 0')
 EOF
+S=$T/killed-state.json
+JITTERLAB_TUNE_STATE=$S "$JL" run -a 1 -D 20 -q --tune --only-not-an-option 2>/dev/null # (usage error: nothing applied)
+check "a refused run --tune leaves no snapshot" test ! -e "$S"
+JITTERLAB_TUNE_STATE=$S "$JL" run -a 1 -D 20 -q --tune 2>"$T/err" &
+pid=$!
+sleep 1.5
+kill -KILL $pid
+wait $pid 2>/dev/null
+check "run --tune killed with SIGKILL leaves its snapshot" test -s "$S"
+JITTERLAB_TUNE_STATE=$S "$JL" load --help >/dev/null 2>"$T/err"
+check "... and the next invocation warns about it" grep -q 'WARNING: settings changed by jitterlab (run' "$T/err"
+"$JL" tune restore --state "$S" >"$T/out" 2>"$T/err"
+rc_is "... and tune restore recovers it" 0 $?
+check "... timer migration back" test "$(cat /proc/sys/kernel/timer_migration)" = "$tm_before"
+
 # leave the machine as found, whatever happened above
 "$JL" tune restore --state "$T/machine.json" -q 2>/dev/null
 "$JL" tune restore --state "$S" -q 2>/dev/null
