@@ -19,6 +19,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/run_collector.h"
 #include "cmd/tune_cmd.h"
 #include "common/units.h"
 #include "engine/counters.h"
@@ -35,11 +36,11 @@
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
 
-#define RUN_MAX_LOADS     16
-#define COLLECT_PERIOD_NS (100 * NS_PER_MS)
-#define LIVE_PERIOD_NS    (250 * NS_PER_MS)
-#define PLAIN_PERIOD_NS   (1000 * NS_PER_MS)
-#define DRAIN_BATCH       4096
+#define RUN_MAX_LOADS 16
+/* The longest run (and the longest any planned time may lie ahead): far
+ * beyond any real measurement, far below where start + duration overflows. */
+#define RUN_MAX_DURATION_NS      (366LL * 24 * 3600 * NS_PER_S)
+#define RUN_DEFAULT_KEEP_WINDOWS 3600
 
 struct run_params {
     int64_t interval_ns;
@@ -62,6 +63,9 @@ struct run_params {
     const char *hist_path;
     int64_t hist_max_ns;
     const char *samples_path;
+    const char *intervals_path;
+    uint64_t keep_windows;
+    bool wide;
     const char *sysroot_dir;
     const char *workload_text;
     struct workload_spec workload;
@@ -108,6 +112,11 @@ static void run_usage(FILE *out)
             "                          exceeds DUR (bare number: us)\n"
             "      --budget DUR        exit 3 when any latency exceeds DUR (bare: us)\n"
             "      --report-every N|DUR  a line per CPU every N samples or every DUR\n"
+            "      --wide              every period, error and execution column in those\n"
+            "                          lines (default: fits 100 columns)\n"
+            "      --intervals FILE    every window as CSV, written as it closes\n"
+            "      --keep-windows N    windows kept in the JSON result, the newest (default\n"
+            "                          3600; the rest are counted as dropped)\n"
             "      --pm-qos US         hold /dev/cpu_dma_latency at US during the run\n"
             "      --workload KIND     work done after each wake-up: none,\n"
             "                          ptrchase[:SIZE[:STEPS]] (default 2 x L2, 5000 steps),\n"
@@ -156,6 +165,9 @@ enum {
     OPT_COUNTERS,
     OPT_LOAD,
     OPT_TUNE,
+    OPT_INTERVALS,
+    OPT_KEEP_WINDOWS,
+    OPT_WIDE,
 };
 
 static const struct option run_options[] = {
@@ -182,6 +194,9 @@ static const struct option run_options[] = {
     {"counters", required_argument, NULL, OPT_COUNTERS},
     {"load", required_argument, NULL, OPT_LOAD},
     {"tune", optional_argument, NULL, OPT_TUNE},
+    {"intervals", required_argument, NULL, OPT_INTERVALS},
+    {"keep-windows", required_argument, NULL, OPT_KEEP_WINDOWS},
+    {"wide", no_argument, NULL, OPT_WIDE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -212,6 +227,7 @@ static int parse_args(int argc, char **argv, struct run_params *p)
     p->pm_qos_us = -1;
     p->hist_max_ns = 1000 * NS_PER_US;
     p->seed = 1;
+    p->keep_windows = RUN_DEFAULT_KEEP_WINDOWS;
     bool duration_set = false;
 
     opterr = 0;
@@ -250,6 +266,8 @@ static int parse_args(int argc, char **argv, struct run_params *p)
             break;
         case 'D':
             rc = parse_positive_duration("--duration", optarg, NS_PER_S, &p->duration_ns);
+            if (!rc && p->duration_ns > RUN_MAX_DURATION_NS)
+                rc = usage_error("--duration", optarg, "must be at most 366 days");
             duration_set = true;
             break;
         case 'l':
@@ -302,6 +320,16 @@ static int parse_args(int argc, char **argv, struct run_params *p)
         case OPT_SAMPLES:
             p->samples_path = optarg;
             break;
+        case OPT_INTERVALS:
+            p->intervals_path = optarg;
+            break;
+        case OPT_KEEP_WINDOWS:
+            rc = parse_int_option("--keep-windows", optarg, 0, 1000000L, &v);
+            p->keep_windows = (uint64_t)v;
+            break;
+        case OPT_WIDE:
+            p->wide = true;
+            break;
         case OPT_SYSROOT:
             p->sysroot_dir = optarg;
             break;
@@ -347,6 +375,16 @@ static int parse_args(int argc, char **argv, struct run_params *p)
         return rc;
     if (!duration_set && !p->loops)
         p->duration_ns = 10 * NS_PER_S;
+    if (p->loops && (double)p->loops * (double)p->interval_ns > (double)RUN_MAX_DURATION_NS) {
+        char n[32];
+        snprintf(n, sizeof(n), "%llu", (unsigned long long)p->loops);
+        return usage_error("--loops", n, "loops x interval must be at most 366 days");
+    }
+    if (p->report_every_ns > RUN_MAX_DURATION_NS)
+        return usage_error("--report-every", NULL, "must be at most 366 days");
+    if ((p->intervals_path || p->wide) && !p->report_every_ns && !p->report_every_samples)
+        return usage_error(p->intervals_path ? "--intervals" : "--wide", p->intervals_path,
+                           "needs --report-every");
     if (p->policy == SCHED_OTHER) {
         if (p->priority_set)
             return usage_error("--priority", NULL, "has no meaning with --policy other");
@@ -389,6 +427,67 @@ static int validate_loads(struct run_params *p, const struct system_info *si,
     return 0;
 }
 
+/* The CPUs this process may run threads on (cpuset, taskset). */
+static void affinity_cpus(struct cpulist *out)
+{
+    out->count = 0;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        return;
+    for (int cpu = 0; cpu < CPU_SETSIZE && cpu < CPULIST_MAX_CPUS; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            cpulist_add(out, cpu);
+}
+
+/* --cpus as given (online, within the affinity), or by default the isolated
+ * CPUs that are usable, saying which were dropped and why. */
+static int choose_cpus(struct run_params *p, const struct system_info *si)
+{
+    static struct cpulist allowed, usable, gone, want;
+    affinity_cpus(&allowed);
+    if (p->cpus.count > 0) {
+        int rc = check_cpus_online("--cpus", p->cpus_text, &p->cpus, si);
+        if (rc != 0 || allowed.count == 0)
+            return rc;
+        cpulist_subtract(&p->cpus, &allowed, &gone);
+        if (gone.count > 0) {
+            char why[600], list[512];
+            cpulist_format(&allowed, list, sizeof(list));
+            snprintf(why, sizeof(why),
+                     "CPU %d is outside this process's CPU affinity (allowed: %s)", gone.cpu[0],
+                     list);
+            return usage_error("--cpus", p->cpus_text, why);
+        }
+        return 0;
+    }
+    system_info_default_cpus(si, &want);
+    if (allowed.count == 0) /* affinity unknown: trust the machine's lists */
+        allowed = si->online;
+    cpulist_subtract(&si->online, &allowed, &gone);
+    cpulist_subtract(&si->online, &gone, &usable); /* online and allowed */
+    cpulist_subtract(&want, &usable, &gone);
+    cpulist_subtract(&want, &gone, &p->cpus);
+    if (p->cpus.count == 0) {
+        /* None of the defaults is usable: every usable CPU but the first,
+         * which stays for housekeeping when there is more than one. */
+        p->cpus = usable;
+        if (usable.count > 1) {
+            memmove(p->cpus.cpu, p->cpus.cpu + 1, (size_t)(usable.count - 1) * sizeof(int));
+            p->cpus.count--;
+        }
+    }
+    if (gone.count > 0 && !p->quiet) {
+        char dropped[512], chosen[512];
+        cpulist_format(&gone, dropped, sizeof(dropped));
+        cpulist_format(&p->cpus, chosen, sizeof(chosen));
+        fprintf(stderr,
+                "jitterlab: warning: default CPUs %s dropped (offline or outside this process's "
+                "CPU affinity); measuring %s\n",
+                dropped, chosen);
+    }
+    return p->cpus.count > 0 ? 0 : usage_error("--cpus", NULL, "no CPU is usable");
+}
+
 /* Checks that need the machine: CPUs online, TSC, workload, loads, output paths. */
 static int validate(struct run_params *p, const struct system_info *si, const struct sysroot *sr)
 {
@@ -397,9 +496,7 @@ static int validate(struct run_params *p, const struct system_info *si, const st
     if (workload_parse(p->workload_text ? p->workload_text : "none", sr, p->seed, &p->workload,
                        &reason) != 0)
         return usage_error("--workload", p->workload_text, reason);
-    if (p->cpus.count == 0)
-        system_info_default_cpus(si, &p->cpus);
-    else if ((rc = check_cpus_online("--cpus", p->cpus_text, &p->cpus, si)) != 0)
+    if ((rc = choose_cpus(p, si)) != 0)
         return rc;
     if (p->clock == ENGINE_CLOCK_TSC) {
         if (!engine_tsc_supported())
@@ -413,194 +510,10 @@ static int validate(struct run_params *p, const struct system_info *si, const st
         return rc;
     if ((rc = check_output_path("--json", p->json_path)) != 0 ||
         (rc = check_output_path("--histogram-file", p->hist_path)) != 0 ||
-        (rc = check_output_path("--samples", p->samples_path)) != 0)
+        (rc = check_output_path("--samples", p->samples_path)) != 0 ||
+        (rc = check_output_path("--intervals", p->intervals_path)) != 0)
         return rc;
     return -1;
-}
-
-/* The collector's state: live view, samples file and interval windows. */
-struct collector {
-    const struct run_params *p;
-    struct engine *eng;
-    int n;
-    struct live_cpu *live;
-    struct latency_hist *live_hist;
-    struct interval_stats *window; /* the open window per CPU */
-    int64_t *window_index;
-    struct interval_stats *done;
-    uint64_t done_count;
-    uint64_t done_cap;
-    struct atomic_file samples;
-    bool samples_open;
-    bool tty;
-    int live_lines;
-    bool header_printed;
-    struct cycle_sample *buf;
-};
-
-static void window_reset(struct interval_stats *w, int cpu)
-{
-    memset(w, 0, sizeof(*w));
-    w->cpu = cpu;
-    running_stats_init(&w->latency);
-    running_stats_init(&w->period);
-    running_stats_init(&w->error);
-    running_stats_init(&w->exec);
-}
-
-static int window_flush(struct collector *c, int i, int64_t t_end_ns)
-{
-    struct interval_stats *w = &c->window[i];
-    if (w->samples == 0 && w->missed == 0)
-        return 0;
-    w->t_ns = t_end_ns;
-    if (c->done_count == c->done_cap) {
-        uint64_t cap = c->done_cap ? c->done_cap * 2 : 256;
-        struct interval_stats *grown = realloc(c->done, cap * sizeof(*grown));
-        if (!grown)
-            return -1;
-        c->done = grown;
-        c->done_cap = cap;
-    }
-    c->done[c->done_count++] = *w;
-    if (!c->p->quiet) {
-        if (c->tty)
-            live_view_clear(stdout, c->live_lines);
-        c->live_lines = 0;
-        if (!c->header_printed) {
-            text_interval_header(stdout, control_task_columns(c->p));
-            c->header_printed = true;
-        }
-        text_interval_line(stdout, w, c->p->tolerance_ns, control_task_columns(c->p));
-    }
-    window_reset(w, w->cpu);
-    return 0;
-}
-
-static void window_add(struct collector *c, int i, const struct cycle_sample *s)
-{
-    const struct run_params *p = c->p;
-    if (p->report_every_ns > 0) {
-        int64_t idx = s->t_ns / p->report_every_ns;
-        if (idx != c->window_index[i]) {
-            window_flush(c, i, (c->window_index[i] + 1) * p->report_every_ns);
-            c->window_index[i] = idx;
-        }
-    }
-    struct interval_stats *w = &c->window[i];
-    w->samples++;
-    w->missed += s->missed;
-    running_stats_add(&w->latency, s->latency_ns);
-    running_stats_add(&w->exec, s->exec_ns);
-    if (s->latency_ns + s->exec_ns > p->deadline_ns)
-        w->deadline_misses++;
-    int64_t error = 0;
-    if (s->period_ns > 0) {
-        running_stats_add(&w->period, s->period_ns);
-        error = s->period_ns - p->interval_ns;
-    }
-    if (p->tolerance_ns >= 0) {
-        bool period_beyond = error > p->tolerance_ns || -error > p->tolerance_ns;
-        if (period_beyond || s->latency_ns > p->tolerance_ns)
-            w->over_tolerance++;
-        if (period_beyond)
-            running_stats_add(&w->error, error);
-    }
-    if (p->report_every_samples > 0 && w->samples >= p->report_every_samples)
-        window_flush(c, i, s->t_ns);
-}
-
-static void write_sample_row(struct collector *c, int cpu, const struct cycle_sample *s)
-{
-    FILE *f = c->samples.fp;
-    fprintf(f, "%d,%lld,%lld", cpu, (long long)s->t_ns, (long long)s->latency_ns);
-    if (control_task_columns(c->p))
-        fprintf(f, ",%lld,%lld", (long long)s->exec_ns, (long long)(s->latency_ns + s->exec_ns));
-    if (c->p->counters_mask) {
-        fputc(',', f);
-        if (s->llc_misses >= 0)
-            fprintf(f, "%lld", (long long)s->llc_misses);
-        fputc(',', f);
-        if (s->ipc_milli >= 0)
-            fprintf(f, "%.3f", s->ipc_milli / 1000.0);
-        fputc(',', f);
-        if (s->context_switches >= 0)
-            fprintf(f, "%d", s->context_switches);
-    }
-    fputc('\n', f);
-}
-
-static int collect(struct collector *c)
-{
-    for (int i = 0; i < c->n; i++) {
-        uint64_t got;
-        while ((got = engine_drain(c->eng, i, c->buf, DRAIN_BATCH)) > 0) {
-            struct live_cpu *l = &c->live[i];
-            for (uint64_t k = 0; k < got; k++) {
-                const struct cycle_sample *s = &c->buf[k];
-                l->samples++;
-                l->missed += s->missed;
-                l->current_ns = s->latency_ns;
-                running_stats_add(&l->exec, s->exec_ns);
-                if (s->latency_ns + s->exec_ns > c->p->deadline_ns)
-                    l->deadline_misses++;
-                running_stats_add(&l->latency, s->latency_ns);
-                latency_hist_add(l->hist, s->latency_ns);
-                if (c->samples_open)
-                    write_sample_row(c, l->cpu, s);
-                if (c->p->report_every_ns > 0 || c->p->report_every_samples > 0)
-                    window_add(c, i, s);
-            }
-            if (got < DRAIN_BATCH)
-                break;
-        }
-    }
-    return 0;
-}
-
-static int collector_init(struct collector *c, const struct run_params *p, struct engine *eng)
-{
-    memset(c, 0, sizeof(*c));
-    c->p = p;
-    c->eng = eng;
-    c->n = engine_cpu_count(eng);
-    c->tty = isatty(STDOUT_FILENO);
-    c->live = calloc((size_t)c->n, sizeof(*c->live));
-    c->live_hist = malloc((size_t)c->n * sizeof(*c->live_hist));
-    c->window = calloc((size_t)c->n, sizeof(*c->window));
-    c->window_index = calloc((size_t)c->n, sizeof(*c->window_index));
-    c->buf = malloc(DRAIN_BATCH * sizeof(*c->buf));
-    if (!c->live || !c->live_hist || !c->window || !c->window_index || !c->buf)
-        return -1;
-    for (int i = 0; i < c->n; i++) {
-        c->live[i].cpu = p->cpus.cpu[i];
-        running_stats_init(&c->live[i].latency);
-        running_stats_init(&c->live[i].exec);
-        latency_hist_init(&c->live_hist[i]);
-        c->live[i].hist = &c->live_hist[i];
-        window_reset(&c->window[i], p->cpus.cpu[i]);
-    }
-    if (p->samples_path) {
-        if (atomic_file_open(&c->samples, p->samples_path) != 0)
-            return -1;
-        c->samples_open = true;
-        fprintf(c->samples.fp, "cpu,t_ns,latency_ns%s%s\n",
-                control_task_columns(p) ? ",exec_ns,response_ns" : "",
-                p->counters_mask ? ",llc_misses,ipc,context_switches" : "");
-    }
-    return 0;
-}
-
-static void collector_free(struct collector *c)
-{
-    if (c->samples_open)
-        atomic_file_abort(&c->samples);
-    free(c->live);
-    free(c->live_hist);
-    free(c->window);
-    free(c->window_index);
-    free(c->done);
-    free(c->buf);
 }
 
 static void pin_to_housekeeping(const struct run_params *p, const struct system_info *si)
@@ -663,12 +576,10 @@ static int write_outputs(const struct run_params *p, struct collector *c,
                          const struct run_report *rep)
 {
     int rc = EXIT_OK;
-    if (c->samples_open) {
-        c->samples_open = false;
-        if (atomic_file_commit(&c->samples) != 0) {
-            fprintf(stderr, "jitterlab: --samples %s: %s\n", p->samples_path, strerror(errno));
-            rc = EXIT_RUNTIME;
-        }
+    const char *opt = NULL, *path = NULL;
+    if (collector_commit(c, &opt, &path) != 0) {
+        fprintf(stderr, "jitterlab: %s %s: %s\n", opt, path, strerror(errno));
+        rc = EXIT_RUNTIME;
     }
     if (p->json_path) {
         json_t *doc = json_run_result(rep);
@@ -685,38 +596,92 @@ static int write_outputs(const struct run_params *p, struct collector *c,
     return rc;
 }
 
-static void collect_until_done(const struct run_params *p, struct collector *c, bool *interrupted)
+/* The warnings a run owes its reader once the threads run. */
+static void warn_after_start(const struct run_params *p, struct engine *eng)
 {
-    int64_t start = engine_start_ns(c->eng);
-    int64_t next_view = monotonic_now_ns() + (c->tty ? LIVE_PERIOD_NS : PLAIN_PERIOD_NS);
-    bool periodic_lines = p->report_every_ns > 0 || p->report_every_samples > 0;
-    while (!engine_finished(c->eng)) {
-        struct timespec pause = {0, COLLECT_PERIOD_NS};
-        nanosleep(&pause, NULL);
-        if (stop_requested() && !*interrupted) {
-            *interrupted = true;
-            engine_stop(c->eng);
+    if (engine_degraded(eng))
+        fprintf(stderr,
+                "jitterlab: WARNING: no permission for %s (needs root or "
+                "CAP_SYS_NICE): running SCHED_OTHER; these numbers are not real-time\n",
+                p->policy == SCHED_RR ? "SCHED_RR" : "SCHED_FIFO");
+    const struct cpu_result *first = engine_result(eng, 0);
+    if ((p->counters_mask & COUNTERS_HARDWARE_MASK) && !first->hw_available)
+        fprintf(stderr,
+                "jitterlab: hardware counters unavailable: %s; software counters "
+                "still counted\n",
+                first->hw_reason[0] ? first->hw_reason : "not requested");
+    if (p->quiet)
+        return;
+    if (engine_memory_lock(eng) == ENGINE_LOCK_BUFFERS)
+        fprintf(stderr, "jitterlab: warning: only the measurement buffers are locked in memory "
+                        "(no CAP_IPC_LOCK); page faults elsewhere may add latency\n");
+    else if (engine_memory_lock(eng) == ENGINE_LOCK_NONE)
+        fprintf(stderr, "jitterlab: warning: memory not locked (needs root, CAP_IPC_LOCK or a "
+                        "RLIMIT_MEMLOCK that fits the buffers); page faults may add latency\n");
+}
+
+/* The final exit code from the outputs, the budget and the restore. */
+static int run_verdict(const struct run_params *p, const struct run_report *rep, int out_rc,
+                       int tune_rc)
+{
+    int rc = out_rc;
+    if (rc == EXIT_OK && p->budget_ns >= 0) {
+        char max[32], budget[32];
+        format_duration(p->budget_ns, budget, sizeof(budget));
+        if (rep->all_samples == 0) {
+            /* Nothing measured is never within budget. */
+            fprintf(stderr, "jitterlab: --budget %s: no sample was taken\n", budget);
+            rc = EXIT_RUNTIME;
+        } else if (rep->all_latency.max > p->budget_ns) {
+            format_duration(rep->all_latency.max, max, sizeof(max));
+            fprintf(stderr, "jitterlab: latency budget exceeded: max %s > --budget %s\n", max,
+                    budget);
+            rc = EXIT_BUDGET;
         }
-        collect(c);
-        int64_t now = monotonic_now_ns();
-        if (p->quiet || now < next_view)
-            continue;
-        struct live_frame f = {
-            .elapsed_s = now > start ? (double)(now - start) / 1e9 : 0,
-            .total_s = (double)p->duration_ns / 1e9,
-            .loops = p->loops,
-            .cpus = c->live,
-            .ncpu = c->n,
-            .control_task = control_task_columns(p),
-        };
-        if (c->tty) {
-            c->live_lines = live_view_draw(stdout, &f, c->live_lines);
-            next_view = now + LIVE_PERIOD_NS;
-        } else {
-            if (!periodic_lines)
-                live_plain_lines(stdout, &f);
-            next_view = now + PLAIN_PERIOD_NS;
-        }
+    }
+    if (rc == EXIT_OK && tune_rc != EXIT_OK)
+        rc = tune_rc;
+    return rc;
+}
+
+static void fill_report(struct run_report *rep, const struct run_params *p, struct engine *eng,
+                        struct collector *c, int64_t end_ns, bool pm_held)
+{
+    rep->version = JITTERLAB_VERSION;
+    int64_t start_ns = engine_start_ns(eng);
+    rep->duration_s = start_ns > 0 ? (double)(end_ns - start_ns) / 1e9 : 0;
+    if (rep->duration_s < 0)
+        rep->duration_s = 0;
+    rep->interval_ns = p->interval_ns;
+    rep->duration_ns = p->duration_ns;
+    rep->loops = p->loops;
+    rep->policy = p->policy == SCHED_FIFO ? "fifo" : p->policy == SCHED_RR ? "rr" : "other";
+    rep->priority = p->priority;
+    rep->realtime = p->policy != SCHED_OTHER && !engine_degraded(eng);
+    rep->memory_locked = engine_memory_lock(eng) == ENGINE_LOCK_ALL;
+    rep->memory_lock = engine_memory_lock(eng) == ENGINE_LOCK_ALL       ? "all"
+                       : engine_memory_lock(eng) == ENGINE_LOCK_BUFFERS ? "buffers"
+                                                                        : "none";
+    rep->cpus = &p->cpus;
+    rep->clock = p->clock == ENGINE_CLOCK_TSC ? "tsc" : "monotonic";
+    rep->tsc_hz = engine_tsc_hz(eng);
+    rep->tolerance_ns = p->tolerance_ns;
+    rep->budget_ns = p->budget_ns;
+    rep->pm_qos_us = pm_held ? p->pm_qos_us : -1;
+    rep->report_every_ns = p->report_every_ns;
+    rep->report_every_samples = p->report_every_samples;
+    rep->keep_windows = p->keep_windows;
+    rep->workload = has_workload(p) ? &p->workload : NULL;
+    rep->seed = p->seed;
+    rep->deadline_ns = p->deadline_ns;
+    rep->counters_mask = p->counters_mask;
+    rep->control_task = control_task_columns(p);
+    rep->loads = p->loads;
+    rep->nloads = p->nloads;
+    rep->ncpu = c->n;
+    if (collector_periodic(c->cfg)) {
+        rep->has_intervals = true;
+        rep->intervals = collector_windows(c, &rep->interval_count, &rep->intervals_dropped);
     }
 }
 
@@ -737,16 +702,29 @@ int cmd_run(int argc, char **argv)
     static struct inspect_system machine; /* the result's "system" object, read before the run */
     bool have_machine = p.json_path && inspect_system_read(&sr, &p.cpus, &machine) == 0;
 
+    /* Everything below is released at `done`, in reverse order. */
+    int pm_fd = -1;
+    struct engine *eng = NULL;
+    struct collector c;
+    bool collector_ready = false;
+    struct load_runner *loads = NULL;
+    struct latency_hist *all_hist = NULL;
+    bool tuned = false;
+    const char *state_path = tune_state_path(NULL);
+    char err[512];
+    rc = EXIT_RUNTIME;
+
     int64_t tune_budget_ns = p.budget_ns > 0 ? p.budget_ns : 50 * NS_PER_US;
     if (p.tune_actions && (p.tune_actions & (1u << tune_action_find("pm-qos"))) && p.pm_qos_us < 0)
         p.pm_qos_us = tune_exit_latency_limit_ns(tune_budget_ns) / NS_PER_US;
-    int pm_fd = -1;
+    bool pm_held = false;
     if (p.pm_qos_us >= 0) {
         pm_fd = pm_qos_hold(&sr, (int32_t)p.pm_qos_us);
+        pm_held = pm_fd >= 0;
         if (pm_fd < 0) {
             fprintf(stderr, "jitterlab: --pm-qos %lld: cannot hold /dev/cpu_dma_latency: %s\n",
                     (long long)p.pm_qos_us, strerror(-pm_fd));
-            return EXIT_RUNTIME;
+            goto done;
         }
     }
 
@@ -764,22 +742,38 @@ int cmd_run(int argc, char **argv)
         .deadline_ns = p.deadline_ns,
         .counters_mask = p.counters_mask,
     };
-    char err[512];
+    struct collector_config ccfg = {
+        .interval_ns = p.interval_ns,
+        .duration_ns = p.duration_ns,
+        .loops = p.loops,
+        .deadline_ns = p.deadline_ns,
+        .tolerance_ns = p.tolerance_ns,
+        .report_every_ns = p.report_every_ns,
+        .report_every_samples = p.report_every_samples,
+        .keep_windows = p.keep_windows,
+        .quiet = p.quiet,
+        .wide = p.wide,
+        .control_task = control_task_columns(&p),
+        .counters = p.counters_mask != 0,
+        .samples_path = p.samples_path,
+        .intervals_path = p.intervals_path,
+    };
     stop_handlers_install();
     pin_to_housekeeping(&p, &si);
-    struct engine *eng = engine_create(&cfg, err, sizeof(err));
+    eng = engine_create(&cfg, err, sizeof(err));
     if (!eng) {
         fprintf(stderr, "jitterlab: %s\n", err);
-        pm_qos_release(pm_fd);
-        return EXIT_RUNTIME;
+        goto done;
     }
-    struct collector c;
-    if (collector_init(&c, &p, eng) != 0) {
-        fprintf(stderr, "jitterlab: cannot set up the collector: %s\n", strerror(errno));
-        collector_free(&c);
-        engine_destroy(eng);
-        pm_qos_release(pm_fd);
-        return EXIT_RUNTIME;
+    collector_ready = true;
+    if (collector_init(&c, &ccfg, eng, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitterlab: %s\n", err);
+        goto done;
+    }
+    all_hist = malloc(3 * sizeof(*all_hist)); /* latency, exec, response */
+    if (!all_hist) {
+        fprintf(stderr, "jitterlab: out of memory\n");
+        goto done;
     }
     if (!p.quiet)
         print_header(&p, &si, pm_fd);
@@ -788,151 +782,85 @@ int cmd_run(int argc, char **argv)
     memset(&rep, 0, sizeof(rep));
     rfc3339_now(rep.started_at, sizeof(rep.started_at));
     struct load_sched load_sched = {.policy = SCHED_OTHER, .nice = 0};
-    struct load_runner *loads = NULL;
     if (p.nloads > 0) {
         loads = load_runner_start(p.loads, p.nloads, &load_sched, 0, err, sizeof(err));
         if (!loads) {
             fprintf(stderr, "jitterlab: --load: %s\n", err);
-            collector_free(&c);
-            engine_destroy(eng);
-            pm_qos_release(pm_fd);
-            return EXIT_RUNTIME;
+            goto done;
         }
     }
-    const char *state_path = tune_state_path(NULL);
-    if (p.tune_actions && tune_apply_for(&sr, &p.cpus, tune_budget_ns, p.tune_actions, 0, -1,
-                                         state_path, TUNE_MODE_RUN, p.quiet) != EXIT_OK) {
-        tune_restore_report(state_path, true, false);
-        load_runner_destroy(loads);
-        collector_free(&c);
-        engine_destroy(eng);
-        pm_qos_release(pm_fd);
-        return EXIT_RUNTIME;
+    if (p.tune_actions) {
+        tuned = true;
+        if (tune_apply_for(&sr, &p.cpus, tune_budget_ns, p.tune_actions, 0, -1, state_path,
+                           TUNE_MODE_RUN, p.quiet) != EXIT_OK) {
+            p.quiet = true; /* the restore below reports nothing more */
+            goto done;
+        }
     }
-    if (engine_start(eng, err, sizeof(err)) != 0) {
-        fprintf(stderr, "jitterlab: %s\n", err);
-        if (p.tune_actions)
-            tune_restore_report(state_path, p.quiet, false);
-        load_runner_destroy(loads);
-        collector_free(&c);
-        engine_destroy(eng);
-        pm_qos_release(pm_fd);
-        return EXIT_RUNTIME;
+    /* A stop during the setup (a large workload takes a while) ends the run
+     * before its first cycle: an empty result, still written. */
+    bool interrupted = stop_requested();
+    if (!interrupted) {
+        if (engine_start(eng, err, sizeof(err)) != 0) {
+            fprintf(stderr, "jitterlab: %s\n", err);
+            goto done;
+        }
+        warn_after_start(&p, eng);
+        collector_run(&c, &interrupted);
+        engine_join(eng);
     }
-    if (engine_degraded(eng))
-        fprintf(stderr,
-                "jitterlab: WARNING: no permission for %s (needs root or "
-                "CAP_SYS_NICE): running SCHED_OTHER; these numbers are not real-time\n",
-                p.policy == SCHED_RR ? "SCHED_RR" : "SCHED_FIFO");
-    const struct cpu_result *first = engine_result(eng, 0);
-    if ((p.counters_mask & COUNTERS_HARDWARE_MASK) && !first->hw_available)
-        fprintf(stderr,
-                "jitterlab: hardware counters unavailable: %s; software counters "
-                "still counted\n",
-                first->hw_reason[0] ? first->hw_reason : "not requested");
-    if (!engine_memory_locked(eng) && !p.quiet)
-        fprintf(stderr,
-                "jitterlab: warning: mlockall failed (%s); page faults may add "
-                "latency\n",
-                "needs root, CAP_IPC_LOCK or a higher RLIMIT_MEMLOCK");
-
-    bool interrupted = false;
-    collect_until_done(&p, &c, &interrupted);
-    engine_join(eng);
     int64_t end_ns = monotonic_now_ns();
     if (loads)
         load_runner_stop(loads);
-    int tune_rc = p.tune_actions ? tune_restore_report(state_path, p.quiet, false) : EXIT_OK;
-    pm_qos_release(pm_fd);
-    collect(&c);
-    for (int i = 0; i < c.n; i++) {
-        /* Missed periods after the last sample reach no ring entry. */
-        c.window[i].missed += engine_result(eng, i)->missed - c.live[i].missed;
-        int64_t t_end = end_ns - engine_start_ns(eng);
-        if (p.report_every_ns > 0 && (c.window_index[i] + 1) * p.report_every_ns < t_end)
-            t_end = (c.window_index[i] + 1) * p.report_every_ns;
-        window_flush(&c, i, t_end);
+    int tune_rc = EXIT_OK;
+    if (tuned) {
+        tuned = false;
+        tune_rc = tune_restore_report(state_path, p.quiet, false);
     }
-    if (c.tty && !p.quiet)
-        live_view_clear(stdout, c.live_lines);
+    pm_qos_release(pm_fd);
+    pm_fd = -1;
+    collector_finish(&c, end_ns);
     if (stop_requested())
         interrupted = true;
+    int sleep_cpu = -1;
+    int sleep_err = engine_sleep_error(eng, &sleep_cpu);
+    if (sleep_err)
+        fprintf(stderr, "jitterlab: CPU %d: clock_nanosleep failed: %s; its measurement ended\n",
+                sleep_cpu, strerror(sleep_err));
 
     const struct cpu_result *results[CPULIST_MAX_CPUS];
     for (int i = 0; i < c.n; i++)
         results[i] = engine_result(eng, i);
-    struct latency_hist *all_hist = malloc(3 * sizeof(*all_hist)); /* latency, exec, response */
-    if (!all_hist) {
-        fprintf(stderr, "jitterlab: out of memory\n");
-        load_runner_destroy(loads);
-        collector_free(&c);
-        engine_destroy(eng);
-        return EXIT_RUNTIME;
-    }
-    rep.version = JITTERLAB_VERSION;
     rep.argc = argc;
     rep.argv = argv;
-    rep.duration_s = (double)(end_ns - engine_start_ns(eng)) / 1e9;
-    if (rep.duration_s < 0)
-        rep.duration_s = 0;
     rep.interrupted = interrupted;
     rep.system = &si;
     rep.machine = have_machine ? &machine : NULL;
-    rep.interval_ns = p.interval_ns;
-    rep.duration_ns = p.duration_ns;
-    rep.loops = p.loops;
-    rep.policy = p.policy == SCHED_FIFO ? "fifo" : p.policy == SCHED_RR ? "rr" : "other";
-    rep.priority = p.priority;
-    rep.realtime = p.policy != SCHED_OTHER && !engine_degraded(eng);
-    rep.memory_locked = engine_memory_locked(eng);
-    rep.cpus = &p.cpus;
-    rep.clock = p.clock == ENGINE_CLOCK_TSC ? "tsc" : "monotonic";
-    rep.tsc_hz = engine_tsc_hz(eng);
-    rep.tolerance_ns = p.tolerance_ns;
-    rep.budget_ns = p.budget_ns;
-    rep.pm_qos_us = pm_fd >= 0 ? p.pm_qos_us : -1;
-    rep.report_every_ns = p.report_every_ns;
-    rep.report_every_samples = p.report_every_samples;
-    rep.workload = has_workload(&p) ? &p.workload : NULL;
-    rep.seed = p.seed;
-    rep.deadline_ns = p.deadline_ns;
-    rep.counters_mask = p.counters_mask;
-    rep.control_task = control_task_columns(&p);
-    rep.loads = p.loads;
-    rep.nloads = p.nloads;
     rep.load_sched = &load_sched;
     rep.load_runner = loads;
-    rep.ncpu = c.n;
     rep.cpu = results;
     rep.all_hist = &all_hist[0];
     rep.all_exec_hist = &all_hist[1];
     rep.all_response_hist = &all_hist[2];
-    if (p.report_every_ns > 0 || p.report_every_samples > 0) {
-        rep.has_intervals = true;
-        rep.intervals = c.done;
-        rep.interval_count = c.done_count;
-    }
+    fill_report(&rep, &p, eng, &c, end_ns, pm_held);
     run_report_merge(&rep);
 
     if (!p.quiet)
         text_summary(stdout, &rep);
-    rc = write_outputs(&p, &c, &rep);
-    if (rc == EXIT_OK && p.budget_ns >= 0 && rep.all_samples > 0 &&
-        rep.all_latency.max > p.budget_ns) {
-        char max[32], budget[32];
-        format_duration(rep.all_latency.max, max, sizeof(max));
-        format_duration(p.budget_ns, budget, sizeof(budget));
-        fprintf(stderr, "jitterlab: latency budget exceeded: max %s > --budget %s\n", max, budget);
-        rc = EXIT_BUDGET;
-    }
+    rc = run_verdict(&p, &rep, write_outputs(&p, &c, &rep), tune_rc);
+    if (rc == EXIT_OK && sleep_err)
+        rc = EXIT_RUNTIME;
     if (interrupted && !p.quiet)
         fprintf(stderr, "jitterlab: interrupted; outputs hold every sample taken\n");
-    if (rc == EXIT_OK && tune_rc != EXIT_OK)
-        rc = tune_rc;
+done:
+    if (tuned)
+        tune_restore_report(state_path, p.quiet, false);
     free(all_hist);
     load_runner_destroy(loads);
-    collector_free(&c);
+    if (collector_ready)
+        collector_free(&c);
     engine_destroy(eng);
+    pm_qos_release(pm_fd);
     if (have_machine)
         inspect_system_free(&machine);
     return rc;

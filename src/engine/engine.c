@@ -6,7 +6,14 @@
  * absolute CLOCK_MONOTONIC time), reads the clock (vDSO or rdtscp), updates
  * the slot it owns and pushes one sample into its ring. Each slot is aligned
  * to a cache line and written by one thread only. engine_stop wakes sleeping
- * threads with SIGUSR2 so that Ctrl-C never waits for a long interval.
+ * threads with SIGUSR2 and engine_join repeats the wake-up until each thread
+ * has ended, so that Ctrl-C never waits for a long interval even when the
+ * signal lands just before a thread goes to sleep.
+ *
+ * Memory is sized and allocated first, then locked: with CAP_IPC_LOCK (or an
+ * unlimited RLIMIT_MEMLOCK) everything, now and later (mlockall); otherwise
+ * only the engine's own buffers, and only when they fit the limit, so that
+ * an unprivileged run never fails later for want of lockable memory.
  */
 #include "engine/engine.h"
 
@@ -21,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +50,7 @@ struct cpu_slot {
     struct workload *workload; /* NULL without --workload */
     struct counter_set counters;
     char setup_error[256];         /* set by the thread before it reports ready */
+    int sleep_error;               /* errno of a clock_nanosleep failure that ended the loop */
     alignas(64) _Atomic bool done; /* written once by the thread */
     alignas(64) pthread_t thread;  /* read-only after engine_start */
     bool started;
@@ -61,7 +71,7 @@ struct engine {
     double ns_per_tick;
     double tsc_hz;
     bool degraded;
-    bool memory_locked;
+    enum engine_lock lock;
     struct workload_spec workload_spec;
     alignas(64) _Atomic bool stop;
     alignas(64) _Atomic int finished;
@@ -82,11 +92,13 @@ static inline uint64_t read_tsc(void)
 #endif
 }
 
-/* A (monotonic, tsc) pair read as close together as we can get them. */
-static void tsc_pair(int64_t *mono_ns, uint64_t *tsc)
+/* CLOCK_MONOTONIC and the TSC read as one pair: the pair whose monotonic
+ * reads lie closest together out of a few tries, its time the midpoint.
+ * Returns the pair's uncertainty (half the spread) in ns. */
+static int64_t tsc_pair(int tries, int64_t *mono_ns, uint64_t *tsc)
 {
     int64_t best = INT64_MAX;
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < tries; i++) {
         int64_t m0 = monotonic_now_ns();
         uint64_t t = read_tsc();
         int64_t m1 = monotonic_now_ns();
@@ -96,17 +108,18 @@ static void tsc_pair(int64_t *mono_ns, uint64_t *tsc)
             *tsc = t;
         }
     }
+    return best / 2;
 }
 
 static int calibrate_tsc(struct engine *e, char *err, unsigned long errlen)
 {
-    int64_t m0, m1;
-    uint64_t t0, t1;
-    tsc_pair(&m0, &t0);
+    int64_t m0 = 0, m1 = 0;
+    uint64_t t0 = 0, t1 = 0;
+    tsc_pair(50, &m0, &t0);
     struct timespec pause = {0, TSC_CALIBRATION_NS};
     while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
         ;
-    tsc_pair(&m1, &t1);
+    tsc_pair(50, &m1, &t1);
     if (t1 <= t0 || m1 <= m0) {
         snprintf(err, errlen, "--clock tsc: the TSC did not advance during calibration");
         return -1;
@@ -143,13 +156,88 @@ void cpu_result_init(struct cpu_result *r, int cpu)
     latency_hist_init(&r->ipc_milli_hist);
 }
 
+/* Whether this process may lock any amount of memory: CAP_IPC_LOCK in the
+ * effective set (bit 14 of CapEff) or no RLIMIT_MEMLOCK. */
+static bool may_lock_everything(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY)
+        return true;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return geteuid() == 0;
+    char line[256];
+    unsigned long long cap = 0;
+    bool found = false;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "CapEff: %llx", &cap) == 1) {
+            found = true;
+            break;
+        }
+    fclose(f);
+    return found ? (cap >> 14) & 1 : geteuid() == 0;
+}
+
+/* The buffers the cycle loop writes, one by one (for a partial lock). */
+static size_t engine_buffer(const struct engine *e, size_t k, void **addr)
+{
+    size_t per_cpu = 3;
+    if (k == 0) {
+        *addr = e->slots;
+        return sizeof(struct cpu_slot) * (size_t)e->n;
+    }
+    k--;
+    if (k >= per_cpu * (size_t)e->n)
+        return SIZE_MAX;
+    const struct cpu_slot *s = &e->slots[k / per_cpu];
+    switch (k % per_cpu) {
+    case 0:
+        *addr = s->ring.slots;
+        return (s->ring.mask + 1) * sizeof(struct cycle_sample);
+    case 1:
+        *addr = s->result.us_hist;
+        return s->result.us_hist ? s->result.us_rows * sizeof(uint64_t) : 0;
+    default:
+        *addr = s->result.overflow_cycles;
+        return s->result.overflow_cycles ? ENGINE_MAX_OVERFLOW_CYCLES * sizeof(uint64_t) : 0;
+    }
+}
+
+/* Locks what may be locked once everything is allocated (see the top). */
+static enum engine_lock lock_memory(struct engine *e)
+{
+    if (may_lock_everything() && mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
+        return ENGINE_LOCK_ALL;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0)
+        return ENGINE_LOCK_NONE;
+    size_t total = 0, len;
+    void *addr;
+    for (size_t k = 0; (len = engine_buffer(e, k, &addr)) != SIZE_MAX; k++)
+        total += len;
+    /* Page rounding: every buffer may start and end in a page of its own. */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (total + 2 * page * (3 * (size_t)e->n + 1) > rl.rlim_cur)
+        return ENGINE_LOCK_NONE;
+    for (size_t k = 0; (len = engine_buffer(e, k, &addr)) != SIZE_MAX; k++) {
+        if (len > 0 && mlock(addr, len) != 0) {
+            munlockall();
+            return ENGINE_LOCK_NONE;
+        }
+    }
+    return ENGINE_LOCK_BUFFERS;
+}
+
 struct engine *engine_create(const struct engine_config *cfg, char *err, unsigned long errlen)
 {
-    struct engine *e = calloc(1, sizeof(*e));
+    /* The engine holds cache-line aligned members: aligned storage. */
+    size_t size = (sizeof(struct engine) + 63) / 64 * 64;
+    struct engine *e = aligned_alloc(64, size);
     if (!e) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    memset(e, 0, size);
     e->cfg = *cfg;
     e->cpus = *cfg->cpus;
     e->cfg.cpus = &e->cpus;
@@ -161,9 +249,6 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
     e->n = e->cpus.count;
     pthread_mutex_init(&e->gate_lock, NULL);
     pthread_cond_init(&e->gate_cond, NULL);
-
-    /* Lock first so every later allocation is resident from the start. */
-    e->memory_locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
 
     e->slots = aligned_alloc(64, sizeof(struct cpu_slot) * (size_t)e->n);
     if (!e->slots)
@@ -197,6 +282,7 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
             memset(r->overflow_cycles, 0, ENGINE_MAX_OVERFLOW_CYCLES * sizeof(uint64_t));
         }
     }
+    e->lock = lock_memory(e);
     if (cfg->clock == ENGINE_CLOCK_TSC) {
         if (!ENGINE_HAVE_TSC) {
             snprintf(err, errlen, "--clock tsc: this build's CPU architecture has no TSC");
@@ -344,13 +430,26 @@ static inline void record_sample(struct cpu_slot *s, const struct engine_config 
     sample_ring_push(&s->ring, &cs);
 }
 
-static void *cycle_thread(void *arg)
-{
-    struct cpu_slot *s = arg;
-    struct engine *e = s->engine;
-    const struct engine_config *cfg = &e->cfg;
-    struct cpu_result *r = &s->result;
+/* The cycle loop's clock: CLOCK_MONOTONIC, or the TSC converted from an
+ * anchor pair taken just before the cycle's sleep. */
+struct cycle_clock {
+    bool use_tsc;
+    double ns_per_tick;
+    int64_t anchor_mono;
+    uint64_t anchor_tsc;
+};
 
+static inline int64_t cycle_clock_now(const struct cycle_clock *c)
+{
+    if (!c->use_tsc)
+        return monotonic_now_ns();
+    int64_t ticks = (int64_t)(read_tsc() - c->anchor_tsc);
+    return c->anchor_mono + (int64_t)((double)ticks * c->ns_per_tick);
+}
+
+static void thread_setup(struct cpu_slot *s)
+{
+    struct cpu_result *r = &s->result;
     sigset_t only_wake;
     sigfillset(&only_wake);
     sigdelset(&only_wake, SIGUSR2);
@@ -358,35 +457,62 @@ static void *cycle_thread(void *arg)
     struct sched_param sp;
     pthread_getschedparam(pthread_self(), &r->sched_policy, &sp);
     r->sched_priority = sp.sched_priority;
+    char name[16];
+    snprintf(name, sizeof(name), "jitterlab/%d", r->cpu);
+    pthread_setname_np(pthread_self(), name);
+    /* The default 50 us slack would be measured as latency under
+     * SCHED_OTHER (the kernel ignores slack for real-time threads). */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    r->timer_slack_ns = slack >= 0 ? slack : -1;
     prefault_stack();
     if (s->workload)
         workload_calibrate(s->workload);
-    if (cfg->counters_mask) {
-        if (counters_open(&s->counters, cfg->counters_mask, s->setup_error,
+    if (s->engine->cfg.counters_mask) {
+        if (counters_open(&s->counters, s->engine->cfg.counters_mask, s->setup_error,
                           sizeof(s->setup_error)) == 0) {
             r->counters_open_mask = s->counters.open_mask;
             r->hw_available = s->counters.hw_available;
             snprintf(r->hw_reason, sizeof(r->hw_reason), "%s", s->counters.hw_reason);
         }
     }
+}
 
+static void thread_done(struct cpu_slot *s)
+{
+    struct engine *e = s->engine;
+    s->result.ring_drops = s->ring.drops;
+    counters_close(&s->counters);
+    atomic_store_explicit(&s->done, true, memory_order_release);
+    atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
+}
+
+static void *cycle_thread(void *arg)
+{
+    struct cpu_slot *s = arg;
+    struct engine *e = s->engine;
+    const struct engine_config *cfg = &e->cfg;
+    struct cpu_result *r = &s->result;
+
+    thread_setup(s);
     if (wait_at_gate(e) != GATE_GO) {
-        counters_close(&s->counters);
-        atomic_store_explicit(&s->done, true, memory_order_release);
-        atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
+        thread_done(s);
         return NULL;
     }
 
     const int64_t interval = cfg->interval_ns;
     const int64_t start = e->start_ns;
-    const int64_t end = cfg->duration_ns > 0 ? start + cfg->duration_ns : INT64_MAX;
-    const bool use_tsc = cfg->clock == ENGINE_CLOCK_TSC;
-    const double ns_per_tick = e->ns_per_tick;
+    /* No planned time may overflow: the run ends at the last representable
+     * one at the latest, whatever the duration or loop count. */
+    const int64_t k_max = (INT64_MAX - start) / interval;
+    const int64_t end = cfg->duration_ns > 0 && cfg->duration_ns < INT64_MAX - start
+                            ? start + cfg->duration_ns
+                            : start + k_max * interval;
+    struct cycle_clock clk = {.use_tsc = cfg->clock == ENGINE_CLOCK_TSC,
+                              .ns_per_tick = e->ns_per_tick};
     uint64_t k = 0;
     int64_t prev_wake = -1;
     uint32_t missed_before = 0;
-    int64_t anchor_mono = monotonic_now_ns();
-    uint64_t anchor_tsc = use_tsc ? read_tsc() : 0;
     const bool counting = r->counters_open_mask != 0;
     uint64_t before[COUNTER_COUNT] = {0};
     uint64_t after[COUNTER_COUNT] = {0};
@@ -395,32 +521,49 @@ static void *cycle_thread(void *arg)
         int64_t planned = start + (int64_t)k * interval;
         if (planned >= end)
             break;
+        if (clk.use_tsc) {
+            /* A fresh pair before every sleep: nothing that happens between
+             * two reads of one clock can leak into the other's conversion. */
+            int64_t err_ns = tsc_pair(3, &clk.anchor_mono, &clk.anchor_tsc);
+            if (err_ns > r->tsc_anchor_max_ns)
+                r->tsc_anchor_max_ns = err_ns;
+        }
+        if (atomic_load_explicit(&e->stop, memory_order_relaxed))
+            break;
         struct timespec ts = ns_to_timespec(planned);
         int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-        int64_t wake;
-        if (use_tsc)
-            wake = anchor_mono + (int64_t)((double)(read_tsc() - anchor_tsc) * ns_per_tick);
-        else
-            wake = monotonic_now_ns();
-        if (atomic_load_explicit(&e->stop, memory_order_relaxed) && rc != 0)
-            break; /* woken by engine_stop, not by the timer */
-        if (rc != 0)
-            continue; /* stray signal: sleep again to the same planned time */
+        int64_t wake = cycle_clock_now(&clk);
+        if (rc == EINTR) {
+            if (atomic_load_explicit(&e->stop, memory_order_relaxed))
+                break; /* woken by engine_stop, not by the timer */
+            continue;  /* stray signal: sleep again to the same planned time */
+        }
+        if (rc != 0) {
+            s->sleep_error = rc; /* never spin on a sleep that fails at RT priority */
+            break;
+        }
 
-        if (counting)
+        /* The counter reads bracket the execution window, not inside it. */
+        int64_t work_start = wake;
+        if (counting) {
             counters_read(&s->counters, before);
+            work_start = cycle_clock_now(&clk);
+        }
         if (s->workload)
             workload_run_cycle(s->workload);
-        if (counting)
+        int64_t work_end = cycle_clock_now(&clk);
+        int64_t cycle_end = work_end; /* the moment that decides missed periods */
+        if (counting) {
             counters_read(&s->counters, after);
-        /* End of the cycle: also the moment that decides missed periods. */
-        int64_t cycle_end = monotonic_now_ns();
+            cycle_end = cycle_clock_now(&clk);
+        }
         struct cycle_measure m = {
             .k = k,
             .wake_rel = wake - start,
             .latency = wake - planned,
-            .period = prev_wake >= 0 ? wake - prev_wake : 0,
-            .exec = cycle_end - wake,
+            /* A period spanning missed cycles is not a period of the loop. */
+            .period = prev_wake >= 0 && missed_before == 0 ? wake - prev_wake : 0,
+            .exec = work_end - work_start,
             .missed_before = missed_before,
             .counters_before = before,
             .counters_after = after,
@@ -430,16 +573,10 @@ static void *cycle_thread(void *arg)
         missed_before = 0;
         if (cfg->loops && r->samples >= cfg->loops)
             break;
-        if (atomic_load_explicit(&e->stop, memory_order_relaxed))
-            break;
 
         /* Every planned wake-up already in the past is a missed period,
          * counted and skipped (the schedule never shifts). */
         k++;
-        if (use_tsc) {
-            anchor_mono = cycle_end;
-            anchor_tsc = read_tsc();
-        }
         int64_t next = start + (int64_t)k * interval;
         if (next < cycle_end && next < end) {
             uint64_t late = (uint64_t)((cycle_end - next - 1) / interval) + 1;
@@ -448,13 +585,11 @@ static void *cycle_thread(void *arg)
                 late = left;
             r->missed += late;
             k += late;
-            missed_before = (uint32_t)late;
+            r->missed_events++;
+            missed_before = (uint32_t)(late > UINT32_MAX ? UINT32_MAX : late);
         }
     }
-    r->ring_drops = s->ring.drops;
-    counters_close(&s->counters);
-    atomic_store_explicit(&s->done, true, memory_order_release);
-    atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
+    thread_done(s);
     return NULL;
 }
 
@@ -556,10 +691,18 @@ void engine_stop(struct engine *e)
 void engine_join(struct engine *e)
 {
     for (int i = 0; i < e->n; i++) {
-        if (e->slots[i].started) {
-            pthread_join(e->slots[i].thread, NULL);
-            e->slots[i].started = false;
+        struct cpu_slot *s = &e->slots[i];
+        if (!s->started)
+            continue;
+        /* A wake-up signal that arrived just before the thread went to
+         * sleep is lost: repeat it until the thread has ended. */
+        while (atomic_load(&e->stop) && !atomic_load(&s->done)) {
+            pthread_kill(s->thread, SIGUSR2);
+            struct timespec pause = {0, 1000 * 1000};
+            nanosleep(&pause, NULL);
         }
+        pthread_join(s->thread, NULL);
+        s->started = false;
     }
 }
 
@@ -588,9 +731,19 @@ bool engine_degraded(const struct engine *e)
     return e->degraded;
 }
 
-bool engine_memory_locked(const struct engine *e)
+enum engine_lock engine_memory_lock(const struct engine *e)
 {
-    return e->memory_locked;
+    return e->lock;
+}
+
+int engine_sleep_error(const struct engine *e, int *cpu)
+{
+    for (int i = 0; i < e->n; i++)
+        if (e->slots[i].sleep_error) {
+            *cpu = e->slots[i].result.cpu;
+            return e->slots[i].sleep_error;
+        }
+    return 0;
 }
 
 void engine_destroy(struct engine *e)
@@ -608,7 +761,7 @@ void engine_destroy(struct engine *e)
     }
     pthread_mutex_destroy(&e->gate_lock);
     pthread_cond_destroy(&e->gate_cond);
-    if (e->memory_locked)
+    if (e->lock != ENGINE_LOCK_NONE)
         munlockall();
     free(e);
 }

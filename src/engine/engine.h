@@ -25,6 +25,13 @@
 
 enum engine_clock { ENGINE_CLOCK_MONOTONIC, ENGINE_CLOCK_TSC };
 
+/* How much of the process is locked in memory. */
+enum engine_lock {
+    ENGINE_LOCK_NONE,    /* nothing: page faults possible on the cycle path */
+    ENGINE_LOCK_BUFFERS, /* the engine's buffers (RLIMIT_MEMLOCK allowed no more) */
+    ENGINE_LOCK_ALL,     /* mlockall(MCL_CURRENT | MCL_FUTURE) */
+};
+
 struct engine_config {
     int64_t interval_ns;
     int64_t duration_ns; /* 0: no time limit (loops must be set) */
@@ -49,11 +56,12 @@ struct cpu_result {
     int cpu;
     uint64_t samples;
     uint64_t missed;
+    uint64_t missed_events;  /* times one or more periods were missed in a row */
     uint64_t over_tolerance; /* latency or |period error| beyond the tolerance */
     uint64_t ring_drops;
     int64_t max_at_ns; /* wake time (relative to start) of the largest latency */
     struct running_stats latency;
-    struct running_stats period;
+    struct running_stats period; /* consecutive cycles only (none missed between) */
     struct latency_hist hist;
     /* linear 1 us histogram, only when us_hist_rows > 0 */
     uint64_t *us_hist;
@@ -63,6 +71,8 @@ struct cpu_result {
     uint64_t *overflow_cycles;
     int sched_policy; /* the policy the thread really ran with */
     int sched_priority;
+    long timer_slack_ns;       /* the thread's timer slack as the kernel reports it */
+    int64_t tsc_anchor_max_ns; /* --clock tsc: largest uncertainty of a clock pair */
     /* the control task: execution time = wake-up to end of the work,
      * response time = latency + execution time */
     struct running_stats exec;
@@ -108,8 +118,10 @@ int64_t engine_start_ns(const struct engine *e);
 double engine_tsc_hz(const struct engine *e);
 /* True when SCHED_FIFO/RR could not be set (no privilege): ran SCHED_OTHER. */
 bool engine_degraded(const struct engine *e);
-/* False when mlockall failed (page faults possible on the cycle path). */
-bool engine_memory_locked(const struct engine *e);
+enum engine_lock engine_memory_lock(const struct engine *e);
+/* Non-zero (an errno) when a thread's clock_nanosleep failed and ended its
+ * loop; *cpu names the CPU. */
+int engine_sleep_error(const struct engine *e, int *cpu);
 void engine_destroy(struct engine *e);
 
 /* Whether --clock tsc can work on this build (x86 only). */

@@ -94,7 +94,8 @@ json_t *json_system_info(const struct system_info *si)
 static json_t *json_running(const struct running_stats *s)
 {
     bool any = s->count > 0;
-    return json_pack("{s:o,s:o,s:o,s:o}", "min", json_int_or_null(any, s->min), "mean",
+    return json_pack("{s:I,s:o,s:o,s:o,s:o}", "count", (json_int_t)s->count, "min",
+                     json_int_or_null(any, s->min), "mean",
                      json_int_or_null(any, (int64_t)llround(s->mean)), "max",
                      json_int_or_null(any, s->max), "stddev",
                      json_int_or_null(any, (int64_t)llround(running_stats_stddev(s))));
@@ -155,6 +156,7 @@ static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r
     json_object_set_new(o, "cpu", json_integer(r->cpu));
     json_object_set_new(o, "samples", json_integer((json_int_t)r->samples));
     json_object_set_new(o, "missed", json_integer((json_int_t)r->missed));
+    json_object_set_new(o, "missed_events", json_integer((json_int_t)r->missed_events));
     json_object_set_new(o, "ring_drops", json_integer((json_int_t)r->ring_drops));
     json_t *lat = json_latency_stats(&r->latency, &r->hist);
     json_object_set_new(lat, "over_tolerance",
@@ -176,6 +178,10 @@ static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r
                                   : r->sched_policy == SCHED_RR ? "rr"
                                                                 : "other",
                                   "priority", r->sched_priority));
+    json_object_set_new(o, "timer_slack_ns",
+                        json_int_or_null(r->timer_slack_ns >= 0, (int64_t)r->timer_slack_ns));
+    if (rep->tsc_hz > 0)
+        json_object_set_new(o, "tsc_pair_max_ns", json_integer(r->tsc_anchor_max_ns));
     return o;
 }
 
@@ -189,6 +195,8 @@ static json_t *json_config(const struct run_report *rep)
     json_object_set_new(c, "priority", json_integer(rep->priority));
     json_object_set_new(c, "realtime", json_boolean(rep->realtime));
     json_object_set_new(c, "memory_locked", json_boolean(rep->memory_locked));
+    json_object_set_new(c, "memory_lock",
+                        json_string(rep->memory_lock ? rep->memory_lock : "none"));
     json_t *cpus = json_array();
     for (int i = 0; i < rep->cpus->count; i++)
         json_array_append_new(cpus, json_integer(rep->cpus->cpu[i]));
@@ -233,6 +241,8 @@ static json_t *json_config(const struct run_report *rep)
     json_object_set_new(
         c, "report_every_samples",
         json_int_or_null(rep->report_every_samples > 0, (int64_t)rep->report_every_samples));
+    json_object_set_new(c, "keep_windows",
+                        json_int_or_null(rep->has_intervals, (int64_t)rep->keep_windows));
     return c;
 }
 
@@ -305,6 +315,8 @@ json_t *json_run_result(const struct run_report *rep)
         for (uint64_t i = 0; i < rep->interval_count; i++)
             json_array_append_new(ivs, json_interval(&rep->intervals[i], rep->tolerance_ns >= 0));
         json_object_set_new(doc, "intervals", ivs);
+        json_object_set_new(doc, "intervals_dropped",
+                            json_integer((json_int_t)rep->intervals_dropped));
     }
     return doc;
 }

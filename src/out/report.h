@@ -47,8 +47,9 @@ struct run_report {
     uint64_t loops;      /* requested; 0 = none */
     const char *policy;  /* requested: "fifo", "rr", "other" */
     int priority;
-    bool realtime; /* false when it ran SCHED_OTHER for lack of privilege */
-    bool memory_locked;
+    bool realtime;           /* false when it ran SCHED_OTHER for lack of privilege */
+    bool memory_locked;      /* everything locked (mlockall) */
+    const char *memory_lock; /* "all", "buffers" or "none" */
     const struct cpulist *cpus;
     const char *clock;
     double tsc_hz;
@@ -57,6 +58,7 @@ struct run_report {
     int64_t pm_qos_us;    /* < 0: not held */
     int64_t report_every_ns;
     uint64_t report_every_samples;
+    uint64_t keep_windows;
     const struct workload_spec *workload; /* NULL: none */
     uint64_t seed;
     int64_t deadline_ns;
@@ -83,8 +85,9 @@ struct run_report {
     struct latency_hist *all_exec_hist;     /* caller-owned storage */
     struct latency_hist *all_response_hist; /* caller-owned storage */
     bool has_intervals;                     /* --report-every was given */
-    const struct interval_stats *intervals;
+    const struct interval_stats *intervals; /* the newest windows, oldest first */
     uint64_t interval_count;
+    uint64_t intervals_dropped; /* windows closed but not kept (--keep-windows) */
 };
 
 /* Merges the per-CPU results into the all_* fields (all_hist must point at

@@ -162,8 +162,19 @@ void text_histogram(FILE *out, const struct latency_hist *h)
                 us(h->max_ns));
 }
 
-void text_interval_header(FILE *out, bool with_exec)
+/* The default window line fits 100 columns: latency, the largest period
+ * error, the count beyond tolerance and, with a workload, the largest
+ * execution time; --wide adds every period, error and execution column. */
+void text_interval_header(FILE *out, bool with_exec, bool wide)
 {
+    if (!wide) {
+        fprintf(out, "%8s %4s %7s %6s | %9s %9s %9s | %9s %6s", "t(s)", "CPU", "samples", "missed",
+                "lat-min", "lat-mean", "lat-max", "|per-err|", ">tol");
+        if (with_exec)
+            fprintf(out, " | %9s %7s", "exec-max", "dl-miss");
+        fprintf(out, " µs\n");
+        return;
+    }
     fprintf(out, "%8s %4s %7s %6s | %9s %9s %9s | %9s %9s %9s %9s | %6s %9s %9s %9s %9s", "t(s)",
             "CPU", "samples", "missed", "lat-min", "lat-mean", "lat-max", "per-min", "per-max",
             "per-mean", "per-sd", ">tol", "err-min", "err-max", "err-mean", "err-sd");
@@ -182,8 +193,8 @@ static void stats4(FILE *out, const struct running_stats *s)
             running_stats_stddev(s) / 1000.0);
 }
 
-void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t tolerance_ns,
-                        bool with_exec)
+void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t interval_ns,
+                        int64_t tolerance_ns, bool with_exec, bool wide)
 {
     fprintf(out, "%8.3f %4d %7llu %6llu |", (double)iv->t_ns / 1e9, iv->cpu,
             (unsigned long long)iv->samples, (unsigned long long)iv->missed);
@@ -192,6 +203,25 @@ void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t tole
                 us(iv->latency.max));
     else
         fprintf(out, " %9s %9s %9s |", "-", "-", "-");
+    if (!wide) {
+        if (iv->period.count) {
+            int64_t hi = iv->period.max - interval_ns, lo = interval_ns - iv->period.min;
+            fprintf(out, " %9.3f", us(hi > lo ? hi : lo));
+        } else {
+            fprintf(out, " %9s", "-");
+        }
+        if (tolerance_ns >= 0)
+            fprintf(out, " %6llu", (unsigned long long)iv->over_tolerance);
+        else
+            fprintf(out, " %6s", "-");
+        if (with_exec && iv->exec.count)
+            fprintf(out, " | %9.3f %7llu", us(iv->exec.max),
+                    (unsigned long long)iv->deadline_misses);
+        else if (with_exec)
+            fprintf(out, " | %9s %7s", "-", "-");
+        fputc('\n', out);
+        return;
+    }
     stats4(out, &iv->period);
     if (tolerance_ns >= 0) {
         fprintf(out, " | %6llu", (unsigned long long)iv->over_tolerance);

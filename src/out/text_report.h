@@ -15,10 +15,11 @@ void text_summary(FILE *out, const struct run_report *rep);
 /* One line per load: its CPUs and the duty cycle each achieved. */
 void text_loads(FILE *out, const struct load_spec *specs, int n, const struct load_runner *lr);
 void text_histogram(FILE *out, const struct latency_hist *h);
-/* with_exec adds the execution time and deadline-miss columns. */
-void text_interval_header(FILE *out, bool with_exec);
-void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t tolerance_ns,
-                        bool with_exec);
+/* with_exec adds the execution time and deadline-miss columns; without
+ * wide the line fits 100 columns. */
+void text_interval_header(FILE *out, bool with_exec, bool wide);
+void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t interval_ns,
+                        int64_t tolerance_ns, bool with_exec, bool wide);
 
 /* Collector-side view of one CPU for the live display. */
 struct live_cpu {

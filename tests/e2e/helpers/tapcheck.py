@@ -10,6 +10,7 @@ CHECKS is Python. It sees
                else kept as strings),
   json, re, math,
   read_csv(path) -> (header list, rows as lists of ints),
+  check(NAME, VALUE, DIAG=None)  one check on a computed value (kw is v).
   t(NAME, EXPR, DIAG=None)  one check: EXPR (a Python expression, as a string)
                is evaluated; the check passes when it is true. On failure the
                expression and, when given, the value of DIAG are reported.
@@ -64,6 +65,18 @@ def t(name, expr, diag=None):
     sys.stdout.flush()
 
 
+def check(name, passed, diag=None):
+    """One check on values already computed: passes when passed is true."""
+    if passed:
+        print("ok\t" + one_line(name))
+    else:
+        why = "false" if diag is None else "false -- " + repr(diag)
+        if load_error:
+            why = load_error + "; " + why
+        print("fail\t" + one_line(name) + "\t" + one_line(why))
+    sys.stdout.flush()
+
+
 def note(text):
     print("note\t" + one_line(text))
 
@@ -76,5 +89,5 @@ def read_csv(path):
     return header, rows
 
 
-ns.update({"d": d, "v": v, "t": t, "note": note, "read_csv": read_csv})
+ns.update({"d": d, "v": v, "kw": v, "t": t, "check": check, "note": note, "read_csv": read_csv})
 exec(compile(sys.stdin.read(), "checks", "exec"), ns)
