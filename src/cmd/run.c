@@ -691,6 +691,9 @@ int cmd_run(int argc, char **argv)
     int rc = parse_args(argc, argv, &p);
     if (rc >= 0)
         return rc;
+    /* From here on a stop request ends the run in order, also during the
+     * setup (reading the machine, building a large workload). */
+    stop_handlers_install();
 
     struct sysroot sr;
     sysroot_init(&sr, p.sysroot_dir);
@@ -758,7 +761,6 @@ int cmd_run(int argc, char **argv)
         .samples_path = p.samples_path,
         .intervals_path = p.intervals_path,
     };
-    stop_handlers_install();
     pin_to_housekeeping(&p, &si);
     eng = engine_create(&cfg, err, sizeof(err));
     if (!eng) {

@@ -68,9 +68,9 @@ bad "--keep-windows too many" "--keep-windows" -a 1 --report-every 1 --keep-wind
 bad "--intervals without --report-every" "--intervals.*--report-every" -a 1 -D 1 --intervals @OUT@
 
 # --- no budget verdict without samples: a stop during the setup ----------------
-"$JL" run -a 1 -D 5 --workload ptrchase:256MiB --budget 10s -q --json "$T/empty.json" 2>"$T/err" &
+"$JL" run -a 1 -D 5 --workload ptrchase:1GiB --budget 10s -q --json "$T/empty.json" 2>"$T/err" &
 pid=$!
-sleep 0.05
+sleep 0.3
 kill -INT "$pid"
 wait "$pid"
 rc=$?
@@ -169,7 +169,7 @@ slow=0
 for i in 1 2 3 4 5 6; do
     "$JL" run -a 1 -i 2s -D 20 -q --json "$T/stop$i.json" 2>/dev/null &
     pid=$!
-    sleep "0.$((i * 7))"
+    sleep "0.$((30 + i * 7))"
     t0=$(date +%s%N)
     kill -INT "$pid"
     wait "$pid"
