@@ -25,6 +25,7 @@
 #include "common/clock.h"
 #include "common/units.h"
 #include "load/load_kind.h"
+#include "load/load_spawn.h"
 
 static const struct load_kind *const load_kinds[] = {
     &load_kind_cpu,
@@ -181,6 +182,8 @@ static void sleep_until(struct load_runner *lr, int64_t t_ns)
     }
 }
 
+/* The command's CPUs: the cmd worker runs there too, but the child sets
+ * them itself rather than rely on inheriting them. */
 static pid_t spawn_command(const struct load_spec *spec, const struct load_sched *sched)
 {
     cpu_set_t set;
@@ -188,30 +191,8 @@ static pid_t spawn_command(const struct load_spec *spec, const struct load_sched
     for (int i = 0; i < spec->cpus.count; i++)
         if (spec->cpus.cpu[i] < CPU_SETSIZE)
             CPU_SET(spec->cpus.cpu[i], &set);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* Only async-signal-safe calls between fork and exec. */
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(126);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        sched_setaffinity(0, sizeof(set), &set);
-        struct sched_param sp = {.sched_priority = 0};
-        sched_setscheduler(0, sched->policy, &sp);
-        if (sched->nice)
-            setpriority(PRIO_PROCESS, 0, sched->nice);
-        execl("/bin/sh", "sh", "-c", spec->command, (char *)NULL);
-        _exit(127);
-    }
-    if (pid > 0)
-        setpgid(pid, pid); /* also here: no window where the group does not exist */
-    return pid;
+    struct load_spawn_attr attr = {.cpus = &set, .policy = sched->policy, .nice = sched->nice};
+    return load_spawn_shell(spec->command, &attr);
 }
 
 static int64_t rusage_ns(const struct rusage *ru)
