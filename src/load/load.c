@@ -78,8 +78,8 @@ static int parse_pulse(const char *args, struct load_spec *spec, const char **re
         return -1;
     }
     *rest = split_field(after_on, off, sizeof(off));
-    if (parse_duration_ns(on, NS_PER_MS, &spec->on_ns, &why_dur) != 0 ||
-        parse_duration_ns(off, NS_PER_MS, &spec->off_ns, &why_dur) != 0) {
+    if (parse_duration_bounded_ns(on, NS_PER_MS, &spec->on_ns, &why_dur) != 0 ||
+        parse_duration_bounded_ns(off, NS_PER_MS, &spec->off_ns, &why_dur) != 0) {
         snprintf(why, whylen, "pulse ON/OFF: %s", why_dur);
         return -1;
     }
@@ -260,17 +260,19 @@ static int apply_sched(const struct load_sched *sched, char *err, size_t errlen)
     return 0;
 }
 
+/* ON phases start at start + k * (ON + OFF), added up one period at a time
+ * (exact integers: no drift) and saturating, so that no duration can wrap
+ * a deadline around; INT64_MAX is "never". */
 static void run_phases(struct load_worker *w, const struct load_spec *spec)
 {
     struct load_runner *lr = w->lr;
     const int64_t start = lr->start_ns;
-    const int64_t end = lr->duration_ns > 0 ? start + lr->duration_ns : INT64_MAX;
+    const int64_t end = lr->duration_ns > 0 ? deadline_after_ns(start, lr->duration_ns) : INT64_MAX;
     const bool pulse = spec->on_ns > 0;
-    const int64_t period = spec->on_ns + spec->off_ns;
-    for (int64_t k = 0; !atomic_load(&lr->stop); k++) {
-        int64_t on_start = pulse ? start + k * period : start;
-        if (on_start >= end)
-            break;
+    const int64_t period = pulse ? deadline_after_ns(spec->on_ns, spec->off_ns) : 0;
+    for (int64_t on_start = start; on_start < end && !atomic_load(&lr->stop);
+         on_start = deadline_after_ns(on_start, period)) {
+        /* on_start < end: neither the difference nor the sum can overflow */
         int64_t on_end = pulse && end - on_start > spec->on_ns ? on_start + spec->on_ns : end;
         sleep_until(lr, on_start);
         if (atomic_load(&lr->stop))
@@ -291,7 +293,7 @@ static void run_phases(struct load_worker *w, const struct load_spec *spec)
         if (!pulse)
             break;
     }
-    if (pulse && end != INT64_MAX)
+    if (pulse)
         sleep_until(lr, end); /* the last OFF phase belongs to the load's time */
 }
 

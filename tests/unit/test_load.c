@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -186,6 +187,29 @@ static void test_load_spawn_child_blocks_and_ignores_no_stop_signal(void **state
     assert_false(ignored & (1ull << (SIGTERM - 1)));
 }
 
+/* Schedules are computed from durations the parser bounds; the runner must
+ * still never wrap around when given more ("forever" is INT64_MAX). */
+static void test_load_runner_saturates_huge_durations(void **state)
+{
+    (void)state;
+    struct load_spec spec = parse_ok("pulse:1ms:1ms", false);
+    spec.off_ns = INT64_MAX - 1;
+    spec.cpus.count = 1;
+    spec.cpus.cpu[0] = sched_getcpu();
+    struct load_sched sched = {.policy = SCHED_OTHER, .nice = 0};
+    char err[256] = "";
+    struct load_runner *lr = load_runner_start(&spec, 1, &sched, INT64_MAX, err, sizeof err);
+    if (!lr)
+        fail_msg("load_runner_start: %s", err);
+    struct timespec pause = {0, 100 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    bool finished_early = load_runner_finished(lr);
+    load_runner_stop(lr);
+    assert_true(load_runner_finished(lr));
+    load_runner_destroy(lr);
+    assert_false(finished_early);
+}
+
 /* valgrind runs vfork-like clones as fork, and counts its own faults. */
 static bool under_valgrind(void)
 {
@@ -237,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_load_sizes_default_from_the_last_level_cache),
         cmocka_unit_test(test_load_at_cpus_only_with_run_syntax),
         cmocka_unit_test(test_load_bad_specs_say_why),
+        cmocka_unit_test(test_load_runner_saturates_huge_durations),
         cmocka_unit_test(test_load_spawn_child_leads_its_group_on_its_cpus),
         cmocka_unit_test_setup_teardown(test_load_spawn_child_blocks_and_ignores_no_stop_signal,
                                         temp_tree_setup, temp_tree_teardown),
