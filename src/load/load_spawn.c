@@ -25,6 +25,10 @@
 /* The child calls a handful of system call wrappers and execv: far less. */
 #define SPAWN_STACK_BYTES (32 * 1024)
 
+/* The child's frames are never unwound: with AddressSanitizer they would
+ * leave their redzones poisoned in memory this thread's stack uses later. */
+#define SPAWN_CHILD_CODE __attribute__((no_sanitize_address))
+
 struct spawn_child {
     const char *command;
     const struct load_spawn_attr *attr;
@@ -32,7 +36,7 @@ struct spawn_child {
     volatile int failed_errno; /* written by the child when a step fails */
 };
 
-static int spawn_fail(struct spawn_child *c)
+SPAWN_CHILD_CODE static int spawn_fail(struct spawn_child *c)
 {
     c->failed_errno = errno ? errno : EINVAL;
     _exit(127);
@@ -40,7 +44,7 @@ static int spawn_fail(struct spawn_child *c)
 
 /* Runs in the child, on the parent's memory, with every signal blocked:
  * only system call wrappers, and nothing that takes a lock. */
-static int spawn_child_main(void *arg)
+SPAWN_CHILD_CODE static int spawn_child_main(void *arg)
 {
     struct spawn_child *c = arg;
     /* Installed handlers are the parent's code working on the parent's
