@@ -2,10 +2,11 @@
  * The load runner and the kind list. Each thread-kind load gets one worker
  * thread per CPU (pinned, SCHED_OTHER/BATCH/IDLE, never real-time); a cmd
  * load gets one worker thread that starts the command in a process group
- * of its own and kills the whole group at the end of each ON phase. Pulse
- * phases follow a fixed schedule (start + k * (ON + OFF)) so they never
- * drift. Duty cycles come from the kernel's accounting: per-thread CPU
- * clocks, and wait4() usage of the command's process tree.
+ * of its own (without fork, see load_spawn.c) and kills the whole group at
+ * the end of each ON phase. Pulse phases follow a fixed schedule
+ * (start + k * (ON + OFF)) so they never drift. Duty cycles come from the
+ * kernel's accounting: per-thread CPU clocks, and wait4() usage of the
+ * command's process tree.
  */
 #include "load/load.h"
 

@@ -36,7 +36,7 @@ struct spawn_child {
     volatile int failed_errno; /* written by the child when a step fails */
 };
 
-SPAWN_CHILD_CODE static int spawn_fail(struct spawn_child *c)
+SPAWN_CHILD_CODE _Noreturn static void spawn_fail(struct spawn_child *c)
 {
     c->failed_errno = errno ? errno : EINVAL;
     _exit(127);
@@ -77,7 +77,7 @@ SPAWN_CHILD_CODE static int spawn_child_main(void *arg)
     sigprocmask(SIG_SETMASK, &none, NULL);
     char *const argv[] = {"sh", "-c", (char *)c->command, NULL};
     execv("/bin/sh", argv);
-    return spawn_fail(c);
+    spawn_fail(c);
 }
 
 pid_t load_spawn_shell(const char *command, const struct load_spawn_attr *attr)
