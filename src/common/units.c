@@ -125,7 +125,7 @@ int parse_duration_bounded_ns(const char *text, int64_t bare_unit_ns, int64_t *o
     if (parse_duration_ns(text, bare_unit_ns, &ns, why) != 0)
         return -1;
     if (ns > DURATION_MAX_NS)
-        return fail(why, "must be at most 8760h (365 days)");
+        return fail(why, "must be at most 8784h (366 days)");
     *out_ns = ns;
     return 0;
 }

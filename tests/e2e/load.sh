@@ -148,15 +148,15 @@ bad "load --policy fifo" '--policy' -a 1 -D 1 --json @OUT@ --policy fifo cpu
 bad "load --nice 20" '--nice' -a 1 -D 1 --json @OUT@ --nice 20 cpu
 bad "load -a 9" '--cpus.*not online' -a 9 -D 1 --json @OUT@ cpu
 bad "load without a kind" 'which load' -a 1 -D 1 --json @OUT@
-# Durations are bounded (at most 8760h), so that start + duration and
+# Durations are bounded (at most 8784h), so that start + duration and
 # ON + OFF can never overflow.
-bad "load -D INT64_MAX ns" '^jitterlab: --duration 9223372036854775807ns: must be at most 8760h' -a 1 -D 9223372036854775807ns --json @OUT@ cpu
-bad "load -D 8761h" '^jitterlab: --duration 8761h: must be at most 8760h' -a 1 -D 8761h --json @OUT@ cpu
-bad "load pulse ON INT64_MAX ns" 'pulse ON/OFF: must be at most 8760h' -a 1 -D 1 --json @OUT@ pulse:9223372036854775807ns:1ms
-bad "load pulse OFF 8761h" 'pulse ON/OFF: must be at most 8760h' -a 1 -D 1 --json @OUT@ pulse:1ms:8761h:cmd:true
+bad "load -D INT64_MAX ns" '^jitterlab: --duration 9223372036854775807ns: must be at most 8784h' -a 1 -D 9223372036854775807ns --json @OUT@ cpu
+bad "load -D 8785h" '^jitterlab: --duration 8785h: must be at most 8784h' -a 1 -D 8785h --json @OUT@ cpu
+bad "load pulse ON INT64_MAX ns" 'pulse ON/OFF: must be at most 8784h' -a 1 -D 1 --json @OUT@ pulse:9223372036854775807ns:1ms
+bad "load pulse OFF 8785h" 'pulse ON/OFF: must be at most 8784h' -a 1 -D 1 --json @OUT@ pulse:1ms:8785h:cmd:true
 BAD_SUBCOMMAND=run
 bad "run --load cpu@1 -a 1 (every measured CPU)" 'every measured CPU' -a 1 -D 1 --json @OUT@ --load cpu@1
 bad "run --load cpu -a 0-1 (no CPU left)" 'no CPU left' -a 0-1 -D 1 --json @OUT@ --load cpu
 bad "run --load pulse:0:0" '--load' -a 1 -D 1 --json @OUT@ --load pulse:0:0
 bad "run --load cmd:" '--load' -a 1 -D 1 --json @OUT@ --load cmd:
-bad "run --load pulse with a huge OFF" '^jitterlab: --load pulse:1ms:9223372036854775807ns@0: pulse ON/OFF: must be at most 8760h' -a 1 -D 1 --json @OUT@ --load pulse:1ms:9223372036854775807ns@0
+bad "run --load pulse with a huge OFF" '^jitterlab: --load pulse:1ms:9223372036854775807ns@0: pulse ON/OFF: must be at most 8784h' -a 1 -D 1 --json @OUT@ --load pulse:1ms:9223372036854775807ns@0
