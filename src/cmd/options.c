@@ -52,7 +52,7 @@ int parse_int_option(const char *opt, const char *text, long min, long max, long
 int parse_positive_duration(const char *opt, const char *text, int64_t bare_unit_ns, int64_t *out)
 {
     const char *why;
-    if (parse_duration_ns(text, bare_unit_ns, out, &why) != 0)
+    if (parse_duration_bounded_ns(text, bare_unit_ns, out, &why) != 0)
         return usage_error(opt, text, why);
     if (*out <= 0)
         return usage_error(opt, text, "must be greater than 0");

@@ -21,6 +21,7 @@ int check_no_more_args(const char *subcommand, int argc, char **argv);
 int usage_error(const char *opt, const char *value, const char *why);
 /* 0, or EXIT_USAGE after the message. */
 int parse_int_option(const char *opt, const char *text, long min, long max, long *out);
+/* A duration in (0, DURATION_MAX_NS]; 0, or EXIT_USAGE after the message. */
 int parse_positive_duration(const char *opt, const char *text, int64_t bare_unit_ns, int64_t *out);
 /* 0, or EXIT_USAGE naming the first CPU that is not online. */
 int check_cpus_online(const char *opt, const char *text, const struct cpulist *cpus,

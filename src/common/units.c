@@ -118,6 +118,18 @@ int parse_duration_ns(const char *text, int64_t bare_unit_ns, int64_t *out_ns, c
     return 0;
 }
 
+int parse_duration_bounded_ns(const char *text, int64_t bare_unit_ns, int64_t *out_ns,
+                              const char **why)
+{
+    int64_t ns;
+    if (parse_duration_ns(text, bare_unit_ns, &ns, why) != 0)
+        return -1;
+    if (ns > DURATION_MAX_NS)
+        return fail(why, "must be at most 8784h (366 days)");
+    *out_ns = ns;
+    return 0;
+}
+
 int parse_int_range(const char *text, long min, long max, long *out, const char **why)
 {
     if (!text || !*text)

@@ -18,6 +18,16 @@
  * (callers that need > 0 check it themselves). */
 int parse_duration_ns(const char *text, int64_t bare_unit_ns, int64_t *out_ns, const char **why);
 
+/* The longest duration any option or load phase takes: 8784h (366 days).
+ * Times are int64 ns of CLOCK_MONOTONIC (about 292 years of range); with every
+ * duration this short, sums like start + duration or ON + OFF never overflow. */
+#define DURATION_MAX_NS (INT64_C(8784) * 3600 * NS_PER_S)
+
+/* parse_duration_ns, and more than DURATION_MAX_NS is refused too ("must be at
+ * most 8784h (366 days)"). What options and load specs use. */
+int parse_duration_bounded_ns(const char *text, int64_t bare_unit_ns, int64_t *out_ns,
+                              const char **why);
+
 /* Parses a base-10 integer in [min, max]. */
 int parse_int_range(const char *text, long min, long max, long *out, const char **why);
 

@@ -2,10 +2,11 @@
  * The load runner and the kind list. Each thread-kind load gets one worker
  * thread per CPU (pinned, SCHED_OTHER/BATCH/IDLE, never real-time); a cmd
  * load gets one worker thread that starts the command in a process group
- * of its own and kills the whole group at the end of each ON phase. Pulse
- * phases follow a fixed schedule (start + k * (ON + OFF)) so they never
- * drift. Duty cycles come from the kernel's accounting: per-thread CPU
- * clocks, and wait4() usage of the command's process tree.
+ * of its own (without fork, see load_spawn.c) and kills the whole group at
+ * the end of each ON phase. Pulse phases follow a fixed schedule
+ * (start + k * (ON + OFF)) so they never drift. Duty cycles come from the
+ * kernel's accounting: per-thread CPU clocks, and wait4() usage of the
+ * command's process tree.
  */
 #include "load/load.h"
 
@@ -25,6 +26,7 @@
 #include "common/clock.h"
 #include "common/units.h"
 #include "load/load_kind.h"
+#include "load/load_spawn.h"
 
 static const struct load_kind *const load_kinds[] = {
     &load_kind_cpu,
@@ -77,8 +79,8 @@ static int parse_pulse(const char *args, struct load_spec *spec, const char **re
         return -1;
     }
     *rest = split_field(after_on, off, sizeof(off));
-    if (parse_duration_ns(on, NS_PER_MS, &spec->on_ns, &why_dur) != 0 ||
-        parse_duration_ns(off, NS_PER_MS, &spec->off_ns, &why_dur) != 0) {
+    if (parse_duration_bounded_ns(on, NS_PER_MS, &spec->on_ns, &why_dur) != 0 ||
+        parse_duration_bounded_ns(off, NS_PER_MS, &spec->off_ns, &why_dur) != 0) {
         snprintf(why, whylen, "pulse ON/OFF: %s", why_dur);
         return -1;
     }
@@ -181,6 +183,8 @@ static void sleep_until(struct load_runner *lr, int64_t t_ns)
     }
 }
 
+/* The command's CPUs: the cmd worker runs there too, but the child sets
+ * them itself rather than rely on inheriting them. */
 static pid_t spawn_command(const struct load_spec *spec, const struct load_sched *sched)
 {
     cpu_set_t set;
@@ -188,30 +192,8 @@ static pid_t spawn_command(const struct load_spec *spec, const struct load_sched
     for (int i = 0; i < spec->cpus.count; i++)
         if (spec->cpus.cpu[i] < CPU_SETSIZE)
             CPU_SET(spec->cpus.cpu[i], &set);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* Only async-signal-safe calls between fork and exec. */
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(126);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        sched_setaffinity(0, sizeof(set), &set);
-        struct sched_param sp = {.sched_priority = 0};
-        sched_setscheduler(0, sched->policy, &sp);
-        if (sched->nice)
-            setpriority(PRIO_PROCESS, 0, sched->nice);
-        execl("/bin/sh", "sh", "-c", spec->command, (char *)NULL);
-        _exit(127);
-    }
-    if (pid > 0)
-        setpgid(pid, pid); /* also here: no window where the group does not exist */
-    return pid;
+    struct load_spawn_attr attr = {.cpus = &set, .policy = sched->policy, .nice = sched->nice};
+    return load_spawn_shell(spec->command, &attr);
 }
 
 static int64_t rusage_ns(const struct rusage *ru)
@@ -279,17 +261,19 @@ static int apply_sched(const struct load_sched *sched, char *err, size_t errlen)
     return 0;
 }
 
+/* ON phases start at start + k * (ON + OFF), added up one period at a time
+ * (exact integers: no drift) and saturating, so that no duration can wrap
+ * a deadline around; INT64_MAX is "never". */
 static void run_phases(struct load_worker *w, const struct load_spec *spec)
 {
     struct load_runner *lr = w->lr;
     const int64_t start = lr->start_ns;
-    const int64_t end = lr->duration_ns > 0 ? start + lr->duration_ns : INT64_MAX;
+    const int64_t end = lr->duration_ns > 0 ? deadline_after_ns(start, lr->duration_ns) : INT64_MAX;
     const bool pulse = spec->on_ns > 0;
-    const int64_t period = spec->on_ns + spec->off_ns;
-    for (int64_t k = 0; !atomic_load(&lr->stop); k++) {
-        int64_t on_start = pulse ? start + k * period : start;
-        if (on_start >= end)
-            break;
+    const int64_t period = pulse ? deadline_after_ns(spec->on_ns, spec->off_ns) : 0;
+    for (int64_t on_start = start; on_start < end && !atomic_load(&lr->stop);
+         on_start = deadline_after_ns(on_start, period)) {
+        /* on_start < end: neither the difference nor the sum can overflow */
         int64_t on_end = pulse && end - on_start > spec->on_ns ? on_start + spec->on_ns : end;
         sleep_until(lr, on_start);
         if (atomic_load(&lr->stop))
@@ -310,7 +294,7 @@ static void run_phases(struct load_worker *w, const struct load_spec *spec)
         if (!pulse)
             break;
     }
-    if (pulse && end != INT64_MAX)
+    if (pulse)
         sleep_until(lr, end); /* the last OFF phase belongs to the load's time */
 }
 

@@ -3,8 +3,9 @@
 # the duty cycle a pulse achieves (from jitterlab's own accounting and from
 # the kernel's, via wait4), loads only on the CPUs asked for and never
 # real-time, a pulsed command started and stopped the expected number of
-# times, no child left after SIGTERM or SIGKILL of jitterlab, the load in
-# the run result, and bad load specs refused with exit 2. About 20 s.
+# times (without a page fault in the measured thread), no child left after
+# SIGTERM or SIGKILL of jitterlab, the load in the run result, and bad load
+# specs refused with exit 2. About 25 s.
 . "$(dirname "$0")/lib.sh"
 
 # --- pulse:50ms:50ms for 3 s uses 40-60% of one CPU ------------------------
@@ -87,6 +88,22 @@ t("cmd duty is one entry for the whole command", 'len(l["duty"]) == 1 and l["dut
 EOF
 if pgrep -f '^sleep 100' >/dev/null; then not_ok "no pulsed command left after the load" "$(pgrep -af '^sleep 100')"; else ok "no pulsed command left after the load"; fi
 
+# --- a command load does not fault the measured thread ----------------------
+# Starting a command must not write-protect the memory-locked process's pages
+# (fork would: copy-on-write); the measured thread, writing its stack and
+# buffers in every cycle of the workload, must then take no page fault at all.
+J=$T/spawn.json
+"$JL" run -a 1 -i 1ms -D 2 -q --workload spin:20us --load pulse:20ms:20ms:cmd:true@0 \
+    --counters page-faults --json "$J" 2>"$T/err"
+rc_is "run with a pulsed cmd:true load exits 0" 0 $?
+pyt "$J" <<'EOF2'
+l = d["config"]["load"][0]
+pf = d["cpus"][0]["counters"]["page_faults"]
+note("command started %s times; measured thread page faults: %s" % (l["starts"], pf))
+t("the command was started many times", 'l["starts"] >= 25', 'l["starts"]')
+t("no page fault in the measured thread while commands start", 'pf["total"] == 0', 'pf')
+EOF2
+
 # --- no child process remains after SIGTERM or SIGKILL of jitterlab ------------
 "$JL" load 'cmd:sleep 123 & sleep 123; wait' -a 1 -D 30 -q --json "$T/term.json" &
 pid=$!
@@ -131,8 +148,15 @@ bad "load --policy fifo" '--policy' -a 1 -D 1 --json @OUT@ --policy fifo cpu
 bad "load --nice 20" '--nice' -a 1 -D 1 --json @OUT@ --nice 20 cpu
 bad "load -a 9" '--cpus.*not online' -a 9 -D 1 --json @OUT@ cpu
 bad "load without a kind" 'which load' -a 1 -D 1 --json @OUT@
+# Durations are bounded (at most 8784h), so that start + duration and
+# ON + OFF can never overflow.
+bad "load -D INT64_MAX ns" '^jitterlab: --duration 9223372036854775807ns: must be at most 8784h' -a 1 -D 9223372036854775807ns --json @OUT@ cpu
+bad "load -D 8785h" '^jitterlab: --duration 8785h: must be at most 8784h' -a 1 -D 8785h --json @OUT@ cpu
+bad "load pulse ON INT64_MAX ns" 'pulse ON/OFF: must be at most 8784h' -a 1 -D 1 --json @OUT@ pulse:9223372036854775807ns:1ms
+bad "load pulse OFF 8785h" 'pulse ON/OFF: must be at most 8784h' -a 1 -D 1 --json @OUT@ pulse:1ms:8785h:cmd:true
 BAD_SUBCOMMAND=run
 bad "run --load cpu@1 -a 1 (every measured CPU)" 'every measured CPU' -a 1 -D 1 --json @OUT@ --load cpu@1
 bad "run --load cpu -a 0-1 (no CPU left)" 'no CPU left' -a 0-1 -D 1 --json @OUT@ --load cpu
 bad "run --load pulse:0:0" '--load' -a 1 -D 1 --json @OUT@ --load pulse:0:0
 bad "run --load cmd:" '--load' -a 1 -D 1 --json @OUT@ --load cmd:
+bad "run --load pulse with a huge OFF" '^jitterlab: --load pulse:1ms:9223372036854775807ns@0: pulse ON/OFF: must be at most 8784h' -a 1 -D 1 --json @OUT@ --load pulse:1ms:9223372036854775807ns@0

@@ -1,7 +1,9 @@
 /*
  * Load specs: the pulse prefix, the kinds and their arguments, the @CPUS
  * suffix of run --load, default buffer sizes from sysfs cache information,
- * and the reasons given for bad specs.
+ * and the reasons given for bad specs. Starting a cmd load's shell: what the
+ * child is (group, CPUs, policy, nice, signals) and that the parent's pages
+ * are left alone.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,10 +11,18 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <sched.h>
+#include <signal.h>
 #include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "load/load.h"
+#include "load/load_spawn.h"
 #include "test_fixture.h"
+#include "test_tree.h"
 
 static struct load_spec parse_ok(const char *text, bool with_cpus)
 {
@@ -96,6 +106,153 @@ static void test_load_bad_specs_say_why(void **state)
     assert_non_null(strstr(parse_why("cpu@x", true), "@x"));
 }
 
+static void reap(pid_t pid, int *status)
+{
+    while (waitpid(pid, status, 0) < 0)
+        assert_int_equal(errno, EINTR);
+}
+
+static void test_load_spawn_child_leads_its_group_on_its_cpus(void **state)
+{
+    (void)state;
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(0, &cpus);
+    struct load_spawn_attr attr = {.cpus = &cpus, .policy = SCHED_BATCH, .nice = 7};
+    pid_t pid = load_spawn_shell("exec sleep 30", &attr);
+    assert_true(pid > 0);
+    /* Returned after exec: everything below was set up before it. */
+    assert_int_equal(getpgid(pid), pid);
+    assert_int_equal(sched_getscheduler(pid), SCHED_BATCH);
+    errno = 0;
+    assert_int_equal(getpriority(PRIO_PROCESS, (id_t)pid), 7);
+    cpu_set_t got;
+    assert_int_equal(sched_getaffinity(pid, sizeof(got), &got), 0);
+    assert_true(CPU_EQUAL(&got, &cpus));
+    kill(pid, SIGKILL);
+    int status;
+    reap(pid, &status);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+}
+
+/* "SigBlk:\t0000000000000000" -> the mask. */
+static unsigned long long status_mask(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    assert_non_null(p);
+    return strtoull(p + strlen(key), NULL, 16);
+}
+
+static void test_load_spawn_child_blocks_and_ignores_no_stop_signal(void **state)
+{
+    const char *root = *state;
+    struct sigaction usr1 = {.sa_handler = on_usr1}, ign = {.sa_handler = SIG_IGN}, old_usr1,
+                     old_int;
+    sigaction(SIGUSR1, &usr1, &old_usr1);
+    sigaction(SIGINT, &ign, &old_int);
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &block, &old_mask);
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "exec grep -E '^Sig(Blk|Ign)' /proc/self/status > %s/sig", root);
+    cpu_set_t cpus;
+    sched_getaffinity(0, sizeof(cpus), &cpus);
+    struct load_spawn_attr attr = {.cpus = &cpus, .policy = SCHED_OTHER, .nice = 0};
+    pid_t pid = load_spawn_shell(cmd, &attr);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    sigaction(SIGUSR1, &old_usr1, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    assert_true(pid > 0);
+    int status;
+    reap(pid, &status);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    char path[PATH_MAX + 8], text[256] = "";
+    snprintf(path, sizeof path, "%s/sig", root);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    assert_int_equal(status_mask(text, "SigBlk:"), 0);
+    unsigned long long ignored = status_mask(text, "SigIgn:");
+    assert_false(ignored & (1ull << (SIGINT - 1)));
+    assert_false(ignored & (1ull << (SIGTERM - 1)));
+}
+
+/* Schedules are computed from durations the parser bounds; the runner must
+ * still never wrap around when given more ("forever" is INT64_MAX). */
+static void test_load_runner_saturates_huge_durations(void **state)
+{
+    (void)state;
+    struct load_spec spec = parse_ok("pulse:1ms:1ms", false);
+    spec.off_ns = INT64_MAX - 1;
+    spec.cpus.count = 1;
+    spec.cpus.cpu[0] = sched_getcpu();
+    struct load_sched sched = {.policy = SCHED_OTHER, .nice = 0};
+    char err[256] = "";
+    struct load_runner *lr = load_runner_start(&spec, 1, &sched, INT64_MAX, err, sizeof err);
+    if (!lr)
+        fail_msg("load_runner_start: %s", err);
+    struct timespec pause = {0, 100 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    bool finished_early = load_runner_finished(lr);
+    load_runner_stop(lr);
+    assert_true(load_runner_finished(lr));
+    load_runner_destroy(lr);
+    assert_false(finished_early);
+}
+
+/* valgrind runs vfork-like clones as fork, and counts its own faults. */
+static bool under_valgrind(void)
+{
+    const char *preload = getenv("LD_PRELOAD");
+    return preload && strstr(preload, "vgpreload");
+}
+
+static long minor_faults_of_this_thread(void)
+{
+    struct rusage ru;
+    assert_int_equal(getrusage(RUSAGE_THREAD, &ru), 0);
+    return ru.ru_minflt;
+}
+
+/* fork() would write-protect every private page of the parent, and the
+ * parent's next write to each would fault (copy-on-write). */
+static void test_load_spawn_leaves_the_parents_pages_alone(void **state)
+{
+    (void)state;
+    if (under_valgrind())
+        skip();
+    enum { PAGES = 1024 };
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), len = PAGES * page;
+    char *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(buf != MAP_FAILED);
+    madvise(buf, len, MADV_NOHUGEPAGE); /* one fault per page, not per 2 MiB */
+    memset(buf, 1, len);
+    cpu_set_t cpus;
+    sched_getaffinity(0, sizeof(cpus), &cpus);
+    struct load_spawn_attr attr = {.cpus = &cpus, .policy = SCHED_OTHER, .nice = 0};
+    pid_t pid = load_spawn_shell("exit 3", &attr);
+    assert_true(pid > 0);
+    int status;
+    reap(pid, &status);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+    long before = minor_faults_of_this_thread();
+    memset(buf, 2, len);
+    long faults = minor_faults_of_this_thread() - before;
+    munmap(buf, len);
+    if (faults >= PAGES / 8)
+        fail_msg("rewriting %d pages after the spawn took %ld faults", PAGES, faults);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -104,6 +261,11 @@ int main(void)
         cmocka_unit_test(test_load_sizes_default_from_the_last_level_cache),
         cmocka_unit_test(test_load_at_cpus_only_with_run_syntax),
         cmocka_unit_test(test_load_bad_specs_say_why),
+        cmocka_unit_test(test_load_runner_saturates_huge_durations),
+        cmocka_unit_test(test_load_spawn_child_leads_its_group_on_its_cpus),
+        cmocka_unit_test_setup_teardown(test_load_spawn_child_blocks_and_ignores_no_stop_signal,
+                                        temp_tree_setup, temp_tree_teardown),
+        cmocka_unit_test(test_load_spawn_leaves_the_parents_pages_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,6 +152,29 @@ static void test_duration_rejects_overflow(void **state)
     assert_string_equal(duration_bad("9223372036.854775808s", NS_PER_US), "too large");
 }
 
+static void test_duration_bounded_refuses_more_than_8784h(void **state)
+{
+    (void)state;
+    const char *msg = "must be at most 8784h (366 days)";
+    int64_t ns = -42;
+    const char *why = NULL;
+    assert_int_equal(parse_duration_bounded_ns("8784h", NS_PER_S, &ns, &why), 0);
+    assert_int_equal(ns, DURATION_MAX_NS);
+    assert_int_equal(parse_duration_bounded_ns("31622400", NS_PER_S, &ns, &why), 0);
+    assert_int_equal(ns, DURATION_MAX_NS);
+    ns = -42;
+    assert_int_equal(parse_duration_bounded_ns("31622400000000001ns", NS_PER_S, &ns, &why), -1);
+    assert_string_equal(why, msg);
+    assert_int_equal(parse_duration_bounded_ns("9223372036854775807ns", NS_PER_S, &ns, &why), -1);
+    assert_string_equal(why, msg);
+    assert_int_equal(ns, -42); /* output untouched on error */
+    /* the parser's own reasons come first */
+    assert_int_equal(parse_duration_bounded_ns("9223372036854775808ns", NS_PER_S, &ns, &why), -1);
+    assert_string_equal(why, "too large");
+    /* sums of two bounded durations and a monotonic time stay far from overflow */
+    assert_true(DURATION_MAX_NS < INT64_MAX / 4);
+}
+
 static void test_duration_rejects_bad_bare_unit(void **state)
 {
     (void)state;
@@ -277,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_duration_rejects_unknown_unit),
         cmocka_unit_test(test_duration_rejects_whitespace),
         cmocka_unit_test(test_duration_rejects_overflow),
+        cmocka_unit_test(test_duration_bounded_refuses_more_than_8784h),
         cmocka_unit_test(test_duration_rejects_bad_bare_unit),
         cmocka_unit_test(test_int_range_accepts_bounds),
         cmocka_unit_test(test_int_range_rejects_out_of_range),
