@@ -3,7 +3,9 @@
  * starts with exactly the keys json_system_info writes for run documents
  * (so readers of either see the same names) and adds one key per reader:
  * cmdline_params, kernel_config, cpuidle, cpufreq, smt, sched, memory,
- * irqs, threads, unreadable. A value that could not be read is null.
+ * irqs, irq_counts, threads, unreadable. A value that could not be read is
+ * null. A run result carries the same object with the IRQ and thread lists
+ * cut to the ones that matter to the measured CPUs (counts stay whole).
  */
 #include "out/json_inspect.h"
 
@@ -167,11 +169,14 @@ static json_t *smt_json(const struct cpu_topology *t)
                      int_or_null(t->smt_active), "thread_siblings", siblings);
 }
 
-static json_t *irqs_json(const struct irq_table *t)
+/* The IRQ lines, all of them (inspect) or those a run lists. */
+static json_t *irqs_json(const struct irq_table *t, bool all)
 {
     json_t *a = json_array();
     for (int i = 0; i < t->nirq; i++) {
         const struct irq_line *irq = &t->irq[i];
+        if (!all && !inspect_irq_listed_in_run(irq))
+            continue;
         json_t *counts = json_object();
         for (int k = 0; k < t->ntarget; k++) {
             char key[16];
@@ -200,11 +205,18 @@ static const char *policy_name(int policy)
     return policy >= 0 && policy < 7 ? names[policy] : "unknown";
 }
 
-static json_t *threads_json(const struct task_table *t)
+/* Counts always; the list holds every thread touching the targets (inspect)
+ * or those a run lists (real-time or confined), as "listed" says. */
+static json_t *threads_json(const struct inspect_system *s, bool all)
 {
+    const struct task_table *t = &s->tasks;
     json_t *list = json_array();
+    int rt = 0;
     for (int i = 0; i < t->nkept; i++) {
         const struct task_info *k = &t->task[i];
+        rt += inspect_task_is_rt(k);
+        if (!all && !inspect_task_listed_in_run(s, k))
+            continue;
         json_t *o = json_object();
         json_object_set_new(o, "pid", json_integer(k->pid));
         json_object_set_new(o, "tid", json_integer(k->tid));
@@ -220,17 +232,27 @@ static json_t *threads_json(const struct task_table *t)
         json_object_set_new(o, "state", json_string(state));
         json_array_append_new(list, o);
     }
-    return json_pack("{s:i,s:b,s:o}", "scanned", t->scanned, "truncated", t->truncated,
-                     "touching_targets", list);
+    return json_pack("{s:i,s:b,s:i,s:i,s:s,s:o}", "scanned", t->scanned, "truncated", t->truncated,
+                     "touching_targets_count", t->nkept, "rt", rt, "listed",
+                     all ? "all" : "rt-or-confined", "touching_targets", list);
 }
 
-json_t *inspect_system_json(const struct inspect_system *s)
+static json_t *irq_counts_json(const struct irq_table *t)
+{
+    int touching = 0;
+    for (int i = 0; i < t->nirq; i++)
+        touching += inspect_irq_listed_in_run(&t->irq[i]);
+    return json_pack("{s:i,s:i}", "total", t->nirq, "touching_targets", touching);
+}
+
+/* all: inspect's full detail; else the run's shape (see run_system_json). */
+static json_t *system_json(const struct inspect_system *s, bool all)
 {
     json_t *o = json_system_info(&s->base);
     json_object_set_new(o, "tsc", json_boolean(s->base.tsc_present));
     json_object_set_new(o, "preempt",
-                        json_pack("{s:o,s:o}", "model", str_or_null(s->preempt_model), "source",
-                                  str_or_null(s->preempt_source)));
+                        json_pack("{s:o,s:o}", "model", str_or_null(s->base.preempt_model),
+                                  "source", str_or_null(s->base.preempt_source)));
     json_object_set_new(o, "target_cpus", cpus_array(&s->targets));
     json_object_set_new(o, "cmdline_params", cmdline_json(&s->cmdline));
     json_object_set_new(o, "kernel_config", config_json(&s->config));
@@ -252,14 +274,25 @@ json_t *inspect_system_json(const struct inspect_system *s)
         json_pack("{s:o,s:o,s:o,s:o,s:o}", "thp_enabled", str_or_null(t->thp_enabled), "thp_defrag",
                   str_or_null(t->thp_defrag), "swap_total_kb", int_or_null(t->swap_total_kb),
                   "swap_free_kb", int_or_null(t->swap_free_kb), "swap_used_kb", swap_used));
-    json_object_set_new(o, "irqs", irqs_json(&s->irqs));
-    json_object_set_new(o, "threads", threads_json(&s->tasks));
+    json_object_set_new(o, "irqs", irqs_json(&s->irqs, all));
+    json_object_set_new(o, "irq_counts", irq_counts_json(&s->irqs));
+    json_object_set_new(o, "threads", threads_json(s, all));
     json_t *unreadable = json_array();
     for (int i = 0; i < s->notes.count; i++)
         json_array_append_new(unreadable, json_pack("{s:s,s:s}", "path", s->notes.note[i].path,
                                                     "reason", s->notes.note[i].reason));
     json_object_set_new(o, "unreadable", unreadable);
     return o;
+}
+
+json_t *inspect_system_json(const struct inspect_system *s)
+{
+    return system_json(s, true);
+}
+
+json_t *run_system_json(const struct inspect_system *s)
+{
+    return system_json(s, false);
 }
 
 static json_t *finding_json(const struct inspect_finding *f)

@@ -282,7 +282,7 @@ json_t *json_run_result(const struct run_report *rep)
     json_object_set_new(doc, "duration_s", json_real(rep->duration_s));
     json_object_set_new(doc, "interrupted", json_boolean(rep->interrupted));
     json_object_set_new(doc, "system",
-                        rep->machine ? inspect_system_json(rep->machine)
+                        rep->machine ? run_system_json(rep->machine)
                                      : json_system_info(rep->system));
     json_object_set_new(doc, "config", json_config(rep));
 

@@ -64,7 +64,7 @@ static void print_header(FILE *out, const struct inspect_system *s,
         s->targets.count ? cpufreq_policy_of(&s->cpufreq, s->targets.cpu[0]) : NULL;
     fprintf(out, "kernel %s (%s), cpuidle %s/%s, cpufreq %s%s%s, clocksource %s%s%s\n",
             s->base.kernel[0] ? s->base.kernel : "?",
-            s->preempt_model[0] ? s->preempt_model : "preempt model unknown",
+            s->base.preempt_model[0] ? s->base.preempt_model : "preempt model unknown",
             s->cpuidle.driver[0] ? s->cpuidle.driver : "?",
             s->cpuidle.governor[0] ? s->cpuidle.governor : "?", p ? p->driver : "none",
             p ? " " : "", p ? p->governor : "", s->base.clocksource[0] ? s->base.clocksource : "?",

@@ -892,11 +892,11 @@ static void rule_threads_on_rt_cpu(struct rule_ctx *c)
 static void rule_not_preempt_rt(struct rule_ctx *c)
 {
     const struct inspect_system *s = c->s;
-    const char *model = s->preempt_model;
+    const char *model = s->base.preempt_model;
     struct inspect_finding *f;
     if (strcmp(model, "PREEMPT_RT") == 0) {
         f = emit(c, INSPECT_OK, "");
-        evidence(f, s->preempt_source, "PREEMPT_RT");
+        evidence(f, s->base.preempt_source, "PREEMPT_RT");
         effect(f, "a PREEMPT_RT kernel: interrupt handlers and most kernel locks are "
                   "preemptible");
         fix(f, "nothing to do");
@@ -905,7 +905,7 @@ static void rule_not_preempt_rt(struct rule_ctx *c)
     bool full = strcmp(model, "full") == 0 || strcmp(model, "lazy") == 0;
     int64_t limit_ns = full ? 200 * 1000 : 1000 * 1000;
     f = emit(c, c->budget_ns < limit_ns ? INSPECT_CRITICAL : INSPECT_WARNING, "");
-    if (strcmp(s->preempt_source, "/proc/config.gz") == 0) {
+    if (strcmp(s->base.preempt_source, "/proc/config.gz") == 0) {
         char option[32] = "CONFIG_PREEMPT";
         if (!full || strcmp(model, "lazy") == 0) {
             size_t n = strlen(option);
@@ -917,7 +917,7 @@ static void rule_not_preempt_rt(struct rule_ctx *c)
         evidence(f, "/proc/config.gz", "%s=y%s", option,
                  s->config.preempt_dynamic ? ", CONFIG_PREEMPT_DYNAMIC=y (boot default)" : "");
     } else
-        evidence(f, s->preempt_source[0] ? s->preempt_source : "/proc/version", "%s",
+        evidence(f, s->base.preempt_source[0] ? s->base.preempt_source : "/proc/version", "%s",
                  model[0] ? model : "no PREEMPT flag (none or voluntary)");
     evidence(f, "/proc/sys/kernel/osrelease", "%s", s->base.kernel);
     if (full)

@@ -1,55 +1,18 @@
 /*
  * Fills struct inspect_system by calling each reader in turn; each one owns
- * one concern (cpuidle.c, cpufreq.c, kernel_cmdline.c, ...). Here are only
- * the pieces that combine sources: the effective preempt model (realtime
- * flag, debugfs, preempt=, kernel config, /proc/version) and the PM QoS
- * file's "unreadable" note. The struct is large; callers allocate it.
+ * one concern (cpuidle.c, cpufreq.c, kernel_cmdline.c, ...). Here is only
+ * the PM QoS file's "unreadable" note. The preempt model is system_info's
+ * (one decision for run and inspect alike). The struct is large; callers
+ * allocate it.
  */
 #include "sys/inspect_system.h"
 
 #include <errno.h>
-#include <stdio.h>
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sys/pm_qos.h"
-
-static void set_preempt(struct inspect_system *s, const char *model, const char *source)
-{
-    snprintf(s->preempt_model, sizeof s->preempt_model, "%s", model);
-    snprintf(s->preempt_source, sizeof s->preempt_source, "%s", source);
-}
-
-/*
- * system_info already chose from /sys/kernel/realtime, debugfs and
- * /proc/version. What it cannot know is the mode of a PREEMPT_DYNAMIC kernel
- * without debugfs ("dynamic"), nor the model of a kernel whose version string
- * names none: preempt= on the command line, else the config's default, fill
- * those in.
- */
-static void refine_preempt_model(struct inspect_system *s)
-{
-    const char *model = s->base.preempt_model;
-    set_preempt(s, model, s->base.preempt_source);
-    if (strcmp(model, "PREEMPT_RT") == 0)
-        return;
-    if (s->config.present && strcmp(s->config.preempt, "rt") == 0) {
-        set_preempt(s, "PREEMPT_RT", "/proc/config.gz");
-        return;
-    }
-    bool dynamic_unknown = strcmp(model, "dynamic") == 0 || model[0] == '\0';
-    if (!dynamic_unknown)
-        return;
-    static const char *const modes[] = {"none", "voluntary", "full", "lazy"};
-    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
-        if (strcmp(s->cmdline.preempt, modes[i]) == 0) {
-            set_preempt(s, modes[i], "/proc/cmdline");
-            return;
-        }
-    }
-    if (s->config.present && s->config.preempt[0])
-        set_preempt(s, s->config.preempt, "/proc/config.gz");
-}
 
 int inspect_system_read(const struct sysroot *sr, const struct cpulist *targets,
                         struct inspect_system *out)
@@ -67,7 +30,6 @@ int inspect_system_read(const struct sysroot *sr, const struct cpulist *targets,
 
     kernel_cmdline_parse(out->base.cmdline, &out->cmdline);
     kernel_config_read(sr, &out->config, &out->notes);
-    refine_preempt_model(out);
     kernel_tunables_read(sr, &out->tunables, &out->notes);
 
     const struct cpulist *all = out->base.online.count > 0 ? &out->base.online : &out->targets;
@@ -90,4 +52,27 @@ void inspect_system_free(struct inspect_system *s)
     cpu_topology_free(&s->topology);
     irq_free(&s->irqs);
     tasks_free(&s->tasks);
+}
+
+bool inspect_task_is_rt(const struct task_info *t)
+{
+    return t->policy == SCHED_FIFO || t->policy == SCHED_RR || t->policy == 6 /* DEADLINE */;
+}
+
+bool inspect_task_listed_in_run(const struct inspect_system *s, const struct task_info *t)
+{
+    if (inspect_task_is_rt(t))
+        return true;
+    if (!t->allowed_on_target)
+        return false; /* merely last ran there: it can go anywhere */
+    const struct cpulist *online = &s->base.online;
+    for (int i = 0; i < online->count; i++)
+        if (!cpulist_text_contains(t->cpus_allowed, online->cpu[i]))
+            return true;
+    return false;
+}
+
+bool inspect_irq_listed_in_run(const struct irq_line *irq)
+{
+    return irq->numeric ? irq->affine_to_target : irq->target_total > 0;
 }

@@ -22,12 +22,8 @@
 #include "sys/tasks.h"
 
 struct inspect_system {
-    struct system_info base;
-    struct cpulist targets; /* the CPUs the real-time work will run on */
-    /* the preempt model with the kernel config and preempt= taken into
-     * account (a PREEMPT_DYNAMIC kernel's boot mode); "" when unknown */
-    char preempt_model[32];
-    char preempt_source[64];
+    struct system_info base; /* holds the preempt model, too */
+    struct cpulist targets;  /* the CPUs the real-time work will run on */
     struct kernel_cmdline cmdline;
     struct kernel_config config;
     struct cpuidle_info cpuidle; /* every online CPU */
@@ -45,5 +41,18 @@ struct inspect_system {
 int inspect_system_read(const struct sysroot *sr, const struct cpulist *targets,
                         struct inspect_system *out);
 void inspect_system_free(struct inspect_system *s);
+
+/*
+ * What a run result lists of the threads and IRQs (inspect lists them all;
+ * the run keeps counts and the ones that matter to the measured CPUs, not
+ * the machine's every thread). A thread (one of tasks, so already allowed on
+ * or running on a target) is listed when it is real-time or confined to
+ * fewer CPUs than are online: per-CPU kernel threads, pinned applications.
+ * An IRQ is listed when its affinity includes a target or, for the per-CPU
+ * lines (LOC, RES, ...), when it fired there.
+ */
+bool inspect_task_is_rt(const struct task_info *t);
+bool inspect_task_listed_in_run(const struct inspect_system *s, const struct task_info *t);
+bool inspect_irq_listed_in_run(const struct irq_line *irq);
 
 #endif

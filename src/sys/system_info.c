@@ -9,6 +9,8 @@
  */
 #include "sys/system_info.h"
 
+#include "sys/kernel_cmdline.h"
+#include "sys/kernel_config.h"
 #include "sys/pm_qos.h"
 
 #include <ctype.h>
@@ -84,19 +86,46 @@ static void cpuinfo_field(const char *cpuinfo, const char *key, char *buf, size_
     }
 }
 
+static void set_preempt(struct system_info *out, const char *model, const char *source)
+{
+    snprintf(out->preempt_model, sizeof out->preempt_model, "%s", model);
+    snprintf(out->preempt_source, sizeof out->preempt_source, "%s", source);
+}
+
+/* preempt= of the command line: "" when absent or not a model name. */
+static void cmdline_preempt(const char *cmdline, char *buf, size_t len)
+{
+    struct kernel_cmdline *k = malloc(sizeof *k);
+    buf[0] = '\0';
+    if (!k)
+        return;
+    kernel_cmdline_parse(cmdline, k);
+    static const char *const modes[] = {"none", "voluntary", "full", "lazy"};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (strcmp(k->preempt, modes[i]) == 0)
+            snprintf(buf, len, "%s", modes[i]);
+    free(k);
+}
+
 /*
- * The preempt model, from the most to the least direct source: an RT kernel
- * says so in /sys/kernel/realtime; a PREEMPT_DYNAMIC kernel shows the active
- * mode in debugfs as "none voluntary (full) lazy"; otherwise the build flag in
- * /proc/version ("PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT") is all there is.
+ * The preempt model the kernel runs with, decided here once for the run
+ * header, the run result and inspect alike. From the most to the least
+ * direct source:
+ * 1. /sys/kernel/realtime = 1: a PREEMPT_RT kernel;
+ * 2. debugfs /sys/kernel/debug/sched/preempt, "none voluntary (full) lazy":
+ *    the mode running now, whatever it booted with;
+ * 3. the boot default of a PREEMPT_DYNAMIC kernel: preempt= on the command
+ *    line, which the kernel honours only when built dynamic;
+ * 4. the kernel config (/proc/config.gz): the built model or dynamic default;
+ * 5. the build flag in /proc/version ("PREEMPT_RT", "PREEMPT_DYNAMIC" - then
+ *    the mode is unknown: "dynamic" - or "PREEMPT", i.e. full).
  * A kernel built without preemption prints no flag: the model stays "".
  */
 static void read_preempt_model(const struct sysroot *sr, struct system_info *out)
 {
     int64_t realtime = 0;
     if (sysroot_read_int64(sr, "/sys/kernel/realtime", &realtime) == 0 && realtime == 1) {
-        snprintf(out->preempt_model, sizeof out->preempt_model, "PREEMPT_RT");
-        snprintf(out->preempt_source, sizeof out->preempt_source, "/sys/kernel/realtime");
+        set_preempt(out, "PREEMPT_RT", "/sys/kernel/realtime");
         return;
     }
 
@@ -114,6 +143,28 @@ static void read_preempt_model(const struct sysroot *sr, struct system_info *out
     }
 
     const char *v = out->kernel_version;
+    struct kernel_config config;
+    struct read_notes *ignored = calloc(1, sizeof *ignored); /* inspect notes its own read */
+    memset(&config, 0, sizeof config);
+    if (ignored)
+        kernel_config_read(sr, &config, ignored);
+    free(ignored);
+    bool dynamic = config.present ? config.preempt_dynamic : has_word(v, "PREEMPT_DYNAMIC");
+    bool rt_build = (config.present && strcmp(config.preempt, "rt") == 0) ||
+                    has_word(v, "PREEMPT_RT") || strstr(v, " PREEMPT RT ") != NULL;
+
+    char boot[16];
+    cmdline_preempt(out->cmdline, boot, sizeof boot);
+    if (dynamic && !rt_build && boot[0]) {
+        set_preempt(out, boot, "/proc/cmdline");
+        return;
+    }
+    if (config.present && config.preempt[0]) {
+        set_preempt(out, strcmp(config.preempt, "rt") == 0 ? "PREEMPT_RT" : config.preempt,
+                    "/proc/config.gz");
+        return;
+    }
+
     const char *model = "";
     /* RT kernels before 5.x printed "PREEMPT RT" as two words */
     if (has_word(v, "PREEMPT_RT") || strstr(v, " PREEMPT RT "))
@@ -122,10 +173,8 @@ static void read_preempt_model(const struct sysroot *sr, struct system_info *out
         model = "dynamic";
     else if (has_word(v, "PREEMPT"))
         model = "full";
-    if (*model) {
-        snprintf(out->preempt_model, sizeof out->preempt_model, "%s", model);
-        snprintf(out->preempt_source, sizeof out->preempt_source, "/proc/version");
-    }
+    if (*model)
+        set_preempt(out, model, "/proc/version");
 }
 
 static void read_cpuinfo(const struct sysroot *sr, struct system_info *out)

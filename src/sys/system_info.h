@@ -1,8 +1,9 @@
 /*
  * What a result document says about the machine it was measured on: kernel,
- * preempt model, command line, CPU model, online/isolated/nohz_full CPUs,
- * clocksource, TSC flags, hypervisor, PM QoS. Read once, before the run,
- * through the sysroot. Missing files leave empty strings (printed as null).
+ * preempt model (decided here, once, for every output), command line, CPU
+ * model, online/isolated/nohz_full CPUs, clocksource, TSC flags, hypervisor,
+ * PM QoS. Read once, before the run, through the sysroot. Missing files
+ * leave empty strings (printed as null).
  */
 #ifndef JITTERLAB_SYS_SYSTEM_INFO_H
 #define JITTERLAB_SYS_SYSTEM_INFO_H
@@ -17,8 +18,10 @@ struct system_info {
     char hostname[256];
     char kernel[256];         /* release, /proc/sys/kernel/osrelease */
     char kernel_version[512]; /* /proc/version */
-    char preempt_model[32];   /* "PREEMPT_RT", "full", "voluntary", "none", "lazy",
-                                 "dynamic" (PREEMPT_DYNAMIC, mode unknown), "" */
+    char preempt_model[32];   /* the running model, the one answer for every
+                                 output: "PREEMPT_RT", "full", "voluntary",
+                                 "none", "lazy", "dynamic" (PREEMPT_DYNAMIC and
+                                 nothing tells the mode), "" (unknown) */
     char preempt_source[64];  /* the path the model was read from */
     char cmdline[4096];
     char cpu_model[256];

@@ -184,8 +184,8 @@ static void test_untuned_intel_at_50us_is_not_ready(void **state)
     assert_string_equal(r->findings.finding[0].id, "cstate-exit-latency"); /* worst first */
     assert_non_null(strstr(r->findings.verdict_reason, "not ready for a 50 µs budget"));
     assert_non_null(strstr(r->findings.verdict_reason, "C10 exit latency 660 µs"));
-    assert_string_equal(r->sys.preempt_model, "voluntary"); /* config.gz, PREEMPT_DYNAMIC */
-    assert_string_equal(r->sys.preempt_source, "/proc/config.gz");
+    assert_string_equal(r->sys.base.preempt_model, "voluntary"); /* config.gz, PREEMPT_DYNAMIC */
+    assert_string_equal(r->sys.base.preempt_source, "/proc/config.gz");
     assert_int_equal(r->sys.notes.count, 0);
     inspected_free(r);
 }
@@ -234,7 +234,7 @@ static void test_tuned_intel_at_50us_is_ready(void **state)
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         expect(r, ok[i], INSPECT_OK);
     assert_int_equal(r->findings.nunknown, 0);
-    assert_string_equal(r->sys.preempt_model, "PREEMPT_RT");
+    assert_string_equal(r->sys.base.preempt_model, "PREEMPT_RT");
     assert_string_equal(r->findings.verdict_reason,
                         "ready for a 50 µs budget: nothing critical, no warnings");
     inspected_free(r);
@@ -301,8 +301,8 @@ static void test_epyc_isolated_smt_pair(void **state)
     assert_false(r->findings.ready);
     expect(r, "cstate-exit-latency", INSPECT_CRITICAL);
     expect(r, "not-preempt-rt", INSPECT_CRITICAL); /* preempt=full, below 200 µs */
-    assert_string_equal(r->sys.preempt_model, "full");
-    assert_string_equal(r->sys.preempt_source, "/proc/cmdline");
+    assert_string_equal(r->sys.base.preempt_model, "full");
+    assert_string_equal(r->sys.base.preempt_source, "/proc/cmdline");
     expect(r, "no-isolation", INSPECT_OK);
     expect(r, "nohz-full-missing", INSPECT_OK);
     expect(r, "rcu-nocbs-missing", INSPECT_OK);
@@ -341,7 +341,7 @@ static void test_vm_is_not_ready_for_want_of_preemption(void **state)
     struct inspected *r = inspect_fixture("vm-haltpoll", NULL, 50 * NS_PER_US);
     assert_false(r->findings.ready);
     expect(r, "not-preempt-rt", INSPECT_CRITICAL);
-    assert_string_equal(r->sys.preempt_model, "none"); /* PREEMPT_DYNAMIC, config default */
+    assert_string_equal(r->sys.base.preempt_model, "none"); /* PREEMPT_DYNAMIC, config default */
     expect(r, "hypervisor", INSPECT_WARNING);
     expect(r, "cstate-exit-latency", INSPECT_INFO); /* driver none: no states */
     expect(r, "cpufreq-governor", INSPECT_INFO);    /* no cpufreq */

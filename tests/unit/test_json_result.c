@@ -1,8 +1,10 @@
 /*
  * The result document read back through jansson: every fixed field of
  * schema 1 is present with the right type and value, the histogram bins add
- * up to the samples, empty CPUs give nulls, and the file is written
- * atomically (no temporary file left behind).
+ * up to the samples, empty CPUs give nulls, the file is written
+ * atomically (no temporary file left behind), and the system object of a
+ * run keeps counts of the machine's threads and IRQs but lists only those
+ * that matter to the measured CPUs.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,8 +18,10 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "out/json_inspect.h"
 #include "out/json_result.h"
 #include "out/report.h"
+#include "test_tree.h"
 
 struct fixture {
     struct system_info si;
@@ -223,6 +227,110 @@ static void test_json_write_fails_cleanly_in_missing_directory(void **state)
     json_decref(doc);
 }
 
+/* One thread of a written /proc: stat (processor, rt_priority, policy) and
+ * status (Cpus_allowed_list). */
+static void write_thread(const char *root, int tid, const char *comm, const char *allowed,
+                         int processor, int policy, int rt_priority)
+{
+    char rel[128], text[512];
+    unsigned flags = strchr(comm, '/') ? 0x00200040u : 0x00400100u; /* kthread or not */
+    snprintf(rel, sizeof rel, "/proc/%d/task/%d/stat", tid, tid);
+    snprintf(text, sizeof text,
+             "%d (%s) S 2 0 0 0 -1 %u 0 0 0 0 0 62 0 0 20 0 1 0 27 0 0 18446744073709551615 0 0 "
+             "0 0 0 0 0 2147483647 0 1 0 0 17 %d %d %d 0 0 0 0 0 0 0 0 0 0 0\n",
+             tid, comm, flags, processor, rt_priority, policy);
+    write_text(root, rel, text);
+    snprintf(rel, sizeof rel, "/proc/%d/task/%d/status", tid, tid);
+    snprintf(text, sizeof text, "Name:\t%s\nCpus_allowed_list:\t%s\n", comm, allowed);
+    write_text(root, rel, text);
+}
+
+static void write_irq(const char *root, const char *irq, const char *affinity)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "/proc/irq/%s/smp_affinity_list", irq);
+    write_text(root, rel, "0-3\n");
+    snprintf(rel, sizeof rel, "/proc/irq/%s/effective_affinity_list", irq);
+    write_text(root, rel, affinity);
+}
+
+static void test_run_system_object_keeps_counts_and_lists_relevant_ones(void **state)
+{
+    const char *root = *state;
+    write_text(root, "/sys/devices/system/cpu/online", "0-3\n");
+    /* 60 ordinary threads allowed everywhere: counted, not listed */
+    for (int i = 0; i < 60; i++)
+        write_thread(root, 1000 + i, "worker", "0-3", i % 4, 0, 0);
+    /* what matters to CPU 2: its per-CPU kernel threads, an application
+     * pinned to 2-3, a real-time thread allowed everywhere */
+    write_thread(root, 20, "ksoftirqd/2", "2", 2, 0, 0);
+    write_thread(root, 21, "migration/2", "2", 2, 1, 99);
+    write_thread(root, 22, "kworker/2:1", "2", 2, 0, 0);
+    write_thread(root, 30, "control", "2-3", 3, 0, 0);
+    write_thread(root, 31, "irq/36-eth0", "0-3", 0, 1, 50);
+    /* elsewhere: CPU 0's per-CPU threads, a real-time thread pinned to 0 */
+    write_thread(root, 10, "ksoftirqd/0", "0", 0, 0, 0);
+    write_thread(root, 11, "migration/0", "0", 0, 1, 99);
+    write_text(root, "/proc/interrupts",
+               "           CPU0       CPU1       CPU2       CPU3\n"
+               " 24:         10          0          0          0  IO-APIC  eth0-rx\n"
+               " 25:          0          0          7          0  IO-APIC  eth0-tx\n"
+               " 26:          0          5          0          0  IO-APIC  ttyS0\n"
+               " 27:          0          0          0          0  IO-APIC  nvme0q1\n"
+               "NMI:          0          0          0          0   Non-maskable interrupts\n"
+               "LOC:        100        100        100        100   Local timer interrupts\n");
+    write_irq(root, "24", "0\n");
+    write_irq(root, "25", "2\n");
+    write_irq(root, "26", "1\n");
+    write_irq(root, "27", "3\n");
+
+    struct sysroot sr;
+    sysroot_init(&sr, root);
+    struct cpulist *targets = calloc(1, sizeof *targets);
+    struct inspect_system *s = malloc(sizeof *s);
+    assert_non_null(targets);
+    assert_non_null(s);
+    cpulist_add(targets, 2);
+    assert_int_equal(inspect_system_read(&sr, targets, s), 0);
+
+    json_t *run = run_system_json(s);
+    json_t *threads = json_object_get(run, "threads");
+    assert_int_equal(json_integer_value(json_object_get(threads, "scanned")), 67);
+    assert_int_equal(json_integer_value(json_object_get(threads, "touching_targets_count")), 65);
+    assert_int_equal(json_integer_value(json_object_get(threads, "rt")), 2);
+    assert_string_equal(json_string_value(json_object_get(threads, "listed")), "rt-or-confined");
+    json_t *list = json_object_get(threads, "touching_targets");
+    assert_int_equal(json_array_size(list), 5);
+    static const char *const want[] = {"ksoftirqd/2", "migration/2", "kworker/2:1", "control",
+                                       "irq/36-eth0"};
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        bool seen = false;
+        for (size_t i = 0; i < json_array_size(list); i++)
+            seen |= strcmp(json_string_value(json_object_get(json_array_get(list, i), "comm")),
+                           want[w]) == 0;
+        assert_true(seen);
+    }
+    json_t *irqs = json_object_get(run, "irqs");
+    assert_int_equal(json_array_size(irqs), 2); /* 25 (affine to 2) and LOC (fired there) */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(irqs, 0), "irq")), "25");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(irqs, 1), "irq")), "LOC");
+    json_t *irq_counts = json_object_get(run, "irq_counts");
+    assert_int_equal(json_integer_value(json_object_get(irq_counts, "total")), 6);
+    assert_int_equal(json_integer_value(json_object_get(irq_counts, "touching_targets")), 2);
+    json_decref(run);
+
+    /* inspect keeps the full detail */
+    json_t *full = inspect_system_json(s);
+    threads = json_object_get(full, "threads");
+    assert_string_equal(json_string_value(json_object_get(threads, "listed")), "all");
+    assert_int_equal(json_array_size(json_object_get(threads, "touching_targets")), 65);
+    assert_int_equal(json_array_size(json_object_get(full, "irqs")), 6);
+    json_decref(full);
+    inspect_system_free(s);
+    free(s);
+    free(targets);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +340,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_json_write_fails_cleanly_in_missing_directory, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_run_system_object_keeps_counts_and_lists_relevant_ones,
+                                        temp_tree_setup, temp_tree_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
  * Unit tests for src/sys/sysroot.c and src/sys/system_info.c. The machine
  * description is checked against recorded trees of real machine types in
  * tests/fixtures/ (found through $JL_TOP, the repository root, else "."), and
- * the corner cases (other preempt sources, hypervisor names, CPU model keys,
+ * the corner cases (each preempt source and their order, hypervisor names, CPU model keys,
  * malformed files) against small trees each test writes into a temporary
  * directory of its own.
  */
@@ -21,6 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <zlib.h>
 
 #include "sys/system_info.h"
 #include "sys/sysroot.h"
@@ -194,8 +196,10 @@ static void test_system_info_reads_vm_fixture(void **state)
     assert_string_equal(si->kernel, "6.18.44-fc-v782");
     assert_non_null(strstr(si->kernel_version, "Linux version 6.18.44-fc-v782 "));
     assert_non_null(strstr(si->kernel_version, "#1 SMP PREEMPT_DYNAMIC"));
-    assert_string_equal(si->preempt_model, "dynamic");
-    assert_string_equal(si->preempt_source, "/proc/version");
+    /* PREEMPT_DYNAMIC in /proc/version, CONFIG_PREEMPT_NONE=y: the config's
+     * boot default is the running model (no debugfs, no preempt=) */
+    assert_string_equal(si->preempt_model, "none");
+    assert_string_equal(si->preempt_source, "/proc/config.gz");
     assert_non_null(strstr(si->cmdline, "clocksource=kvm-clock"));
     assert_int_equal(si->cmdline[strlen(si->cmdline) - 1] != '\n', 1);
     assert_string_equal(si->cpu_model, "AMD EPYC");
@@ -350,6 +354,101 @@ static void test_system_info_preempt_from_proc_version(void **state)
     free(si);
 }
 
+/* /proc/config.gz as the kernel serves it: gzip of the config text. */
+static void write_config_gz(const char *root, const char *text)
+{
+    char path[PATH_MAX];
+    write_text(root, "/proc/config.gz", ""); /* makes /proc */
+    snprintf(path, sizeof path, "%s/proc/config.gz", root);
+    gzFile gz = gzopen(path, "wb");
+    assert_non_null(gz);
+    assert_int_equal(gzputs(gz, text), (int)strlen(text));
+    assert_int_equal(gzclose(gz), Z_OK);
+}
+
+static void assert_preempt(const char *root, const char *model, const char *source)
+{
+    struct sysroot sr;
+    struct system_info *si = malloc(sizeof *si);
+    assert_non_null(si);
+    sysroot_init(&sr, root);
+    system_info_read(&sr, si);
+    assert_string_equal(si->preempt_model, model);
+    assert_string_equal(si->preempt_source, source);
+    free(si);
+}
+
+#define DYNAMIC_VERSION "Linux version 6.12.0 #1 SMP PREEMPT_DYNAMIC Tue Jan 2 2024\n"
+#define DYNAMIC_NONE_CONFIG                                                                        \
+    "CONFIG_PREEMPT_BUILD=y\nCONFIG_PREEMPT_NONE=y\n# CONFIG_PREEMPT is not set\n"                 \
+    "CONFIG_PREEMPTION=y\nCONFIG_PREEMPT_DYNAMIC=y\n"
+
+static void test_preempt_realtime_flag_wins(void **state)
+{
+    const char *root = *state;
+    write_text(root, "/sys/kernel/realtime", "1\n");
+    write_text(root, "/sys/kernel/debug/sched/preempt", "none voluntary (full) lazy\n");
+    write_text(root, "/proc/version", "Linux version 6.12.0-rt #1 SMP PREEMPT_RT\n");
+    assert_preempt(root, "PREEMPT_RT", "/sys/kernel/realtime");
+}
+
+static void test_preempt_debugfs_running_mode_beats_boot_default(void **state)
+{
+    const char *root = *state;
+    write_text(root, "/proc/version", DYNAMIC_VERSION);
+    write_text(root, "/proc/cmdline", "root=/dev/sda1 preempt=full\n");
+    write_config_gz(root, DYNAMIC_NONE_CONFIG);
+    write_text(root, "/sys/kernel/debug/sched/preempt", "none (voluntary) full lazy\n");
+    assert_preempt(root, "voluntary", "/sys/kernel/debug/sched/preempt");
+}
+
+static void test_preempt_cmdline_overrides_the_dynamic_default(void **state)
+{
+    const char *root = *state;
+    write_text(root, "/proc/version", DYNAMIC_VERSION);
+    write_text(root, "/proc/cmdline", "root=/dev/sda1 preempt=full quiet\n");
+    write_config_gz(root, DYNAMIC_NONE_CONFIG);
+    assert_preempt(root, "full", "/proc/cmdline");
+
+    /* without config.gz the PREEMPT_DYNAMIC flag says preempt= applies */
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/proc/config.gz", root);
+    unlink(path);
+    assert_preempt(root, "full", "/proc/cmdline");
+
+    /* a value the kernel does not know is no model */
+    write_text(root, "/proc/cmdline", "preempt=fast\n");
+    assert_preempt(root, "dynamic", "/proc/version");
+}
+
+static void test_preempt_cmdline_ignored_by_a_static_kernel(void **state)
+{
+    const char *root = *state;
+    write_text(root, "/proc/version", "Linux version 6.1.0 #1 SMP\n");
+    write_text(root, "/proc/cmdline", "preempt=full\n");
+    write_config_gz(root, "CONFIG_PREEMPT_VOLUNTARY=y\n# CONFIG_PREEMPT_DYNAMIC is not set\n");
+    assert_preempt(root, "voluntary", "/proc/config.gz");
+}
+
+static void test_preempt_config_names_rt_and_the_default(void **state)
+{
+    const char *root = *state;
+    write_text(root, "/proc/version", DYNAMIC_VERSION);
+    write_config_gz(root, DYNAMIC_NONE_CONFIG);
+    assert_preempt(root, "none", "/proc/config.gz");
+
+    write_text(root, "/proc/version", "Linux version 6.6.0-rt #1 SMP PREEMPT_RT\n");
+    write_text(root, "/proc/cmdline", "preempt=none\n"); /* meaningless on RT */
+    write_config_gz(root, "CONFIG_PREEMPT_RT=y\nCONFIG_PREEMPTION=y\n");
+    assert_preempt(root, "PREEMPT_RT", "/proc/config.gz");
+
+    /* a config without any model line leaves the version flag to decide */
+    write_config_gz(root, "CONFIG_HZ=1000\n");
+    write_text(root, "/proc/cmdline", "quiet\n");
+    write_text(root, "/proc/version", "Linux version 5.15.0 #1 SMP PREEMPT Wed Jan 3 2024\n");
+    assert_preempt(root, "full", "/proc/version");
+}
+
 static void test_system_info_names_the_hypervisor(void **state)
 {
     const char *root = *state;
@@ -483,6 +582,16 @@ int main(void)
                                         temp_tree_teardown),
         cmocka_unit_test_setup_teardown(test_system_info_preempt_from_proc_version, temp_tree_setup,
                                         temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_realtime_flag_wins, temp_tree_setup,
+                                        temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_debugfs_running_mode_beats_boot_default,
+                                        temp_tree_setup, temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_cmdline_overrides_the_dynamic_default,
+                                        temp_tree_setup, temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_cmdline_ignored_by_a_static_kernel,
+                                        temp_tree_setup, temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_config_names_rt_and_the_default,
+                                        temp_tree_setup, temp_tree_teardown),
         cmocka_unit_test_setup_teardown(test_system_info_names_the_hypervisor, temp_tree_setup,
                                         temp_tree_teardown),
         cmocka_unit_test_setup_teardown(test_system_info_flags_match_whole_words, temp_tree_setup,
