@@ -266,8 +266,6 @@ static int parse_args(int argc, char **argv, struct run_params *p)
             break;
         case 'D':
             rc = parse_positive_duration("--duration", optarg, NS_PER_S, &p->duration_ns);
-            if (!rc && p->duration_ns > RUN_MAX_DURATION_NS)
-                rc = usage_error("--duration", optarg, "must be at most 366 days");
             duration_set = true;
             break;
         case 'l':
@@ -380,8 +378,6 @@ static int parse_args(int argc, char **argv, struct run_params *p)
         snprintf(n, sizeof(n), "%llu", (unsigned long long)p->loops);
         return usage_error("--loops", n, "loops x interval must be at most 366 days");
     }
-    if (p->report_every_ns > RUN_MAX_DURATION_NS)
-        return usage_error("--report-every", NULL, "must be at most 366 days");
     if ((p->intervals_path || p->wide) && !p->report_every_ns && !p->report_every_samples)
         return usage_error(p->intervals_path ? "--intervals" : "--wide", p->intervals_path,
                            "needs --report-every");
