@@ -734,8 +734,8 @@ int cmd_run(int argc, char **argv)
     rc = validate(&p, &si, &sr);
     if (rc >= 0)
         return rc;
-    static struct inspect_system machine; /* the result's "system" object, read before the run */
-    bool have_machine = p.json_path && inspect_system_read(&sr, &p.cpus, &machine) == 0;
+    static struct inspect_system machine; /* the result's "system" object, read once tuned */
+    bool have_machine = false;
 
     int64_t tune_budget_ns = p.budget_ns > 0 ? p.budget_ns : 50 * NS_PER_US;
     if (p.tune_actions && (p.tune_actions & (1u << tune_action_find("pm-qos"))) && p.pm_qos_us < 0)
@@ -799,20 +799,27 @@ int cmd_run(int argc, char **argv)
             return EXIT_RUNTIME;
         }
     }
-    const char *state_path = tune_state_path(NULL);
-    if (p.tune_actions && tune_apply_for(&sr, &p.cpus, tune_budget_ns, p.tune_actions, 0, -1,
-                                         state_path, TUNE_MODE_RUN, p.quiet) != EXIT_OK) {
-        tune_restore_report(state_path, true, false);
+    static struct tune_session tuned;
+    struct tune_request tune_rq = {.sr = &sr,
+                                   .targets = p.cpus,
+                                   .budget_ns = tune_budget_ns,
+                                   .boost = -1,
+                                   .actions = p.tune_actions};
+    if (p.tune_actions &&
+        tune_session_begin(&tuned, &tune_rq, p.tune_profile, tune_state_path(NULL), TUNE_MODE_RUN,
+                           p.quiet) != EXIT_OK) {
         load_runner_destroy(loads);
         collector_free(&c);
         engine_destroy(eng);
         pm_qos_release(pm_fd);
         return EXIT_RUNTIME;
     }
+    /* what the run measures under: read once tuned */
+    have_machine = p.json_path && inspect_system_read(&sr, &p.cpus, &machine) == 0;
     if (engine_start(eng, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitterlab: %s\n", err);
         if (p.tune_actions)
-            tune_restore_report(state_path, p.quiet, false);
+            tune_session_end(&tuned, p.quiet);
         load_runner_destroy(loads);
         collector_free(&c);
         engine_destroy(eng);
@@ -842,7 +849,7 @@ int cmd_run(int argc, char **argv)
     int64_t end_ns = monotonic_now_ns();
     if (loads)
         load_runner_stop(loads);
-    int tune_rc = p.tune_actions ? tune_restore_report(state_path, p.quiet, false) : EXIT_OK;
+    int tune_rc = p.tune_actions ? tune_session_end(&tuned, p.quiet) : EXIT_OK;
     pm_qos_release(pm_fd);
     collect(&c);
     for (int i = 0; i < c.n; i++) {
@@ -878,6 +885,7 @@ int cmd_run(int argc, char **argv)
     rep.interrupted = interrupted;
     rep.system = &si;
     rep.machine = have_machine ? &machine : NULL;
+    rep.tune = p.tune_actions ? &tuned.summary : NULL;
     rep.interval_ns = p.interval_ns;
     rep.duration_ns = p.duration_ns;
     rep.loops = p.loops;
@@ -935,5 +943,7 @@ int cmd_run(int argc, char **argv)
     engine_destroy(eng);
     if (have_machine)
         inspect_system_free(&machine);
+    if (p.tune_actions)
+        tune_session_free(&tuned);
     return rc;
 }
