@@ -1,6 +1,6 @@
 /*
  * jitterlab entry point: the subcommand table (name -> cmd_NAME), top-level
- * help and --version, and the stop flag that SIGINT/SIGTERM set. Each
+ * help and --version, and the stop flag that SIGINT, SIGTERM, SIGQUIT and SIGHUP set. Each
  * subcommand owns its option parsing; `jitterlab help NAME` runs
  * `jitterlab NAME --help`.
  */
@@ -28,6 +28,12 @@ void stop_handlers_install(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGQUIT, &sa, NULL);
+    /* A dropped ssh session (SIGHUP) must restore a tuned machine too; under
+     * nohup, where SIGHUP is ignored, it stays ignored. */
+    struct sigaction old;
+    if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        sigaction(SIGHUP, &sa, NULL);
 }
 
 bool stop_requested(void)

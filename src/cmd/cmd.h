@@ -22,7 +22,8 @@ int cmd_inspect(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 
-/* Installs SIGINT/SIGTERM handlers that only record the request. */
+/* Installs SIGINT/SIGTERM/SIGQUIT/SIGHUP handlers that only record the
+ * request (SIGHUP stays ignored when inherited so, as under nohup). */
 void stop_handlers_install(void);
 bool stop_requested(void);
 

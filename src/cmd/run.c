@@ -698,8 +698,8 @@ int cmd_run(int argc, char **argv)
     rc = validate(&p, &si, &sr);
     if (rc >= 0)
         return rc;
-    static struct inspect_system machine; /* the result's "system" object, read before the run */
-    bool have_machine = p.json_path && inspect_system_read(&sr, &p.cpus, &machine) == 0;
+    static struct inspect_system machine; /* the result's "system" object, read once tuned */
+    bool have_machine = false;
 
     /* Everything below is released at `done`, in reverse order. */
     int pm_fd = -1;
@@ -708,8 +708,7 @@ int cmd_run(int argc, char **argv)
     bool collector_ready = false;
     struct load_runner *loads = NULL;
     struct latency_hist *all_hist = NULL;
-    bool tuned = false;
-    const char *state_path = tune_state_path(NULL);
+    bool tuned = false; /* a tune session is open: end it (restore) at `done` */
     char err[512];
     rc = EXIT_RUNTIME;
 
@@ -787,14 +786,20 @@ int cmd_run(int argc, char **argv)
             goto done;
         }
     }
+    static struct tune_session tune_ses;
     if (p.tune_actions) {
-        tuned = true;
-        if (tune_apply_for(&sr, &p.cpus, tune_budget_ns, p.tune_actions, 0, -1, state_path,
-                           TUNE_MODE_RUN, p.quiet) != EXIT_OK) {
-            p.quiet = true; /* the restore below reports nothing more */
+        struct tune_request tune_rq = {.sr = &sr,
+                                       .targets = p.cpus,
+                                       .budget_ns = tune_budget_ns,
+                                       .boost = -1,
+                                       .actions = p.tune_actions};
+        if (tune_session_begin(&tune_ses, &tune_rq, p.tune_profile, tune_state_path(NULL),
+                               TUNE_MODE_RUN, p.quiet) != EXIT_OK)
             goto done;
-        }
+        tuned = true;
     }
+    /* what the run measures under: read once tuned */
+    have_machine = p.json_path && inspect_system_read(&sr, &p.cpus, &machine) == 0;
     /* A stop during the setup (a large workload takes a while) ends the run
      * before its first cycle: an empty result, still written. */
     bool interrupted = stop_requested();
@@ -813,7 +818,7 @@ int cmd_run(int argc, char **argv)
     int tune_rc = EXIT_OK;
     if (tuned) {
         tuned = false;
-        tune_rc = tune_restore_report(state_path, p.quiet, false);
+        tune_rc = tune_session_end(&tune_ses, p.quiet);
     }
     pm_qos_release(pm_fd);
     pm_fd = -1;
@@ -834,6 +839,7 @@ int cmd_run(int argc, char **argv)
     rep.interrupted = interrupted;
     rep.system = &si;
     rep.machine = have_machine ? &machine : NULL;
+    rep.tune = p.tune_actions ? &tune_ses.summary : NULL;
     rep.load_sched = &load_sched;
     rep.load_runner = loads;
     rep.cpu = results;
@@ -852,7 +858,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "jitterlab: interrupted; outputs hold every sample taken\n");
 done:
     if (tuned)
-        tune_restore_report(state_path, p.quiet, false);
+        tune_session_end(&tune_ses, p.quiet);
     free(all_hist);
     load_runner_destroy(loads);
     if (collector_ready)
@@ -861,5 +867,7 @@ done:
     pm_qos_release(pm_fd);
     if (have_machine)
         inspect_system_free(&machine);
+    if (p.tune_actions)
+        tune_session_free(&tune_ses);
     return rc;
 }

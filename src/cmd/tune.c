@@ -201,6 +201,8 @@ static int parse_args(int argc, char **argv, struct tune_params *p)
             break;
         case 'D':
             rc = parse_positive_duration("--duration", optarg, NS_PER_S, &p->duration_ns);
+            if (!rc && p->duration_ns > TUNE_MAX_DURATION_NS)
+                rc = usage_error("--duration", optarg, "must be at most 1 year (8760h)");
             break;
         case OPT_SYSROOT:
             p->sysroot_dir = optarg;
@@ -263,51 +265,12 @@ static void print_plan(FILE *out, const struct tune_plan *plan, const struct sys
         fprintf(out, "%s%s\n", dry_run ? "# " : "  note: ", plan->note[i]);
 }
 
-int tune_apply_for(const struct sysroot *sr, const struct cpulist *targets, int64_t budget_ns,
-                   uint32_t actions, int64_t freq_khz, int boost, const char *state_path,
-                   enum tune_mode mode, bool quiet)
-{
-    struct tune_request rq = {.sr = sr,
-                              .targets = *targets,
-                              .budget_ns = budget_ns,
-                              .freq_khz = freq_khz,
-                              .boost = boost,
-                              .actions = actions};
-    static struct tune_plan plan;
-    tune_plan_build(&rq, &plan);
-    if (!quiet) {
-        char t[256], b[32];
-        cpulist_format(targets, t, sizeof(t));
-        format_duration(budget_ns, b, sizeof(b));
-        printf("jitterlab tune: CPUs %s, budget %s, %d change%s\n", t, b, plan.n,
-               plan.n == 1 ? "" : "s");
-        print_plan(stdout, &plan, sr, false);
-    }
-    struct tune_result res;
-    char err[600];
-    int rc = EXIT_OK;
-    if (tune_apply(sr, &plan, state_path, mode, &res, err, sizeof(err)) != 0) {
-        fprintf(stderr, "jitterlab: tune: %s; nothing was changed\n", err);
-        rc = EXIT_RUNTIME;
-    } else {
-        if (res.refused)
-            fprintf(stderr,
-                    "jitterlab: tune: the kernel refused %d change%s (left as they "
-                    "were): %s\n",
-                    res.refused, res.refused == 1 ? "" : "s", res.refused_list);
-        if (!quiet)
-            printf("%d applied, %d refused; snapshot in %s (undo: jitterlab tune restore)\n",
-                   res.applied, res.refused, state_path);
-    }
-    tune_plan_free(&plan);
-    return rc;
-}
-
-int tune_restore_report(const char *state_path, bool quiet, bool missing_is_error)
+/* Restores and reports, the caller holding the lock. */
+static int restore_report_locked(const char *state_path, bool quiet, bool missing_is_error)
 {
     char failed[4096], err[600];
     int restored = 0;
-    int rc = tune_restore(state_path, failed, sizeof(failed), &restored, err, sizeof(err));
+    int rc = tune_restore(state_path, NULL, failed, sizeof(failed), &restored, err, sizeof(err));
     if (rc == 1) {
         if (missing_is_error) {
             fprintf(stderr, "jitterlab: tune restore: no snapshot in %s: nothing to restore\n",
@@ -332,6 +295,79 @@ int tune_restore_report(const char *state_path, bool quiet, bool missing_is_erro
     return EXIT_OK;
 }
 
+int tune_session_begin(struct tune_session *s, const struct tune_request *rq, const char *profile,
+                       const char *state_path, enum tune_mode mode, bool quiet)
+{
+    memset(s, 0, sizeof(*s));
+    s->lock_fd = -1;
+    s->mode = mode;
+    s->state_path = state_path;
+    char err[600];
+    if (tune_lock(state_path, mode, &s->lock_fd, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitterlab: tune: %s; nothing was changed\n", err);
+        return EXIT_RUNTIME;
+    }
+    if (tune_plan_build(rq, &s->plan) != 0) {
+        fprintf(stderr, "jitterlab: tune: out of memory while planning; nothing was changed\n");
+        tune_session_free(s);
+        return EXIT_RUNTIME;
+    }
+    s->summary = (struct tune_summary){profile ? profile : "latency", rq->budget_ns, &s->plan};
+    if (!quiet) {
+        char t[256], b[32];
+        cpulist_format(&rq->targets, t, sizeof(t));
+        format_duration(rq->budget_ns, b, sizeof(b));
+        printf("jitterlab tune: CPUs %s, budget %s, %d change%s\n", t, b, s->plan.n,
+               s->plan.n == 1 ? "" : "s");
+        print_plan(stdout, &s->plan, rq->sr, false);
+    }
+    struct tune_result res;
+    if (tune_apply(rq->sr, &s->plan, state_path, mode, NULL, &res, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitterlab: tune: %s; nothing was changed\n", err);
+        tune_session_free(s); /* nothing of ours to restore */
+        return EXIT_RUNTIME;
+    }
+    if (res.refused)
+        fprintf(stderr,
+                "jitterlab: tune: the kernel refused %d change%s (left as they "
+                "were): %s\n",
+                res.refused, res.refused == 1 ? "" : "s", res.refused_list);
+    if (!quiet)
+        printf("%d applied, %d refused; snapshot in %s (undo: jitterlab tune restore)\n",
+               res.applied, res.refused, state_path);
+    return EXIT_OK;
+}
+
+int tune_session_end(struct tune_session *s, bool quiet)
+{
+    int rc = EXIT_OK;
+    if (s->lock_fd >= 0 && s->mode != TUNE_MODE_APPLY)
+        rc = restore_report_locked(s->state_path, quiet, false);
+    tune_unlock(s->lock_fd);
+    s->lock_fd = -1;
+    return rc;
+}
+
+void tune_session_free(struct tune_session *s)
+{
+    tune_unlock(s->lock_fd);
+    s->lock_fd = -1;
+    tune_plan_free(&s->plan);
+}
+
+int tune_restore_report(const char *state_path, bool quiet, bool missing_is_error)
+{
+    char err[600];
+    int fd;
+    if (tune_lock(state_path, TUNE_MODE_APPLY, &fd, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitterlab: tune restore: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    int rc = restore_report_locked(state_path, quiet, missing_is_error);
+    tune_unlock(fd);
+    return rc;
+}
+
 static int tune_status(const struct tune_params *p)
 {
     static struct tune_journal j;
@@ -352,28 +388,30 @@ static int tune_status(const struct tune_params *p)
            j.created_at, j.complete ? "" : ", apply did not finish");
     for (int i = 0; i < j.changes.n; i++) {
         const struct tune_change *c = &j.changes.change[i];
-        char now[TUNE_VALUE_MAX] = "?";
-        sysroot_read_string(&sr, c->path, now, sizeof(now));
+        char *now = NULL;
+        if (sysroot_read_value(&sr, c->path, &now) < 0)
+            now = strdup("?");
         const char *state = tune_value_matches(c->new_value, now)   ? "tuned"
                             : tune_value_matches(c->old_value, now) ? "original"
                                                                     : "changed since";
         printf("  %-14s %-60s now %-10s snapshot %-10s set %-10s [%s]\n", c->action, c->path, now,
                c->old_value, c->new_value, state);
+        free(now);
     }
     tune_plan_free(&j.changes);
     return EXIT_OK;
 }
 
-static int tune_hold(const struct tune_params *p, const struct sysroot *sr, uint32_t actions)
+static int tune_hold(const struct tune_params *p, const struct tune_request *rq)
 {
     stop_handlers_install();
-    int rc = tune_apply_for(sr, &p->cpus, p->budget_ns, actions, p->freq_khz, p->boost,
-                            p->state_path, TUNE_MODE_HOLD, p->quiet);
+    static struct tune_session session;
+    int rc = tune_session_begin(&session, rq, p->profile, p->state_path, TUNE_MODE_HOLD, p->quiet);
     if (rc != EXIT_OK)
         return rc;
     int fd = -1;
-    if (actions & (1u << tune_action_find("pm-qos"))) {
-        fd = pm_qos_hold(sr, (int32_t)(tune_exit_latency_limit_ns(p->budget_ns) / NS_PER_US));
+    if (rq->actions & (1u << tune_action_find("pm-qos"))) {
+        fd = pm_qos_hold(rq->sr, (int32_t)(tune_exit_latency_limit_ns(p->budget_ns) / NS_PER_US));
         if (fd < 0)
             fprintf(stderr, "jitterlab: tune hold: cannot hold /dev/cpu_dma_latency: %s\n",
                     strerror(-fd));
@@ -384,13 +422,17 @@ static int tune_hold(const struct tune_params *p, const struct sysroot *sr, uint
     if (!p->quiet)
         printf("holding; Ctrl-C restores everything\n");
     fflush(stdout);
-    int64_t end = p->duration_ns > 0 ? monotonic_now_ns() + p->duration_ns : INT64_MAX;
-    while (!stop_requested() && monotonic_now_ns() < end) {
+    /* duration_ns <= TUNE_MAX_DURATION_NS, so no sum here can overflow */
+    int64_t start = monotonic_now_ns();
+    while (!stop_requested() &&
+           (p->duration_ns == 0 || monotonic_now_ns() - start < p->duration_ns)) {
         struct timespec pause = {0, 100 * 1000 * 1000};
         nanosleep(&pause, NULL);
     }
     pm_qos_release(fd);
-    return tune_restore_report(p->state_path, p->quiet, false);
+    rc = tune_session_end(&session, p->quiet);
+    tune_session_free(&session);
+    return rc;
 }
 
 int cmd_tune(int argc, char **argv)
@@ -418,15 +460,16 @@ int cmd_tune(int argc, char **argv)
     else if ((rc = check_cpus_online("--cpus", p.cpus_text, &p.cpus, &si)) != 0)
         return rc;
 
+    static struct tune_request rq;
+    rq = (struct tune_request){.sr = &sr,
+                               .targets = p.cpus,
+                               .budget_ns = p.budget_ns,
+                               .freq_khz = p.freq_khz,
+                               .boost = p.boost,
+                               .actions = actions};
     if (strcmp(p.verb, "hold") == 0)
-        return tune_hold(&p, &sr, actions);
+        return tune_hold(&p, &rq);
     if (p.dry_run) {
-        struct tune_request rq = {.sr = &sr,
-                                  .targets = p.cpus,
-                                  .budget_ns = p.budget_ns,
-                                  .freq_khz = p.freq_khz,
-                                  .boost = p.boost,
-                                  .actions = actions};
         static struct tune_plan plan;
         tune_plan_build(&rq, &plan);
         printf("# jitterlab tune apply --dry-run: %d change%s, nothing written\n", plan.n,
@@ -436,8 +479,9 @@ int cmd_tune(int argc, char **argv)
         tune_plan_free(&plan);
         return EXIT_OK;
     }
-    rc = tune_apply_for(&sr, &p.cpus, p.budget_ns, actions, p.freq_khz, p.boost, p.state_path,
-                        TUNE_MODE_APPLY, p.quiet);
+    static struct tune_session session;
+    rc = tune_session_begin(&session, &rq, p.profile, p.state_path, TUNE_MODE_APPLY, p.quiet);
+    tune_session_free(&session);
     if (!p.quiet)
         tune_print_boot_proposal(stdout, &p.cpus, &si);
     return rc;

@@ -185,6 +185,25 @@ static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r
     return o;
 }
 
+/* config.tune: what run --tune changed (and what the kernel refused). */
+static json_t *json_tune(const struct tune_summary *t)
+{
+    if (!t)
+        return json_null();
+    json_t *changes = json_array(), *refused = json_array(), *notes = json_array();
+    for (int i = 0; i < t->plan->n; i++) {
+        const struct tune_change *c = &t->plan->change[i];
+        json_array_append_new(c->state == TUNE_CHANGE_APPLIED ? changes : refused,
+                              json_pack("{s:s,s:s,s:s,s:s}", "action", c->action, "path", c->path,
+                                        "old", c->old_value, "new", c->new_value));
+    }
+    for (int i = 0; i < t->plan->nnotes; i++)
+        json_array_append_new(notes, json_string(t->plan->note[i]));
+    return json_pack("{s:s,s:I,s:o,s:o,s:o}", "profile", t->profile, "budget_ns",
+                     (json_int_t)t->budget_ns, "changes", changes, "refused", refused, "notes",
+                     notes);
+}
+
 static json_t *json_config(const struct run_report *rep)
 {
     json_t *c = json_object();
@@ -206,6 +225,7 @@ static json_t *json_config(const struct run_report *rep)
     json_object_set_new(c, "tolerance_ns",
                         json_int_or_null(rep->tolerance_ns >= 0, rep->tolerance_ns));
     json_object_set_new(c, "budget_ns", json_int_or_null(rep->budget_ns >= 0, rep->budget_ns));
+    json_object_set_new(c, "tune", json_tune(rep->tune));
     json_t *wl = json_null();
     if (rep->workload) {
         const struct workload_spec *w = rep->workload;

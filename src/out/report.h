@@ -16,6 +16,7 @@
 #include "stats/running_stats.h"
 #include "sys/inspect_system.h"
 #include "sys/system_info.h"
+#include "sys/tune.h"
 
 /* One --report-every window of one CPU. */
 struct interval_stats {
@@ -40,6 +41,7 @@ struct run_report {
     bool interrupted;
     const struct system_info *system;
     const struct inspect_system *machine; /* NULL: only system_info is known */
+    const struct tune_summary *tune;      /* NULL: not run with --tune */
 
     /* config */
     int64_t interval_ns;

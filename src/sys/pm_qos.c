@@ -16,12 +16,10 @@
 
 int pm_qos_hold(const struct sysroot *sr, int32_t latency_us)
 {
-    char path[4200];
-    if (sysroot_path(sr, PM_QOS_PATH, path, sizeof(path)) != 0)
-        return -ENAMETOOLONG;
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    /* as root: no symlink in a tree may redirect the write */
+    int fd = sysroot_open_beneath(sr, PM_QOS_PATH, O_RDWR);
     if (fd < 0)
-        return -errno;
+        return fd;
     if (write(fd, &latency_us, sizeof(latency_us)) != (ssize_t)sizeof(latency_us)) {
         int err = errno ? errno : EIO;
         close(fd);

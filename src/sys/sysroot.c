@@ -11,10 +11,15 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 void sysroot_init(struct sysroot *sr, const char *dir)
@@ -117,17 +122,132 @@ int sysroot_read_int64(const struct sysroot *sr, const char *abs_path, int64_t *
     return 0;
 }
 
+static int open_root(const struct sysroot *sr)
+{
+    int root = open(sr->prefix[0] ? sr->prefix : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return root < 0 ? -errno : root;
+}
+
+int sysroot_open_walk(const struct sysroot *sr, const char *abs_path, int flags)
+{
+    char rel[4096];
+    if (abs_path[0] != '/')
+        return -EINVAL;
+    if (snprintf(rel, sizeof rel, "%s", abs_path) >= (int)sizeof rel)
+        return -ENAMETOOLONG;
+    int dir = open_root(sr);
+    if (dir < 0)
+        return dir;
+    char *save = NULL;
+    char *name = strtok_r(rel, "/", &save);
+    while (name) {
+        char *next = strtok_r(NULL, "/", &save);
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+            close(dir);
+            return -EXDEV;
+        }
+        int fd = next ? openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                      : openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC);
+        int err = errno;
+        close(dir);
+        if (fd < 0)
+            return err == ENOTDIR && next ? -ELOOP : -err; /* a symlinked directory */
+        dir = fd;
+        name = next;
+    }
+    return dir; /* "/" alone names the root directory */
+}
+
+int sysroot_open_beneath(const struct sysroot *sr, const char *abs_path, int flags)
+{
+    if (abs_path[0] != '/')
+        return -EINVAL;
+    int root = open_root(sr);
+    if (root < 0)
+        return root;
+    struct open_how how = {
+        .flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    };
+    const char *rel = abs_path + strspn(abs_path, "/");
+    int fd = (int)syscall(SYS_openat2, root, *rel ? rel : ".", &how, sizeof how);
+    int err = errno;
+    close(root);
+    if (fd >= 0)
+        return fd;
+    if (err == ENOSYS)
+        return sysroot_open_walk(sr, abs_path, flags);
+    return -err;
+}
+
+int sysroot_read_value(const struct sysroot *sr, const char *abs_path, char **out)
+{
+    *out = NULL;
+    int fd = sysroot_open_beneath(sr, abs_path, O_RDONLY);
+    if (fd < 0)
+        return fd;
+    size_t cap = 4096, used = 0;
+    char *buf = malloc(cap + 1);
+    int err = buf ? 0 : ENOMEM;
+    while (!err) {
+        if (used == cap) {
+            if (cap >= SYSROOT_VALUE_MAX) {
+                err = EFBIG;
+                break;
+            }
+            char *grown = realloc(buf, 2 * cap + 1);
+            if (!grown) {
+                err = ENOMEM;
+                break;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + used, cap - used);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            err = errno;
+        else if (got == 0)
+            break;
+        else
+            used += (size_t)got;
+    }
+    close(fd);
+    if (err) {
+        free(buf);
+        return -err;
+    }
+    if (used > 0 && buf[used - 1] == '\n')
+        used--;
+    buf[used] = '\0';
+    *out = buf;
+    return (int)used;
+}
+
+/* sysfs and procfs attributes take a value per write() and have no length to
+ * cut; a plain file (a fixture tree) keeps stale bytes unless cut. */
+static bool is_kernel_attribute(int fd)
+{
+    struct statfs fs;
+    return fstatfs(fd, &fs) == 0 && (fs.f_type == SYSFS_MAGIC || fs.f_type == PROC_SUPER_MAGIC);
+}
+
 /* No O_CREAT: sysfs and procfs files exist or the knob is absent, and creating
- * a plain file in their place (under a fixture) would hide that. */
+ * a plain file in their place (under a fixture) would hide that. No O_TRUNC
+ * and no symlinks followed: writes run as root, and a link or a hard link in
+ * a tree must not turn one into a write (or truncation) of another file. */
 int sysroot_write_string(const struct sysroot *sr, const char *abs_path, const char *value)
 {
-    char path[4096 + 256];
-
-    if (sysroot_path(sr, abs_path, path, sizeof path) != 0)
-        return -ENAMETOOLONG;
-    int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    int fd = sysroot_open_beneath(sr, abs_path, O_WRONLY);
     if (fd < 0)
-        return -errno;
+        return fd;
+    struct stat st;
+    bool plain = !is_kernel_attribute(fd) && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (plain && st.st_nlink > 1) {
+        close(fd);
+        return -EMLINK; /* the same file is also somewhere else */
+    }
 
     size_t len = strlen(value);
     size_t done = 0;
@@ -141,6 +261,11 @@ int sysroot_write_string(const struct sysroot *sr, const char *abs_path, const c
             return -err;
         }
         done += (size_t)put;
+    }
+    if (plain && ftruncate(fd, (off_t)len) != 0) {
+        int err = errno;
+        close(fd);
+        return -err;
     }
     /* a failed close can mean the value never landed (e.g. a fixture on NFS) */
     if (close(fd) != 0)

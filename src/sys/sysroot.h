@@ -22,7 +22,28 @@ int sysroot_path(const struct sysroot *sr, const char *abs_path, char *buf, size
 int sysroot_read_string(const struct sysroot *sr, const char *abs_path, char *buf, size_t len);
 /* Reads a file holding one integer. Returns 0, -errno, or -EINVAL for garbage. */
 int sysroot_read_int64(const struct sysroot *sr, const char *abs_path, int64_t *out);
-/* Writes a string to a file (no newline added). Returns 0 or -errno. */
+/* Writes a string to a file (no newline added), opened as
+ * sysroot_open_beneath does; never creates, never truncates a sysfs/procfs
+ * attribute (a plain file under a fixture is cut to the new value). Returns 0
+ * or -errno. */
 int sysroot_write_string(const struct sysroot *sr, const char *abs_path, const char *value);
+
+/* The longest value sysroot_read_value accepts (an IRQ affinity list of a
+ * machine with thousands of CPUs fits). */
+#define SYSROOT_VALUE_MAX (64 * 1024)
+/* Reads a whole file, opened as sysroot_open_beneath does, into a heap string
+ * (*out, the caller frees it), one trailing newline stripped. Returns its
+ * length, or -errno (-EFBIG beyond SYSROOT_VALUE_MAX: never cut). */
+int sysroot_read_value(const struct sysroot *sr, const char *abs_path, char **out);
+
+/* Opens abs_path below the prefix (or "/") without following any symlink on
+ * the way and without leaving the tree: openat2 with RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS (Linux 5.6+), else sysroot_open_walk. Never creates.
+ * Returns an fd (O_CLOEXEC) or -errno (-ELOOP: a symlink, -EXDEV: "..";
+ * -EINVAL: not an absolute path). */
+int sysroot_open_beneath(const struct sysroot *sr, const char *abs_path, int flags);
+/* The fallback of sysroot_open_beneath for older kernels: one
+ * openat(O_NOFOLLOW | O_DIRECTORY) per directory, refusing "." and "..". */
+int sysroot_open_walk(const struct sysroot *sr, const char *abs_path, int flags);
 
 #endif

@@ -14,37 +14,71 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "out/atomic_file.h"
+#include "sys/sysroot.h"
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+    char *d = strdup(s ? s : "");
+    if (!d)
+        *oom = true;
+    return d;
+}
+
+static bool replace_string(char **slot, const char *value)
+{
+    char *d = strdup(value);
+    if (!d)
+        return false;
+    free(*slot);
+    *slot = d;
+    return true;
+}
 
 void tune_plan_add(struct tune_plan *plan, const char *action, const char *path,
                    const char *old_value, const char *new_value, const char *what)
 {
     for (int i = 0; i < plan->n; i++) {
         if (strcmp(plan->change[i].path, path) == 0) { /* one change per file */
-            snprintf(plan->change[i].new_value, TUNE_VALUE_MAX, "%s", new_value);
+            if (!replace_string(&plan->change[i].new_value, new_value))
+                plan->out_of_memory = true;
             return;
         }
     }
     if (plan->n == plan->cap) {
         int cap = plan->cap ? plan->cap * 2 : 32;
         struct tune_change *grown = realloc(plan->change, (size_t)cap * sizeof(*grown));
-        if (!grown)
-            return; /* the change is left out; plan_build reports the shortage */
+        if (!grown) {
+            plan->out_of_memory = true;
+            return;
+        }
         plan->change = grown;
         plan->cap = cap;
     }
-    struct tune_change *c = &plan->change[plan->n++];
+    struct tune_change *c = &plan->change[plan->n];
     memset(c, 0, sizeof(*c));
+    bool oom = false;
     snprintf(c->action, sizeof(c->action), "%s", action);
-    snprintf(c->path, sizeof(c->path), "%s", path);
-    snprintf(c->old_value, sizeof(c->old_value), "%s", old_value);
-    snprintf(c->new_value, sizeof(c->new_value), "%s", new_value);
-    snprintf(c->what, sizeof(c->what), "%s", what ? what : "");
+    c->path = dup_or_null(path, &oom);
+    c->old_value = dup_or_null(old_value, &oom);
+    c->new_value = dup_or_null(new_value, &oom);
+    c->what = dup_or_null(what, &oom);
+    if (oom) {
+        free(c->path);
+        free(c->old_value);
+        free(c->new_value);
+        free(c->what);
+        plan->out_of_memory = true;
+        return;
+    }
+    plan->n++;
 }
 
 void tune_plan_note(struct tune_plan *plan, const char *fmt, ...)
@@ -59,6 +93,12 @@ void tune_plan_note(struct tune_plan *plan, const char *fmt, ...)
 
 void tune_plan_free(struct tune_plan *plan)
 {
+    for (int i = 0; i < plan->n; i++) {
+        free(plan->change[i].path);
+        free(plan->change[i].what);
+        free(plan->change[i].old_value);
+        free(plan->change[i].new_value);
+    }
     free(plan->change);
     memset(plan, 0, sizeof(*plan));
 }
@@ -69,37 +109,131 @@ int tune_plan_build(const struct tune_request *rq, struct tune_plan *plan)
     for (int i = 0; i < tune_action_count; i++)
         if (rq->actions & (1u << i))
             tune_actions[i].plan(rq, plan);
-    return 0;
+    return plan->out_of_memory ? -1 : 0;
 }
 
 bool tune_value_matches(const char *written, const char *read_back)
 {
-    char got[TUNE_VALUE_MAX];
+    const char *from = read_back, *to;
     const char *open = strchr(read_back, '[');
     const char *close = open ? strchr(open, ']') : NULL;
     if (open && close) { /* "always [madvise] never" */
-        snprintf(got, sizeof(got), "%.*s", (int)(close - open - 1), open + 1);
+        from = open + 1;
+        to = close;
     } else {
-        size_t a = strspn(read_back, " \t\n");
-        snprintf(got, sizeof(got), "%s", read_back + a);
-        size_t n = strlen(got);
-        while (n && (got[n - 1] == ' ' || got[n - 1] == '\t' || got[n - 1] == '\n'))
-            got[--n] = '\0';
+        from += strspn(from, " \t\n");
+        to = from + strlen(from);
+        while (to > from && (to[-1] == ' ' || to[-1] == '\t' || to[-1] == '\n'))
+            to--;
     }
-    return strcmp(got, written) == 0;
+    size_t n = (size_t)(to - from);
+    return strlen(written) == n && memcmp(written, from, n) == 0;
+}
+
+const char *tune_path_refusal(const char *action, const char *path)
+{
+    int idx = tune_action_find(action);
+    if (idx < 0)
+        return "not an action of jitterlab tune";
+    if (path[0] != '/')
+        return "not an absolute path";
+    for (const char *p = path; (p = strchr(p, '/')) != NULL;) {
+        p++;
+        size_t len = strcspn(p, "/");
+        if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+            return "a '.' or '..' component";
+        if (len == 0 && *p)
+            return "an empty component";
+    }
+    for (const char *const *w = tune_actions[idx].writes; w && *w; w++) {
+        size_t len = strlen(*w);
+        bool dir = len && (*w)[len - 1] == '/';
+        if (dir ? strncmp(path, *w, len) == 0 && path[len] : strcmp(path, *w) == 0)
+            return NULL;
+    }
+    return "outside what this action writes";
 }
 
 /* ---- journal -------------------------------------------------------------- */
 
 static const char *mode_names[] = {"apply", "run", "hold"};
 
+/* Why the directory of the journal cannot be trusted, or NULL: anyone who
+ * can replace the journal could make root write what they want. */
+static const char *state_dir_refusal(const char *state_path, char *buf, size_t len)
+{
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s", state_path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return NULL; /* made by make_parent_dir, or the open fails and says so */
+    if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+        snprintf(buf, len, "%s: its directory %s is writable by others (and not sticky)",
+                 state_path, dir);
+        return buf;
+    }
+    if (st.st_uid != geteuid() && st.st_uid != 0) {
+        snprintf(buf, len, "%s: its directory %s belongs to user %u, not to you or root",
+                 state_path, dir, (unsigned)st.st_uid);
+        return buf;
+    }
+    return NULL;
+}
+
+/* Opens the journal for reading: 0 (*fp set), 1 absent, -1 refused. */
+static int journal_open(const char *state_path, FILE **fp, char *err, size_t errlen)
+{
+    *fp = NULL;
+    if (state_dir_refusal(state_path, err, errlen))
+        return -1;
+    int fd = open(state_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 && errno == ENOENT)
+        return 1;
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", state_path,
+                 errno == ELOOP ? "is a symbolic link; refused" : strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if (st.st_uid != geteuid())
+        why = "owned by another user";
+    else if (st.st_mode & (S_IWGRP | S_IWOTH))
+        why = "writable by group or others";
+    if (why) {
+        snprintf(err, errlen, "%s: %s; refused (it says which files to write as root)", state_path,
+                 why);
+        close(fd);
+        return -1;
+    }
+    *fp = fdopen(fd, "r");
+    if (!*fp) {
+        snprintf(err, errlen, "%s: %s", state_path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return 0;
+}
+
 int tune_journal_load(const char *state_path, struct tune_journal *j, char *err, size_t errlen)
 {
     memset(j, 0, sizeof(*j));
-    if (access(state_path, F_OK) != 0)
-        return 1;
+    FILE *fp;
+    int opened = journal_open(state_path, &fp, err, errlen);
+    if (opened != 0)
+        return opened;
     json_error_t jerr;
-    json_t *doc = json_load_file(state_path, 0, &jerr);
+    json_t *doc = json_loadf(fp, 0, &jerr);
+    fclose(fp);
     json_t *changes = doc ? json_object_get(doc, "changes") : NULL;
     const char *kind = doc ? json_string_value(json_object_get(doc, "kind")) : NULL;
     if (!doc || !json_is_array(changes) || !kind || strcmp(kind, "tune-state") != 0) {
@@ -127,13 +261,25 @@ int tune_journal_load(const char *state_path, struct tune_journal *j, char *err,
         const char *old_value = json_string_value(json_object_get(c, "old"));
         const char *new_value = json_string_value(json_object_get(c, "new"));
         const char *what = json_string_value(json_object_get(c, "what"));
+        const char *why = NULL;
         if (!action || !path || !old_value || !new_value) {
             snprintf(err, errlen, "%s: change %zu is incomplete", state_path, i);
+            why = "incomplete";
+        } else if ((why = tune_path_refusal(action, path)) != NULL) {
+            snprintf(err, errlen, "%s: change %zu (%s %.200s): %s; refused, nothing written",
+                     state_path, i, action, path, why);
+        } else {
+            tune_plan_add(&j->changes, action, path, old_value, new_value, what);
+            if (j->changes.out_of_memory) {
+                snprintf(err, errlen, "%s: out of memory at change %zu", state_path, i);
+                why = "out of memory";
+            }
+        }
+        if (why) {
             tune_plan_free(&j->changes);
             json_decref(doc);
             return -1;
         }
-        tune_plan_add(&j->changes, action, path, old_value, new_value, what);
     }
     json_decref(doc);
     return 0;
@@ -155,6 +301,8 @@ static int make_parent_dir(const char *path)
 int tune_journal_save(const char *state_path, const struct tune_journal *j, char *err,
                       size_t errlen)
 {
+    if (state_dir_refusal(state_path, err, errlen))
+        return -1;
     json_t *doc = json_object();
     json_object_set_new(doc, "tool", json_string("jitterlab"));
     json_object_set_new(doc, "schema", json_integer(1));
@@ -189,6 +337,55 @@ int tune_journal_save(const char *state_path, const struct tune_journal *j, char
     return rc;
 }
 
+/* ---- lock ----------------------------------------------------------------- */
+
+int tune_lock(const char *state_path, enum tune_mode mode, int *fd, char *err, size_t errlen)
+{
+    char lock_path[4200];
+    *fd = -1;
+    snprintf(lock_path, sizeof(lock_path), "%s.lock", state_path);
+    if (state_dir_refusal(state_path, err, errlen))
+        return -1;
+    if (make_parent_dir(state_path) != 0) {
+        snprintf(err, errlen, "cannot make the directory of %s: %s", state_path, strerror(errno));
+        return -1;
+    }
+    int lfd = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (lfd < 0) {
+        snprintf(err, errlen, "cannot open the lock %s: %s", lock_path, strerror(errno));
+        return -1;
+    }
+    if (flock(lfd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        char holder[64] = "";
+        ssize_t n = pread(lfd, holder, sizeof(holder) - 1, 0);
+        holder[n > 0 ? n : 0] = '\0';
+        holder[strcspn(holder, "\n")] = '\0';
+        if (e == EWOULDBLOCK)
+            snprintf(err, errlen,
+                     "%s is in use by jitterlab pid %s; it restores its settings when it "
+                     "ends (one tuning session at a time)",
+                     state_path, holder[0] ? holder : "?");
+        else
+            snprintf(err, errlen, "cannot lock %s: %s", lock_path, strerror(e));
+        close(lfd);
+        return e == EWOULDBLOCK ? 1 : -1;
+    }
+    char me[64];
+    int len = snprintf(me, sizeof(me), "%ld (%s)\n", (long)getpid(), mode_names[mode]);
+    if (ftruncate(lfd, 0) != 0 || pwrite(lfd, me, (size_t)len, 0) != len) {
+        /* the lock holds without the note; only the message loses the pid */
+    }
+    *fd = lfd;
+    return 0;
+}
+
+void tune_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* drops the flock */
+}
+
 /* ---- apply / restore ------------------------------------------------------ */
 
 /* Test aid: JITTERLAB_TUNE_WRITE_DELAY_MS pauses after each write, so a test
@@ -203,26 +400,137 @@ static void write_delay(void)
     }
 }
 
-/* Writes "value\n", as echo does: every sysfs/procfs file here takes it, and
- * a restored file reads back byte for byte as the kernel printed it. */
-static bool write_and_check(const struct sysroot *sr, const char *path, const char *value)
+static int machine_write(const struct tune_io *io, const struct sysroot *sr, const char *path,
+                         const char *value)
 {
-    char back[TUNE_VALUE_MAX], line[TUNE_VALUE_MAX + 2];
-    snprintf(line, sizeof(line), "%s\n", value);
-    if (sysroot_write_string(sr, path, line) != 0)
-        return false;
-    return sysroot_read_string(sr, path, back, sizeof(back)) >= 0 &&
-           tune_value_matches(value, back);
+    (void)io;
+    return sysroot_write_string(sr, path, value);
 }
 
-int tune_apply(const struct sysroot *sr, const struct tune_plan *plan, const char *state_path,
-               enum tune_mode mode, struct tune_result *res, char *err, size_t errlen)
+static int machine_read(const struct tune_io *io, const struct sysroot *sr, const char *path,
+                        char **value)
 {
+    (void)io;
+    return sysroot_read_value(sr, path, value);
+}
+
+const struct tune_io tune_io_machine = {machine_write, machine_read, NULL};
+
+/* Writes "value\n", as echo does: every sysfs/procfs file here takes it, and
+ * a restored file reads back byte for byte as the kernel printed it. Returns
+ * 0 when the whole value reads back, else -errno (-EIO: it reads back
+ * different). Only paths the actions write are ever opened. */
+static int write_and_check(const struct tune_io *io, const struct sysroot *sr,
+                           const struct tune_change *c, const char *value)
+{
+    if (tune_path_refusal(c->action, c->path))
+        return -EPERM;
+    size_t len = strlen(value);
+    char *line = malloc(len + 2);
+    if (!line)
+        return -ENOMEM;
+    memcpy(line, value, len);
+    memcpy(line + len, "\n", 2);
+    int rc = io->write(io, sr, c->path, line);
+    free(line);
+    if (rc != 0)
+        return rc;
+    char *back = NULL;
+    rc = io->read(io, sr, c->path, &back);
+    if (rc >= 0)
+        rc = tune_value_matches(value, back) ? 0 : -EIO;
+    free(back);
+    return rc;
+}
+
+/* Whether the file already holds value (a restore that finds it back). */
+static bool reads_as(const struct tune_io *io, const struct sysroot *sr, const char *path,
+                     const char *value)
+{
+    char *now = NULL;
+    bool same = io->read(io, sr, path, &now) >= 0 && tune_value_matches(value, now);
+    free(now);
+    return same;
+}
+
+/*
+ * Writes the old or new value of each change in the order given. Some kernel
+ * files depend on others: intel_pstate and amd-pstate refuse an EPP write
+ * with EBUSY while the governor is performance, so a restore must put the
+ * governor back first. The plan orders them right; a write refused with
+ * EBUSY is also retried once after all the others, for journals that hold
+ * another order. rc[i] is 0 or -errno.
+ */
+static void write_in_order(const struct tune_io *io, const struct sysroot *sr,
+                           struct tune_change *const *order, int n, bool restore, int *rc)
+{
+    for (int i = 0; i < n; i++) {
+        const struct tune_change *c = order[i];
+        const char *value = restore ? c->old_value : c->new_value;
+        rc[i] = restore && reads_as(io, sr, c->path, value) ? 0 : write_and_check(io, sr, c, value);
+        write_delay();
+    }
+    for (int i = 0; i < n; i++)
+        if (rc[i] == -EBUSY)
+            rc[i] = write_and_check(io, sr, order[i],
+                                    restore ? order[i]->old_value : order[i]->new_value);
+}
+
+/* The order to write: the plan's for an apply, the reverse for a restore. */
+static int write_changes(const struct tune_io *io, const struct sysroot *sr,
+                         struct tune_plan *changes, bool restore, int **rc_out)
+{
+    int n = changes->n;
+    struct tune_change **order = malloc((size_t)(n ? n : 1) * sizeof(*order));
+    int *rc = calloc((size_t)(n ? n : 1), sizeof(*rc));
+    if (!order || !rc) {
+        free(order);
+        free(rc);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        order[i] = &changes->change[restore ? n - 1 - i : i];
+    write_in_order(io, sr, order, n, restore, rc);
+    if (restore) { /* back to plan order for the caller */
+        for (int i = 0; i < n / 2; i++) {
+            int t = rc[i];
+            rc[i] = rc[n - 1 - i];
+            rc[n - 1 - i] = t;
+        }
+    }
+    free(order);
+    *rc_out = rc;
+    return 0;
+}
+
+int tune_apply(const struct sysroot *sr, struct tune_plan *plan, const char *state_path,
+               enum tune_mode mode, const struct tune_io *io, struct tune_result *res, char *err,
+               size_t errlen)
+{
+    if (!io)
+        io = &tune_io_machine;
     memset(res, 0, sizeof(*res));
+    for (int i = 0; i < plan->n; i++) {
+        const char *why = tune_path_refusal(plan->change[i].action, plan->change[i].path);
+        if (why) {
+            snprintf(err, errlen, "%s: %s", plan->change[i].path, why);
+            return -1;
+        }
+    }
     static struct tune_journal j;
     int loaded = tune_journal_load(state_path, &j, err, errlen);
     if (loaded < 0)
         return -1;
+    if (loaded == 0 && j.changes.n > 0 && mode != TUNE_MODE_APPLY) {
+        /* Its end-of-session restore would undo those settings too. */
+        snprintf(err, errlen,
+                 "%s holds %d setting%s changed by jitterlab tune %s (pid %ld, %s); "
+                 "`jitterlab tune restore` them first",
+                 state_path, j.changes.n, j.changes.n == 1 ? "" : "s", mode_names[j.mode], j.pid,
+                 j.created_at);
+        tune_plan_free(&j.changes);
+        return -1;
+    }
     if (loaded == 1 || j.changes.n == 0) {
         j.mode = mode;
         rfc3339_now(j.created_at, sizeof(j.created_at));
@@ -232,8 +540,6 @@ int tune_apply(const struct sysroot *sr, const struct tune_plan *plan, const cha
         tune_plan_free(&j.changes);
         return -1;
     }
-    if (mode != TUNE_MODE_APPLY)
-        j.mode = mode; /* a run or hold restores everything at its end */
     j.pid = (long)getpid();
     j.complete = false;
     snprintf(j.sysroot, sizeof(j.sysroot), "%s", sr->prefix);
@@ -242,33 +548,55 @@ int tune_apply(const struct sysroot *sr, const struct tune_plan *plan, const cha
         const struct tune_change *c = &plan->change[i];
         tune_plan_add(&j.changes, c->action, c->path, c->old_value, c->new_value, c->what);
     }
-    if (tune_journal_save(state_path, &j, err, errlen) != 0) {
+    if (j.changes.out_of_memory) {
+        snprintf(err, errlen, "out of memory");
+        tune_plan_free(&j.changes);
+        return -1;
+    }
+    int *rc = NULL;
+    if (tune_journal_save(state_path, &j, err, errlen) != 0 ||
+        write_changes(io, sr, plan, false, &rc) != 0) {
+        if (!rc)
+            snprintf(err, errlen, "out of memory");
         tune_plan_free(&j.changes);
         return -1;
     }
     for (int i = 0; i < plan->n; i++) {
-        const struct tune_change *c = &plan->change[i];
-        if (write_and_check(sr, c->path, c->new_value)) {
+        struct tune_change *c = &plan->change[i];
+        c->state = rc[i] == 0 ? TUNE_CHANGE_APPLIED : TUNE_CHANGE_REFUSED;
+        if (rc[i] == 0) {
             res->applied++;
-        } else {
-            res->refused++;
-            size_t used = strlen(res->refused_list);
-            snprintf(res->refused_list + used, sizeof(res->refused_list) - used, "%s%s",
-                     used ? ", " : "", c->path);
-            /* make sure a refused write left the old value */
-            write_and_check(sr, c->path, c->old_value);
+            continue;
         }
-        write_delay();
+        res->refused++;
+        size_t used = strlen(res->refused_list);
+        snprintf(res->refused_list + used, sizeof(res->refused_list) - used, "%s%s",
+                 used ? ", " : "", c->path);
+        /* make sure a refused write left the old value */
+        write_and_check(io, sr, c, c->old_value);
     }
+    free(rc);
     j.complete = true;
-    int rc = tune_journal_save(state_path, &j, err, errlen);
+    int saved = tune_journal_save(state_path, &j, err, errlen);
     tune_plan_free(&j.changes);
-    return rc;
+    return saved;
 }
 
-int tune_restore(const char *state_path, char *failed, size_t failedlen, int *restored, char *err,
-                 size_t errlen)
+/* A value for a message: whole when short, else its start and its length. */
+static void shown(char *buf, size_t len, const char *value)
 {
+    size_t n = strlen(value);
+    if (n <= 120)
+        snprintf(buf, len, "%s", value);
+    else
+        snprintf(buf, len, "%.100s... (%zu characters)", value, n);
+}
+
+int tune_restore(const char *state_path, const struct tune_io *io, char *failed, size_t failedlen,
+                 int *restored, char *err, size_t errlen)
+{
+    if (!io)
+        io = &tune_io_machine;
     static struct tune_journal j;
     failed[0] = '\0';
     *restored = 0;
@@ -277,23 +605,31 @@ int tune_restore(const char *state_path, char *failed, size_t failedlen, int *re
         return loaded;
     struct sysroot sr;
     sysroot_init(&sr, j.sysroot);
+    int *rc = NULL;
+    if (write_changes(io, &sr, &j.changes, true, &rc) != 0) {
+        snprintf(err, errlen, "out of memory");
+        tune_plan_free(&j.changes);
+        return -1;
+    }
     int bad = 0;
     for (int i = j.changes.n - 1; i >= 0; i--) {
         const struct tune_change *c = &j.changes.change[i];
-        char now[TUNE_VALUE_MAX] = "?";
-        /* Already back (or never changed: the kernel refused the write). */
-        bool back = sysroot_read_string(&sr, c->path, now, sizeof(now)) >= 0 &&
-                    tune_value_matches(c->old_value, now);
-        if (back || write_and_check(&sr, c->path, c->old_value)) {
+        if (rc[i] == 0) {
             (*restored)++;
             continue;
         }
-        sysroot_read_string(&sr, c->path, now, sizeof(now));
+        char *now = NULL;
+        char is[160], should[160];
+        io->read(io, &sr, c->path, &now);
+        shown(is, sizeof(is), now ? now : "?");
+        shown(should, sizeof(should), c->old_value);
+        free(now);
         size_t used = strlen(failed);
-        snprintf(failed + used, failedlen - used, "  %s: is %s, should be %s\n", c->path, now,
-                 c->old_value);
+        snprintf(failed + used, failedlen - used, "  %s: is %s, should be %s (%s)\n", c->path, is,
+                 should, rc[i] == -EIO ? "reads back different" : strerror(-rc[i]));
         bad++;
     }
+    free(rc);
     tune_plan_free(&j.changes);
     if (bad)
         return -1;

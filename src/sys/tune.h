@@ -19,19 +19,25 @@
 #include "sys/sysroot.h"
 
 #define TUNE_DEFAULT_STATE "/run/jitterlab/tune-state.json"
-#define TUNE_VALUE_MAX     256
+/* The longest hold (tune hold -D): a year. */
+#define TUNE_MAX_DURATION_NS (INT64_C(365) * 24 * 3600 * 1000000000)
 
 enum tune_profile_bits {
     TUNE_PROFILE_LATENCY = 1u << 0,
     TUNE_PROFILE_REALTIME = 1u << 1,
 };
 
+enum tune_change_state { TUNE_CHANGE_PLANNED, TUNE_CHANGE_APPLIED, TUNE_CHANGE_REFUSED };
+
+/* Strings are on the heap, of any length (an IRQ affinity list of a
+ * 256-CPU machine is 456 characters); tune_plan_free frees them. */
 struct tune_change {
     char action[24];
-    char path[256]; /* as on the machine, without the sysroot prefix */
-    char what[160]; /* for people: "CPU 1 idle state C6 (exit 85 us)" */
-    char old_value[TUNE_VALUE_MAX];
-    char new_value[TUNE_VALUE_MAX];
+    char *path; /* as on the machine, without the sysroot prefix */
+    char *what; /* for people: "CPU 1 idle state C6 (exit 85 us)" */
+    char *old_value;
+    char *new_value;
+    enum tune_change_state state; /* set by tune_apply */
 };
 
 struct tune_plan {
@@ -39,6 +45,7 @@ struct tune_plan {
     struct tune_change *change;
     int nnotes;
     char note[32][200]; /* what an action found nothing to do about, and why */
+    bool out_of_memory; /* a change could not be added */
 };
 
 struct tune_request {
@@ -62,6 +69,10 @@ struct tune_action {
     const char *name;
     const char *summary;
     unsigned profiles; /* enum tune_profile_bits; 0 = opt-in only (--only) */
+    /* Where its writes land, NULL-terminated: a prefix ending in '/' is a
+     * directory, anything else one file. The allow-list of apply and restore
+     * is this column and nothing else. */
+    const char *const *writes;
     /* Adds the changes this action wants, reading current values. */
     void (*plan)(const struct tune_request *rq, struct tune_plan *plan);
 };
@@ -73,6 +84,9 @@ extern const int tune_action_count;
 int tune_action_find(const char *name);
 /* Actions of a profile ("latency", "realtime"), or 0 for an unknown name. */
 uint32_t tune_profile_actions(const char *profile);
+/* NULL when the action of that name may write path; else why not (an
+ * unknown action, a "." or ".." component, a path outside its writes). */
+const char *tune_path_refusal(const char *action, const char *path);
 
 void tune_plan_add(struct tune_plan *plan, const char *action, const char *path,
                    const char *old_value, const char *new_value, const char *what);
@@ -93,10 +107,33 @@ struct tune_journal {
     struct tune_plan changes; /* old_value = the value before the first apply */
 };
 
-/* 0 loaded, 1 no journal, -1 unreadable (err says why). */
+/* 0 loaded, 1 no journal, -1 unreadable or untrusted (err says why): the
+ * journal must be a regular file (no symlink) owned by the effective user and
+ * writable by nobody else, in a directory others cannot write to (unless
+ * sticky), and every change must pass tune_path_refusal. */
 int tune_journal_load(const char *state_path, struct tune_journal *j, char *err, size_t errlen);
 int tune_journal_save(const char *state_path, const struct tune_journal *j, char *err,
                       size_t errlen);
+
+/* The journal's lock (STATE.lock beside it, flock): taken for each apply and
+ * restore, and for the whole of a run --tune or tune hold, so that one
+ * session never restores another's settings. Returns 0 (*fd holds it), 1
+ * when another process holds it (err names its pid), -1 on error. */
+int tune_lock(const char *state_path, enum tune_mode mode, int *fd, char *err, size_t errlen);
+void tune_unlock(int fd);
+
+/* How values reach the machine. Tests model kernel rules (EBUSY) with their
+ * own; NULL means tune_io_machine. */
+struct tune_io {
+    /* 0 or -errno */
+    int (*write)(const struct tune_io *io, const struct sysroot *sr, const char *path,
+                 const char *value);
+    /* the length of *value (heap, caller frees) or -errno */
+    int (*read)(const struct tune_io *io, const struct sysroot *sr, const char *path, char **value);
+    void *ctx;
+};
+/* sysroot_write_string / sysroot_read_value: no symlinks, never outside. */
+extern const struct tune_io tune_io_machine;
 
 /* Outcome of writing one value. */
 struct tune_result {
@@ -105,20 +142,32 @@ struct tune_result {
     char refused_list[1024];
 };
 
-/* Journals, then writes every change of the plan. Returns 0, or -1 when the
- * journal could not be written (nothing was changed). */
-int tune_apply(const struct sysroot *sr, const struct tune_plan *plan, const char *state_path,
-               enum tune_mode mode, struct tune_result *res, char *err, size_t errlen);
-/* Writes the journal's old values back and verifies them; removes the
- * journal when all are back. Returns 0, 1 when there is no journal, -1
- * when some value could not be restored (listed in failed). */
-int tune_restore(const char *state_path, char *failed, size_t failedlen, int *restored, char *err,
-                 size_t errlen);
+/* Journals, then writes every change of the plan (marking each applied or
+ * refused). A run or hold refuses a journal that already holds changes: its
+ * restore would undo them. Returns 0, or -1 when nothing was changed (err
+ * says why). */
+int tune_apply(const struct sysroot *sr, struct tune_plan *plan, const char *state_path,
+               enum tune_mode mode, const struct tune_io *io, struct tune_result *res, char *err,
+               size_t errlen);
+/* Writes the journal's old values back in reverse order (a write refused
+ * with EBUSY is retried after the others), verifies each in full; removes
+ * the journal when all are back. Returns 0, 1 when there is no journal, -1
+ * when some value could not be restored (listed in failed) or the journal is
+ * refused (err). */
+int tune_restore(const char *state_path, const struct tune_io *io, char *failed, size_t failedlen,
+                 int *restored, char *err, size_t errlen);
 /* Whether a value read back equals the one written ("always [madvise]
  * never" matches "madvise"; surrounding blanks ignored). */
 bool tune_value_matches(const char *written, const char *read_back);
 /* A warning line when a journal was left by a jitterlab process that died
  * before restoring (run or hold), or in the middle of an apply; "" if none. */
 void tune_stale_warning(const char *state_path, char *buf, size_t len);
+
+/* What a run measured under: its result document's config.tune. */
+struct tune_summary {
+    const char *profile;
+    int64_t budget_ns;
+    const struct tune_plan *plan; /* changes with their state, and the notes */
+};
 
 #endif

@@ -6,6 +6,7 @@
  * change the whole machine's behaviour in ways people may not expect
  * (RT throttling, transparent hugepages, NMI watchdog) are opt-in (--only).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,20 @@ static void plan_idle_states(const struct tune_request *rq, struct tune_plan *pl
     cpuidle_free(&ci);
 }
 
+/* How much wake-up latency a pm_qos_resume_latency_us value allows, in µs:
+ * "0" means no limit at all, "n/a" none allowed (the strictest). -2 for
+ * anything else. */
+static int64_t resume_latency_allowed_us(const char *value)
+{
+    if (strcmp(value, "n/a") == 0)
+        return 0;
+    char *end;
+    long long v = strtoll(value, &end, 10);
+    if (end == value || *end || v < 0)
+        return -2;
+    return v == 0 ? INT64_MAX : v;
+}
+
 static void plan_resume_latency(const struct tune_request *rq, struct tune_plan *plan)
 {
     char want[32];
@@ -73,18 +88,23 @@ static void plan_resume_latency(const struct tune_request *rq, struct tune_plan 
     else
         snprintf(want, sizeof(want), "n/a"); /* no exit latency allowed at all */
     for (int i = 0; i < rq->targets.count; i++) {
-        char path[128], now[64], what[96];
+        char path[128], what[96];
+        char *now = NULL;
         snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
                  rq->targets.cpu[i]);
-        if (sysroot_read_string(rq->sr, path, now, sizeof(now)) < 0) {
+        if (sysroot_read_value(rq->sr, path, &now) < 0) {
             tune_plan_note(plan, "resume-latency: %s is missing", path);
             continue;
         }
-        long long cur = atoll(now);
-        if (strcmp(now, want) == 0 || (strcmp(now, "n/a") != 0 && cur > 0 && cur <= limit_us(rq)))
-            continue; /* already at least as strict */
-        snprintf(what, sizeof(what), "CPU %d resume latency limit", rq->targets.cpu[i]);
-        tune_plan_add(plan, "resume-latency", path, now, want, what);
+        int64_t allowed = resume_latency_allowed_us(now);
+        /* never loosen: a limit at least as strict as the plan's stays */
+        if (allowed == -2)
+            tune_plan_note(plan, "resume-latency: %s reads '%.40s'; left alone", path, now);
+        else if (allowed > resume_latency_allowed_us(want)) {
+            snprintf(what, sizeof(what), "CPU %d resume latency limit", rq->targets.cpu[i]);
+            tune_plan_add(plan, "resume-latency", path, now, want, what);
+        }
+        free(now);
     }
 }
 
@@ -107,7 +127,18 @@ static void plan_cpufreq(const struct tune_request *rq, struct tune_plan *plan)
             continue;
         char base[64], path[128], what[96], value[32];
         snprintf(base, sizeof(base), "/sys/devices/system/cpu/cpufreq/policy%d", pol->id);
-        if (pol->governor[0] && strcmp(pol->governor, "performance") != 0) {
+        /* EPP before the governor: intel_pstate and amd-pstate refuse EPP writes
+         * (EBUSY) while the governor is performance, which implies EPP
+         * performance anyway; restore (reverse order) then puts the governor
+         * back before EPP. With the governor performance already, EPP reads
+         * performance and is left alone. */
+        bool gov_performance = strcmp(pol->governor, "performance") == 0;
+        if (pol->epp[0] && strcmp(pol->epp, "performance") != 0 && !gov_performance) {
+            snprintf(path, sizeof(path), "%s/energy_performance_preference", base);
+            snprintf(what, sizeof(what), "policy%d energy/performance preference", pol->id);
+            tune_plan_add(plan, "cpufreq", path, pol->epp, "performance", what);
+        }
+        if (pol->governor[0] && !gov_performance) {
             if (strstr(pol->available_governors, "performance")) {
                 snprintf(path, sizeof(path), "%s/scaling_governor", base);
                 snprintf(what, sizeof(what), "policy%d governor", pol->id);
@@ -135,11 +166,6 @@ static void plan_cpufreq(const struct tune_request *rq, struct tune_plan *plan)
                 snprintf(what, sizeof(what), "policy%d minimum frequency = maximum (kHz)", pol->id);
                 tune_plan_add(plan, "cpufreq", path, old, value, what);
             }
-        }
-        if (pol->epp[0] && strcmp(pol->epp, "performance") != 0) {
-            snprintf(path, sizeof(path), "%s/energy_performance_preference", base);
-            snprintf(what, sizeof(what), "policy%d energy/performance preference", pol->id);
-            tune_plan_add(plan, "cpufreq", path, pol->epp, "performance", what);
         }
     }
     if (rq->boost >= 0) {
@@ -186,19 +212,31 @@ static void plan_irq_affinity(const struct tune_request *rq, struct tune_plan *p
         const struct irq_line *l = &t.irq[i];
         if (!l->numeric || !l->smp_affinity_list[0])
             continue;
-        struct cpulist aff, moved;
-        if (cpulist_parse(l->smp_affinity_list, &aff, &(const char *){NULL}) != 0)
-            continue;
-        cpulist_subtract(&aff, &rq->targets, &moved);
-        if (moved.count == aff.count)
-            continue; /* no target CPU in its mask */
-        if (moved.count == 0)
-            moved = keep;
-        char path[64], value[1024], what[160];
-        cpulist_format(&moved, value, sizeof(value));
+        /* The list in full (irq_read keeps a short copy for people). */
+        char path[64], *old = NULL;
         snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list", l->id);
-        snprintf(what, sizeof(what), "IRQ %s (%.100s) off the target CPUs", l->id, l->desc);
-        tune_plan_add(plan, "irq-affinity", path, l->smp_affinity_list, value, what);
+        struct cpulist aff, moved;
+        if (sysroot_read_value(rq->sr, path, &old) < 0 ||
+            cpulist_parse(old, &aff, &(const char *){NULL}) != 0) {
+            free(old);
+            continue;
+        }
+        cpulist_subtract(&aff, &rq->targets, &moved);
+        if (moved.count != aff.count) { /* a target CPU is in its mask */
+            if (moved.count == 0)
+                moved = keep;
+            /* CPULIST_MAX_CPUS CPUs listed one by one take under 20 KiB */
+            char *value = malloc(32 * 1024), what[160];
+            if (value) {
+                cpulist_format(&moved, value, 32 * 1024);
+                snprintf(what, sizeof(what), "IRQ %s (%.100s) off the target CPUs", l->id, l->desc);
+                tune_plan_add(plan, "irq-affinity", path, old, value, what);
+            } else {
+                plan->out_of_memory = true;
+            }
+            free(value);
+        }
+        free(old);
     }
     irq_free(&t);
 }
@@ -207,13 +245,14 @@ static void plan_irq_affinity(const struct tune_request *rq, struct tune_plan *p
 static void plan_int_file(struct tune_plan *plan, const struct tune_request *rq, const char *action,
                           const char *path, const char *want, const char *what)
 {
-    char now[64];
-    if (sysroot_read_string(rq->sr, path, now, sizeof(now)) < 0) {
+    char *now = NULL;
+    if (sysroot_read_value(rq->sr, path, &now) < 0) {
         tune_plan_note(plan, "%s: %s is missing", action, path);
         return;
     }
     if (!tune_value_matches(want, now))
         tune_plan_add(plan, action, path, now, want, what);
+    free(now);
 }
 
 static void plan_timer_migration(const struct tune_request *rq, struct tune_plan *plan)
@@ -247,22 +286,32 @@ static void plan_nmi_watchdog(const struct tune_request *rq, struct tune_plan *p
                   "NMI watchdog off");
 }
 
+/* The files each action writes: the allow-list of apply and restore. */
+static const char *const cpu_files[] = {"/sys/devices/system/cpu/", NULL};
+static const char *const sysctl_timer_migration[] = {"/proc/sys/kernel/timer_migration", NULL};
+static const char *const irq_files[] = {"/proc/irq/", NULL};
+static const char *const sysctl_rt_runtime[] = {"/proc/sys/kernel/sched_rt_runtime_us", NULL};
+static const char *const thp_files[] = {"/sys/kernel/mm/transparent_hugepage/", NULL};
+static const char *const sysctl_nmi_watchdog[] = {"/proc/sys/kernel/nmi_watchdog", NULL};
+static const char *const pm_qos_file[] = {"/dev/cpu_dma_latency", NULL};
+
 const struct tune_action tune_actions[] = {
     {"pm-qos", "hold /dev/cpu_dma_latency at the budget while jitterlab runs",
-     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, plan_pm_qos},
+     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, pm_qos_file, plan_pm_qos},
     {"idle-states", "disable idle states whose exit latency exceeds the budget",
-     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, plan_idle_states},
+     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, cpu_files, plan_idle_states},
     {"resume-latency", "per-CPU pm_qos_resume_latency_us at the budget",
-     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, plan_resume_latency},
+     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, cpu_files, plan_resume_latency},
     {"cpufreq", "performance governor, min = max (or --freq), EPP performance, --boost",
-     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, plan_cpufreq},
+     TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME, cpu_files, plan_cpufreq},
     {"timer-migration", "kernel.timer_migration = 0", TUNE_PROFILE_LATENCY | TUNE_PROFILE_REALTIME,
-     plan_timer_migration},
-    {"irq-affinity", "move movable IRQs off the target CPUs", TUNE_PROFILE_REALTIME,
+     sysctl_timer_migration, plan_timer_migration},
+    {"irq-affinity", "move movable IRQs off the target CPUs", TUNE_PROFILE_REALTIME, irq_files,
      plan_irq_affinity},
-    {"rt-throttling", "kernel.sched_rt_runtime_us = -1 (opt-in)", 0, plan_rt_throttling},
-    {"thp", "transparent hugepages never (opt-in)", 0, plan_thp},
-    {"nmi-watchdog", "kernel.nmi_watchdog = 0 (opt-in)", 0, plan_nmi_watchdog},
+    {"rt-throttling", "kernel.sched_rt_runtime_us = -1 (opt-in)", 0, sysctl_rt_runtime,
+     plan_rt_throttling},
+    {"thp", "transparent hugepages never (opt-in)", 0, thp_files, plan_thp},
+    {"nmi-watchdog", "kernel.nmi_watchdog = 0 (opt-in)", 0, sysctl_nmi_watchdog, plan_nmi_watchdog},
 };
 const int tune_action_count = (int)(sizeof(tune_actions) / sizeof(tune_actions[0]));
 

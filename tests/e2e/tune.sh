@@ -3,9 +3,13 @@
 # exactly the expected files, restore leaves the tree byte-identical, a
 # dry run changes nothing, an apply killed with SIGKILL half-way is warned
 # about and recovered by restore, a second apply keeps the first snapshot,
-# a failed restore exits 1 naming what stayed. On this machine (root): tune
-# apply / restore of CPU 1, nothing held after exit, and run --tune restoring
-# after SIGINT. Bad input exits 2. About 15 s.
+# a failed restore exits 1 naming what stayed, a crafted journal writes
+# nothing outside the allow-list or the tree, a 456-character IRQ list comes
+# back whole, a second session is refused, SIGHUP restores, run --tune
+# records config.tune. On this machine (root): tune apply / restore of CPU 1,
+# nothing held after exit, and run --tune restoring after SIGINT, each
+# checked against the script's own snapshot, which an EXIT trap writes back
+# with the shell. Bad input exits 2. About 25 s.
 . "$(dirname "$0")/lib.sh"
 FIX=$JL_TOP/tests/fixtures
 export JITTERLAB_TUNE_STATE="$T/default-state.json" # never the machine's /run file
@@ -100,14 +104,125 @@ check "... keeps the snapshot" test -e "$S"
 check "... restores the others" grep -qx 0 "$T/tree/sys/devices/system/cpu/cpu3/cpuidle/state3/disable"
 rm -f "$S"
 
+# --- a crafted journal: nothing outside the allow-list or the tree is written ----
+fresh intel-ipc-untuned
+mkdir -p "$T/st" && chmod 700 "$T/st"
+printf 'precious\n' >"$T/outside"
+craft() { # sysroot action path
+    printf '{"tool":"jitterlab","schema":1,"kind":"tune-state","mode":"apply","pid":1,"complete":true,"sysroot":"%s","changes":[{"action":"%s","path":"%s","old":"evil","new":"0"}]}\n' "$1" "$2" "$3" >"$T/st/crafted.json"
+    chmod 600 "$T/st/crafted.json"
+}
+craft "$T/tree" timer-migration /proc/sys/kernel/../../../outside
+"$JL" tune restore --state "$T/st/crafted.json" >"$T/out" 2>"$T/err"
+rc_is "restore of a journal with a '..' path exits 1" 1 $?
+check "... says why" grep -q "'\.\.' component" "$T/err"
+craft "$T/tree" timer-migration /etc/hostname
+"$JL" tune restore --state "$T/st/crafted.json" >"$T/out" 2>"$T/err"
+rc_is "restore of a path outside the allow-list exits 1" 1 $?
+check "... says why" grep -q 'outside what this action writes' "$T/err"
+rm "$T/tree/proc/sys/kernel/nmi_watchdog" && ln -s "$T/outside" "$T/tree/proc/sys/kernel/nmi_watchdog"
+craft "$T/tree" nmi-watchdog /proc/sys/kernel/nmi_watchdog
+"$JL" tune restore --state "$T/st/crafted.json" >"$T/out" 2>"$T/err"
+rc_is "restore through a symlink in the tree exits 1" 1 $?
+check "... names the file it could not restore" grep -q '/proc/sys/kernel/nmi_watchdog' "$T/err"
+check "no crafted journal modified the file outside" grep -qx precious "$T/outside"
+craft "$T/tree" timer-migration /proc/sys/kernel/timer_migration
+chmod 666 "$T/st/crafted.json"
+"$JL" tune restore --state "$T/st/crafted.json" >"$T/out" 2>"$T/err"
+rc_is "a world-writable journal is refused (exit 1)" 1 $?
+check "... and the tree is untouched" diff -r -x nmi_watchdog "$FIX/intel-ipc-untuned/proc" "$T/tree/proc"
+rm -f "$T/st/crafted.json"
+
+# --- an IRQ affinity list of 456 characters (a 256-CPU machine) restores whole ----
+fresh intel-ipc-untuned
+long=$(seq -s, 1 2 255)
+echo "$long" >"$T/tree/proc/irq/9/smp_affinity_list"
+cp -a "$T/tree" "$T/tree.orig"
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 3 -q --only irq-affinity
+check "the 456-character list lost CPU 3" test "$(cat "$T/tree/proc/irq/9/smp_affinity_list")" = "$(echo "$long" | sed 's/^1,3,/1,/')"
+"$JL" tune restore --state "$S" -q
+check "restore writes the 456-character list back whole" test "$(cat "$T/tree/proc/irq/9/smp_affinity_list")" = "$long"
+check "... and the tree is as before" diff -r "$T/tree.orig" "$T/tree"
+rm -rf "$T/tree.orig"
+
+# --- two sessions: the second is refused; an apply meanwhile too; end state = start --
+fresh intel-ipc-untuned
+"$JL" tune hold --sysroot "$T/tree" --state "$S" -a 3 -q --only timer-migration,idle-states -D 4 2>"$T/err1" &
+hold=$!
+sleep 1
+"$JL" tune hold --sysroot "$T/tree" --state "$S" -a 2 -q --only timer-migration,resume-latency -D 1 >"$T/out" 2>"$T/err"
+rc_is "a second tune hold on the same journal exits 1" 1 $?
+check "... naming the pid that holds it" grep -q "in use by jitterlab pid $hold (hold)" "$T/err"
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 2 -q --only resume-latency >"$T/out" 2>"$T/err"
+rc_is "a tune apply during the hold exits 1" 1 $?
+"$JL" tune restore --state "$S" >"$T/out" 2>"$T/err"
+rc_is "a tune restore during the hold exits 1" 1 $?
+check "the hold's journal still holds its own changes" test "$(jget "$S" 'len(d["changes"])')" -eq 4
+wait $hold
+rc_is "the first hold ends normally" 0 $?
+check "after both: the tree is byte-identical" diff -r "$FIX/intel-ipc-untuned" "$T/tree"
+check "... and no snapshot is left" test ! -e "$S"
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 3 -q --only timer-migration
+"$JL" tune hold --sysroot "$T/tree" --state "$S" -a 3 -q --only idle-states -D 1 >"$T/out" 2>"$T/err"
+rc_is "a hold over the journal of an apply exits 1" 1 $?
+check "... and says to restore first" grep -q 'tune restore.*first' "$T/err"
+"$JL" tune restore --state "$S" -q
+check "... the apply is then restored as usual" diff -r "$FIX/intel-ipc-untuned" "$T/tree"
+
+# --- SIGHUP (a dropped ssh session) during tune hold restores --------------------
+fresh intel-ipc-untuned
+"$JL" tune hold --sysroot "$T/tree" --state "$S" -a 3 -q --only timer-migration,idle-states -D 30 2>"$T/err" &
+hold=$!
+sleep 1
+check "hold: the tree is tuned before SIGHUP" grep -qx 0 "$T/tree/proc/sys/kernel/timer_migration"
+kill -HUP $hold
+wait $hold
+rc_is "tune hold ended by SIGHUP exits 0" 0 $?
+check "... restored: the tree is byte-identical" diff -r "$FIX/intel-ipc-untuned" "$T/tree"
+check "... and the journal is gone" test ! -e "$S"
+
+# --- apply --budget 500us then --budget 50us: restore returns the very first values --
+fresh intel-ipc-untuned
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 3 -q --budget 500us
+check "500 us: resume latency limit 250" grep -qx 250 "$T/tree/sys/devices/system/cpu/cpu3/power/pm_qos_resume_latency_us"
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 3 -q --budget 50us
+check "50 us: resume latency limit 25" grep -qx 25 "$T/tree/sys/devices/system/cpu/cpu3/power/pm_qos_resume_latency_us"
+pyt "$S" <<'EOF'
+c = {x["path"]: x for x in d["changes"]}
+t("the journal keeps the resume latency from before the first apply", 'c["/sys/devices/system/cpu/cpu3/power/pm_qos_resume_latency_us"]["old"] == "0"')
+EOF
+"$JL" tune restore --state "$S" -q
+check "restore after 500 us then 50 us: tree byte-identical to the original" diff -r "$FIX/intel-ipc-untuned" "$T/tree"
+
+# --- run --tune --json records config.tune and the tuned system ---------------------
+fresh intel-ipc-untuned
+JITTERLAB_TUNE_STATE=$S "$JL" run --sysroot "$T/tree" -a 1 -D 1 -q --tune --json "$T/tuned.json" >"$T/out" 2>"$T/err"
+rc_is "run --tune against a fixture copy exits 0" 0 $?
+pyt "$T/tuned.json" <<'EOF'
+tu = d["config"]["tune"]
+c = {x["path"]: x for x in tu["changes"]}
+t("config.tune names the profile and budget", 'tu["profile"] == "latency" and tu["budget_ns"] == 50000')
+t("config.tune.changes lists timer migration 1 -> 0", 'c["/proc/sys/kernel/timer_migration"] == {"action": "timer-migration", "path": "/proc/sys/kernel/timer_migration", "old": "1", "new": "0"}')
+t("system shows the tuned timer migration", 'd["system"]["sched"]["timer_migration"] == 0')
+EOF
+check "run --tune restored the tree" diff -r "$FIX/intel-ipc-untuned/proc" "$T/tree/proc"
+"$JL" run --sysroot "$T/tree" -a 1 -D 1 -q --json "$T/plain.json" >"$T/out" 2>"$T/err"
+check "without --tune config.tune is null" test "$(jget "$T/plain.json" 'd["config"]["tune"]')" = None
+
 # --- bad input -----------------------------------------------------------------
-BAD_SUBCOMMAND="tune apply --state $T/bad-state.json --sysroot $FIX/intel-ipc-untuned"
+# (on a copy: a binary that took these would tune the tree, or hold it and be killed)
+cp -a "$FIX/intel-ipc-untuned" "$T/hold-tree"
+BAD_SUBCOMMAND="tune apply --state $T/bad-state.json --sysroot $T/hold-tree"
 bad "--budget 0" '--budget 0: must be greater than 0' --budget 0
 bad "--budget -5" '--budget' --budget -5
 bad "unknown action" "unknown action 'turbo'.*idle-states" --only turbo
 bad "unknown profile" '--profile' --profile fastest
 bad "--boost maybe" '--boost' --boost maybe
 bad "CPU not online" '--cpus.*not online' -a 64
+BAD_SUBCOMMAND="tune hold --state $T/bad-state.json --sysroot $T/hold-tree"
+bad "hold -D beyond a year" '--duration 9223372036854775807ns: must be at most 1 year' -D 9223372036854775807ns
+bad "hold -D 366 days" '--duration 8785h: must be at most 1 year' -D 8785h
+check "the refused holds left the tree alone" diff -r "$FIX/intel-ipc-untuned" "$T/hold-tree"
 BAD_SUBCOMMAND=tune
 bad "unknown verb" "unknown verb" fix
 BAD_SUBCOMMAND=run
@@ -118,6 +233,29 @@ if ! is_root; then
     ok "on this machine # SKIP not root"
     exit 0
 fi
+# The test's own snapshot of every file tune may change here, put back by the
+# shell (never by the binary under test) when the script ends, however it ends.
+machine_files() {
+    ls /proc/sys/kernel/timer_migration /proc/sys/kernel/sched_rt_runtime_us \
+        /proc/irq/*/smp_affinity_list /sys/devices/system/cpu/cpu*/power/pm_qos_resume_latency_us \
+        /sys/devices/system/cpu/cpu*/cpuidle/state*/disable \
+        /sys/devices/system/cpu/cpufreq/policy*/scaling_governor \
+        /sys/devices/system/cpu/cpufreq/policy*/scaling_m??_freq \
+        /sys/devices/system/cpu/cpufreq/policy*/energy_performance_preference 2>/dev/null
+}
+machine_snapshot() { for f in $(machine_files); do printf '%s\t%s\n' "$f" "$(cat "$f")"; done; }
+machine_snapshot >"$T/machine.snap"
+machine_put_back() {
+    tab=$(printf '\t')
+    while IFS=$tab read -r f v; do
+        [ "$(cat "$f" 2>/dev/null)" = "$v" ] || echo "$v" >"$f" 2>/dev/null
+    done <"$T/machine.snap"
+}
+trap 'machine_put_back; rm -rf "$T"' EXIT
+machine_as_snapshot() { # NAME: after a restore, every file equals the snapshot
+    machine_snapshot >"$T/machine.now"
+    if cmp -s "$T/machine.snap" "$T/machine.now"; then ok "$1"; else not_ok "$1" "$(diff "$T/machine.snap" "$T/machine.now" | grep "^[<>]" | head -8 | tr '\n' ' ')"; fi
+}
 tm_before=$(cat /proc/sys/kernel/timer_migration)
 irq_before=$(cat /proc/irq/*/smp_affinity_list 2>/dev/null | tr '\n' ' ')
 rl_before=$(cat /sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us 2>/dev/null)
@@ -137,6 +275,8 @@ rc_is "tune restore on this machine exits 0" 0 $?
 check "timer migration restored" test "$(cat /proc/sys/kernel/timer_migration)" = "$tm_before"
 check "IRQ affinities restored" test "$(cat /proc/irq/*/smp_affinity_list 2>/dev/null | tr '\n' ' ')" = "$irq_before"
 check "resume latency restored" test "$(cat /sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us 2>/dev/null)" = "$rl_before"
+machine_as_snapshot "after tune restore every file equals the test's snapshot"
+machine_put_back
 
 S=$T/hold-state.json
 "$JL" tune hold --cpus 1 --only pm-qos,timer-migration -D 2 --state "$S" -q &
@@ -151,6 +291,8 @@ check "hold: PM QoS held at half the 50 us budget" test "$pm_during" = 25
 check "hold: timer migration restored at the end" test "$(cat /proc/sys/kernel/timer_migration)" = "$tm_before"
 check "hold: PM QoS released at the end" test "$(head -c 4 /dev/cpu_dma_latency | od -An -td4 | tr -d ' ')" = 2000000000
 check "hold: no snapshot left" test ! -e "$S"
+machine_as_snapshot "after tune hold every file equals the test's snapshot"
+machine_put_back
 
 S=$T/run-state.json
 JITTERLAB_TUNE_STATE=$S "$JL" run -a 1 -D 20 -q --tune=realtime --json "$T/run.json" 2>"$T/err" &
@@ -166,6 +308,8 @@ check "run --tune: PM QoS held at half the budget during the run" test "$pm_duri
 check "run --tune: timer migration restored after SIGINT" test "$(cat /proc/sys/kernel/timer_migration)" = "$tm_before"
 check "run --tune: IRQ affinities restored after SIGINT" test "$(cat /proc/irq/*/smp_affinity_list 2>/dev/null | tr '\n' ' ')" = "$irq_before"
 check "run --tune: no snapshot left" test ! -e "$S"
+machine_as_snapshot "after run --tune every file equals the test's snapshot"
+machine_put_back
 pyt "$T/run.json" <<'EOF'
 t("run --tune: the document is complete and interrupted", 'd["interrupted"] is True and d["all"]["samples"] > 0')
 EOF
@@ -183,8 +327,6 @@ check "... and the next invocation warns about it" grep -q 'WARNING: settings ch
 "$JL" tune restore --state "$S" >"$T/out" 2>"$T/err"
 rc_is "... and tune restore recovers it" 0 $?
 check "... timer migration back" test "$(cat /proc/sys/kernel/timer_migration)" = "$tm_before"
-
-# leave the machine as found, whatever happened above
-"$JL" tune restore --state "$T/machine.json" -q 2>/dev/null
-"$JL" tune restore --state "$S" -q 2>/dev/null
+machine_as_snapshot "after the recovery every file equals the test's snapshot"
+# the EXIT trap puts the snapshot back, whatever happened above
 true

@@ -1,7 +1,9 @@
 /*
  * Tuning plans against fixture trees (what each action would change for a
  * budget), the profile and action tables, value comparison after a write,
- * and the journal written and read back.
+ * the journal written and read back, and the safety of apply and restore on
+ * temporary trees: the allow-list, symlinks, journal ownership, the lock,
+ * values of any length, and the EPP/governor order of intel_pstate.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,13 +11,16 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sys/tune.h"
 #include "test_fixture.h"
+#include "test_tree.h"
 
 static struct tune_plan plan;
 
@@ -152,6 +157,326 @@ static void test_tune_journal_round_trip(void **state)
     assert_int_equal(tune_journal_load(path, &back, err, sizeof(err)), 1);
 }
 
+static const char *const rl_path = "/sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us";
+
+/* Plans resume-latency for CPU 1 of the tree at root, now holding value. */
+static void build_resume_latency(const char *root, const char *value, int64_t budget_ns)
+{
+    static struct sysroot sr;
+    write_text(root, rl_path, value);
+    sysroot_init(&sr, root);
+    struct tune_request rq = {
+        .sr = &sr, .budget_ns = budget_ns, .boost = -1, .actions = only("resume-latency")};
+    const char *why;
+    assert_int_equal(cpulist_parse("1", &rq.targets, &why), 0);
+    tune_plan_free(&plan);
+    assert_int_equal(tune_plan_build(&rq, &plan), 0);
+}
+
+static void test_tune_resume_latency_never_loosens_a_stricter_limit(void **state)
+{
+    const char *root = *state;
+    build_resume_latency(root, "n/a\n", 50000); /* none allowed: stricter than 25 us */
+    assert_int_equal(plan.n, 0);
+    build_resume_latency(root, "10\n", 50000);
+    assert_int_equal(plan.n, 0);
+    build_resume_latency(root, "0\n", 50000); /* 0 = no limit */
+    assert_int_equal(plan.n, 1);
+    assert_string_equal(plan.change[0].new_value, "25");
+    build_resume_latency(root, "100\n", 50000);
+    assert_int_equal(plan.n, 1);
+    build_resume_latency(root, "1\n", 500); /* below 1 us: n/a, stricter than 1 */
+    assert_int_equal(plan.n, 1);
+    assert_string_equal(plan.change[0].new_value, "n/a");
+    build_resume_latency(root, "n/a\n", 500);
+    assert_int_equal(plan.n, 0);
+}
+
+static char *read_all(const char *root, const char *rel)
+{
+    static struct sysroot sr;
+    sysroot_init(&sr, root);
+    char *v = NULL;
+    assert_true(sysroot_read_value(&sr, rel, &v) >= 0);
+    return v;
+}
+
+static void assert_file(const char *root, const char *rel, const char *want)
+{
+    char *v = read_all(root, rel);
+    assert_string_equal(v, want);
+    free(v);
+}
+
+static void journal_path(const char *root, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/state/tune-state.json", root);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/state", root);
+    mkdir(dir, 0700);
+}
+
+/* Writes a journal by hand, as an attacker could: one change. */
+static void craft_journal(const char *root, const char *state, const char *action, const char *path,
+                          const char *old_value)
+{
+    char doc[4096];
+    snprintf(doc, sizeof doc,
+             "{\"tool\": \"jitterlab\", \"schema\": 1, \"kind\": \"tune-state\", \"mode\": "
+             "\"apply\", \"pid\": 1, \"complete\": true, \"sysroot\": \"%s/tree\", "
+             "\"changes\": [{\"action\": \"%s\", \"path\": \"%s\", \"old\": \"%s\", \"new\": "
+             "\"0\"}]}\n",
+             root, action, path, old_value);
+    FILE *f = fopen(state, "w");
+    assert_non_null(f);
+    fputs(doc, f);
+    fclose(f);
+    chmod(state, 0600);
+}
+
+static void test_tune_restore_writes_only_allowed_paths_beneath_the_tree(void **state)
+{
+    const char *root = *state;
+    char st[PATH_MAX], failed[2048], err[512], outside[PATH_MAX], link[PATH_MAX];
+    int restored;
+    journal_path(root, st, sizeof st);
+    write_text(root, "/outside", "precious\n");
+    write_text(root, "/tree/proc/sys/kernel/timer_migration", "0\n");
+    snprintf(outside, sizeof outside, "%s/outside", root);
+
+    /* ".." out of the tree */
+    craft_journal(root, st, "timer-migration", "/proc/sys/kernel/../../../outside", "evil");
+    assert_int_equal(tune_restore(st, NULL, failed, sizeof failed, &restored, err, sizeof err), -1);
+    assert_non_null(strstr(err, "'..'"));
+    assert_file(root, "/outside", "precious");
+
+    /* a path no action writes */
+    craft_journal(root, st, "timer-migration", "/outside", "evil");
+    assert_int_equal(tune_restore(st, NULL, failed, sizeof failed, &restored, err, sizeof err), -1);
+    assert_non_null(strstr(err, "outside what this action writes"));
+    craft_journal(root, st, "thp", "/proc/sys/kernel/timer_migration", "evil");
+    assert_int_equal(tune_restore(st, NULL, failed, sizeof failed, &restored, err, sizeof err), -1);
+    assert_file(root, "/outside", "precious");
+
+    /* an allowed path that is a symlink in the tree, pointing outside */
+    snprintf(link, sizeof link, "%s/tree/proc/sys/kernel/nmi_watchdog", root);
+    assert_int_equal(symlink(outside, link), 0);
+    craft_journal(root, st, "nmi-watchdog", "/proc/sys/kernel/nmi_watchdog", "evil");
+    assert_int_equal(tune_restore(st, NULL, failed, sizeof failed, &restored, err, sizeof err), -1);
+    assert_non_null(strstr(failed, "/proc/sys/kernel/nmi_watchdog"));
+    assert_file(root, "/outside", "precious");
+    /* ... and a symlinked directory on the way */
+    char dir_link[PATH_MAX];
+    write_text(root, "/elsewhere/enabled", "always [madvise] never\n");
+    snprintf(dir_link, sizeof dir_link, "%s/tree/sys/kernel/mm/transparent_hugepage", root);
+    write_text(root, "/tree/sys/kernel/mm/.keep", "");
+    snprintf(link, sizeof link, "%s/elsewhere", root);
+    assert_int_equal(symlink(link, dir_link), 0);
+    craft_journal(root, st, "thp", "/sys/kernel/mm/transparent_hugepage/enabled", "never");
+    assert_int_equal(tune_restore(st, NULL, failed, sizeof failed, &restored, err, sizeof err), -1);
+    assert_file(root, "/elsewhere/enabled", "always [madvise] never");
+    /* the fallback walk refuses the same */
+    struct sysroot sr;
+    char tree[PATH_MAX];
+    snprintf(tree, sizeof tree, "%s/tree", root);
+    sysroot_init(&sr, tree);
+    assert_int_equal(sysroot_open_walk(&sr, "/sys/kernel/mm/transparent_hugepage/enabled", 1),
+                     -ELOOP);
+    assert_int_equal(sysroot_open_walk(&sr, "/proc/sys/kernel/nmi_watchdog", 1), -ELOOP);
+    assert_int_equal(sysroot_open_walk(&sr, "/proc/../../outside", 1), -EXDEV);
+    int fd = sysroot_open_walk(&sr, "/proc/sys/kernel/timer_migration", 0);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(st);
+}
+
+static void test_tune_journal_of_others_is_refused(void **state)
+{
+    const char *root = *state;
+    char st[PATH_MAX], err[512], dir[PATH_MAX];
+    static struct tune_journal j;
+    journal_path(root, st, sizeof st);
+    write_text(root, "/tree/proc/sys/kernel/timer_migration", "0\n");
+    craft_journal(root, st, "timer-migration", "/proc/sys/kernel/timer_migration", "1");
+    assert_int_equal(tune_journal_load(st, &j, err, sizeof err), 0);
+    tune_plan_free(&j.changes);
+    chmod(st, 0622);
+    assert_int_equal(tune_journal_load(st, &j, err, sizeof err), -1);
+    assert_non_null(strstr(err, "writable by group or others"));
+    chmod(st, 0600);
+    snprintf(dir, sizeof dir, "%s/state", root);
+    chmod(dir, 0777);
+    assert_int_equal(tune_journal_load(st, &j, err, sizeof err), -1);
+    assert_non_null(strstr(err, "writable by others"));
+    chmod(dir, 01777); /* sticky, like /tmp: fine */
+    assert_int_equal(tune_journal_load(st, &j, err, sizeof err), 0);
+    tune_plan_free(&j.changes);
+    chmod(dir, 0700);
+    char link[PATH_MAX];
+    snprintf(link, sizeof link, "%s/state/link.json", root);
+    assert_int_equal(symlink(st, link), 0);
+    assert_int_equal(tune_journal_load(link, &j, err, sizeof err), -1);
+    assert_non_null(strstr(err, "symbolic link"));
+    unlink(link);
+    unlink(st);
+}
+
+static void test_tune_lock_refuses_a_second_session(void **state)
+{
+    const char *root = *state;
+    char st[PATH_MAX], err[512];
+    int first, second;
+    journal_path(root, st, sizeof st);
+    assert_int_equal(tune_lock(st, TUNE_MODE_HOLD, &first, err, sizeof err), 0);
+    assert_int_equal(tune_lock(st, TUNE_MODE_RUN, &second, err, sizeof err), 1);
+    char pid[32];
+    snprintf(pid, sizeof pid, "pid %ld (hold)", (long)getpid());
+    assert_non_null(strstr(err, pid));
+    tune_unlock(first);
+    assert_int_equal(tune_lock(st, TUNE_MODE_RUN, &second, err, sizeof err), 0);
+    tune_unlock(second);
+}
+
+static void test_tune_session_refuses_a_journal_of_an_apply(void **state)
+{
+    const char *root = *state;
+    char st[PATH_MAX], err[512], tree[PATH_MAX];
+    journal_path(root, st, sizeof st);
+    write_text(root, "/tree/proc/sys/kernel/timer_migration", "1\n");
+    snprintf(tree, sizeof tree, "%s/tree", root);
+    struct sysroot sr;
+    sysroot_init(&sr, tree);
+    struct tune_result res;
+    tune_plan_free(&plan);
+    tune_plan_add(&plan, "timer-migration", "/proc/sys/kernel/timer_migration", "1", "0", NULL);
+    assert_int_equal(tune_apply(&sr, &plan, st, TUNE_MODE_APPLY, NULL, &res, err, sizeof err), 0);
+    assert_int_equal(tune_apply(&sr, &plan, st, TUNE_MODE_RUN, NULL, &res, err, sizeof err), -1);
+    assert_non_null(strstr(err, "tune restore"));
+    unlink(st);
+}
+
+static void test_tune_long_values_are_restored_in_full(void **state)
+{
+    const char *root = *state;
+    char st[PATH_MAX], failed[2048], err[512], tree[PATH_MAX], list[2048] = "";
+    int restored;
+    /* every odd CPU of a 256-CPU machine: 456 characters */
+    for (int cpu = 1; cpu < 256; cpu += 2) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%d", used ? "," : "", cpu);
+    }
+    assert_int_equal(strlen(list), 456);
+    char line[2100];
+    snprintf(line, sizeof line, "%s\n", list);
+    write_text(root, "/tree/proc/irq/30/smp_affinity_list", line);
+    journal_path(root, st, sizeof st);
+    snprintf(tree, sizeof tree, "%s/tree", root);
+    struct sysroot sr;
+    sysroot_init(&sr, tree);
+    struct tune_result res;
+    tune_plan_free(&plan);
+    tune_plan_add(&plan, "irq-affinity", "/proc/irq/30/smp_affinity_list", list, "0", NULL);
+    assert_int_equal(tune_apply(&sr, &plan, st, TUNE_MODE_APPLY, NULL, &res, err, sizeof err), 0);
+    assert_int_equal(res.applied, 1);
+    assert_file(tree, "/proc/irq/30/smp_affinity_list", "0");
+    assert_int_equal(tune_restore(st, NULL, failed, sizeof failed, &restored, err, sizeof err), 0);
+    assert_file(tree, "/proc/irq/30/smp_affinity_list", list);
+    /* "verified" means the whole value: a cut one does not match */
+    char cut[300];
+    snprintf(cut, sizeof cut, "%.255s", list);
+    assert_false(tune_value_matches(list, cut));
+}
+
+/* intel_pstate's rule: EPP cannot be written while the governor is
+ * performance (EBUSY). */
+static int pstate_write(const struct tune_io *io, const struct sysroot *sr, const char *path,
+                        const char *value)
+{
+    (void)io;
+    const char *epp = strstr(path, "energy_performance_preference");
+    if (epp) {
+        char gov[256];
+        snprintf(gov, sizeof gov, "%.*sscaling_governor", (int)(epp - path), path);
+        char *g = NULL;
+        bool busy = sysroot_read_value(sr, gov, &g) >= 0 && strcmp(g, "performance") == 0;
+        free(g);
+        if (busy)
+            return -EBUSY;
+    }
+    return tune_io_machine.write(&tune_io_machine, sr, path, value);
+}
+
+static void test_tune_epp_follows_the_intel_pstate_rule(void **state)
+{
+    const char *root = *state;
+    static const struct tune_io pstate = {pstate_write, NULL, NULL};
+    struct tune_io io = pstate;
+    io.read = tune_io_machine.read;
+    const char *base = "/sys/devices/system/cpu/cpufreq/policy3";
+    char st[PATH_MAX], failed[2048], err[512], tree[PATH_MAX], gov[256], epp[256];
+    int restored;
+    snprintf(gov, sizeof gov, "%s/scaling_governor", base);
+    snprintf(epp, sizeof epp, "%s/energy_performance_preference", base);
+    /* the plan of the untuned Intel machine sets EPP before the governor */
+    build("intel-ipc-untuned", "3", 50000, only("cpufreq"));
+    int gov_at = -1, epp_at = -1;
+    for (int i = 0; i < plan.n; i++) {
+        if (strcmp(plan.change[i].path, gov) == 0)
+            gov_at = i;
+        if (strcmp(plan.change[i].path, epp) == 0)
+            epp_at = i;
+    }
+    assert_true(epp_at >= 0 && gov_at > epp_at);
+    snprintf(tree, sizeof tree, "%s/tree", root);
+    for (int i = 0; i < plan.n; i++) {
+        char line[256];
+        snprintf(line, sizeof line, "%s\n", plan.change[i].old_value);
+        char rel[300];
+        snprintf(rel, sizeof rel, "/tree%s", plan.change[i].path);
+        write_text(root, rel, line);
+    }
+    journal_path(root, st, sizeof st);
+    struct sysroot sr;
+    sysroot_init(&sr, tree);
+    struct tune_result res;
+    assert_int_equal(tune_apply(&sr, &plan, st, TUNE_MODE_APPLY, &io, &res, err, sizeof err), 0);
+    assert_int_equal(res.refused, 0);
+    assert_file(tree, gov, "performance");
+    assert_file(tree, epp, "performance");
+    assert_int_equal(tune_restore(st, &io, failed, sizeof failed, &restored, err, sizeof err), 0);
+    assert_file(tree, gov, "powersave");
+    assert_file(tree, epp, "balance_performance");
+
+    /* a journal in the other order: the EBUSY write is retried after the rest */
+    tune_plan_free(&plan);
+    tune_plan_add(&plan, "cpufreq", gov, "powersave", "performance", NULL);
+    tune_plan_add(&plan, "cpufreq", epp, "balance_performance", "performance", NULL);
+    assert_int_equal(tune_apply(&sr, &plan, st, TUNE_MODE_APPLY, &io, &res, err, sizeof err), 0);
+    write_text(tree, gov, "performance\n");
+    write_text(tree, epp, "performance\n");
+    assert_int_equal(tune_restore(st, &io, failed, sizeof failed, &restored, err, sizeof err), 0);
+    assert_file(tree, gov, "powersave");
+    assert_file(tree, epp, "balance_performance");
+}
+
+static void test_tune_allow_list_comes_from_the_actions(void **state)
+{
+    (void)state;
+    assert_null(tune_path_refusal("irq-affinity", "/proc/irq/9/smp_affinity_list"));
+    assert_null(
+        tune_path_refusal("idle-states", "/sys/devices/system/cpu/cpu1/cpuidle/state3/disable"));
+    assert_null(tune_path_refusal("timer-migration", "/proc/sys/kernel/timer_migration"));
+    assert_non_null(tune_path_refusal("timer-migration", "/proc/sys/kernel/core_pattern"));
+    assert_non_null(tune_path_refusal("irq-affinity", "/proc/irq/../sys/kernel/core_pattern"));
+    assert_non_null(tune_path_refusal("irq-affinity", "/proc/irq/"));
+    assert_non_null(tune_path_refusal("idle-states", "/sys/devices/system/cpu/./cpu1"));
+    assert_non_null(tune_path_refusal("turbo", "/proc/irq/9/smp_affinity_list"));
+    assert_non_null(tune_path_refusal("irq-affinity", "proc/irq/9/smp_affinity_list"));
+    /* every action names what it writes */
+    for (int i = 0; i < tune_action_count; i++)
+        assert_non_null(tune_actions[i].writes);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -168,6 +493,22 @@ int main(void)
         cmocka_unit_test(test_tune_profiles_and_opt_in_actions),
         cmocka_unit_test(test_tune_value_matches_what_the_kernel_reads_back),
         cmocka_unit_test(test_tune_journal_round_trip),
+        cmocka_unit_test(test_tune_allow_list_comes_from_the_actions),
+        cmocka_unit_test_setup_teardown(test_tune_resume_latency_never_loosens_a_stricter_limit,
+                                        temp_tree_setup, temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_tune_restore_writes_only_allowed_paths_beneath_the_tree, temp_tree_setup,
+            temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_tune_journal_of_others_is_refused, temp_tree_setup,
+                                        temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_tune_lock_refuses_a_second_session, temp_tree_setup,
+                                        temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_tune_session_refuses_a_journal_of_an_apply,
+                                        temp_tree_setup, temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_tune_long_values_are_restored_in_full, temp_tree_setup,
+                                        temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_tune_epp_follows_the_intel_pstate_rule,
+                                        temp_tree_setup, temp_tree_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
