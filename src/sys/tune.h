@@ -20,7 +20,6 @@
 
 #define TUNE_DEFAULT_STATE "/run/jitterlab/tune-state.json"
 /* The longest hold (tune hold -D): a year. */
-#define TUNE_MAX_DURATION_NS (INT64_C(365) * 24 * 3600 * 1000000000)
 
 enum tune_profile_bits {
     TUNE_PROFILE_LATENCY = 1u << 0,

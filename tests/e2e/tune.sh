@@ -220,8 +220,8 @@ bad "unknown profile" '--profile' --profile fastest
 bad "--boost maybe" '--boost' --boost maybe
 bad "CPU not online" '--cpus.*not online' -a 64
 BAD_SUBCOMMAND="tune hold --state $T/bad-state.json --sysroot $T/hold-tree"
-bad "hold -D beyond a year" '--duration 9223372036854775807ns: must be at most 1 year' -D 9223372036854775807ns
-bad "hold -D 366 days" '--duration 8785h: must be at most 1 year' -D 8785h
+bad "hold -D beyond a year" '--duration 9223372036854775807ns: must be at most 8784h' -D 9223372036854775807ns
+bad "hold -D beyond 366 days" '--duration 8785h: must be at most 8784h' -D 8785h
 check "the refused holds left the tree alone" diff -r "$FIX/intel-ipc-untuned" "$T/hold-tree"
 BAD_SUBCOMMAND=tune
 bad "unknown verb" "unknown verb" fix
