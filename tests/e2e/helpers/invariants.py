@@ -368,7 +368,7 @@ def main():
             ks = [(r["t"] - r["lat"]) // interval for r in rows]
             equal(who + ": the first sample is planned cycle 0", ks[0], 0, "first cycle index")
             check(who + ": planned cycles strictly increase", all(b > a_ for a_, b in zip(ks, ks[1:])),
-                  "first out of order at %r" % next(((i, a_, b) for i, (a_, b) in enumerate(zip(ks, ks[1:])) if b <= a_), None))
+                  "first out of order at %r" % (next(((i, a_, b) for i, (a_, b) in enumerate(zip(ks, ks[1:])) if b <= a_), None),))
             gaps = [b - a_ - 1 for a_, b in zip(ks, ks[1:])]
             csv_missed = sum(gaps)
             if n_planned is not None:
