@@ -6,6 +6,7 @@
 # installed libraries. `make asan` builds a sanitized tree in build-asan/ and
 # runs the whole suite with it; `make valgrind` runs the unit tests under
 # valgrind; `make lint` runs clang-format (check only) and cppcheck.
+# `make mutants` runs the mutation harness (tools/mutants.sh).
 
 PREFIX  ?= /usr/local
 BUILD   ?= build
@@ -34,7 +35,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRC := $(wildcard tests/e2e/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/e2e/helpers/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test check asan valgrind lint format install uninstall clean tests
+.PHONY: all deps run test check asan valgrind lint format install uninstall clean tests mutants
 
 all: $(BUILD)/jitterlab
 
@@ -75,6 +76,12 @@ asan: deps
 	    EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    EXTRA_LDFLAGS="-fsanitize=address,undefined" tests
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh build-asan
+
+# Mutation testing (not part of test): each tests/mutants/*.mutant is applied
+# to a copy of the tree and must make a test fail. MUTANTS_FULL=1 runs the
+# whole suite per mutant instead of the patterns each mutant names.
+mutants:
+	@sh tools/mutants.sh
 
 valgrind: deps
 	@$(MAKE) --no-print-directory tests

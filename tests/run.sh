@@ -1,13 +1,18 @@
 #!/bin/sh
 # jitterlab test runner: every cmocka unit binary in BUILD/tests and every
 # end-to-end script in tests/e2e, all speaking TAP ("ok N - name" /
-# "not ok N - name"). Ends with "N passed, N failed"; exits 1 on any failure.
+# "not ok N - name"; "ok N - name # SKIP why" is a skip, not a pass). Each
+# suite runs under timeout (UNIT_TIMEOUT s per unit binary, E2E_TIMEOUT s
+# per script); a suite that times out or exits non-zero without a failing
+# check counts as one failure naming it. The last line is always
+# "N passed, N failed, N skipped"; exits 1 on any failure.
 #   tests/run.sh BUILD [--valgrind] [--unit-only] [PATTERN]
 build=${1:-build}; shift || true
 valgrind=""; unit_only=""; pattern=""
+unit_timeout=${UNIT_TIMEOUT:-60}; e2e_timeout=${E2E_TIMEOUT:-300}
 for a in "$@"; do
     case "$a" in
-    --valgrind) valgrind="valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"; unit_only=1 ;;
+    --valgrind) valgrind="valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"; unit_only=1; unit_timeout=$((unit_timeout * 10)) ;;
     --unit-only) unit_only=1 ;;
     *) pattern="$a" ;;
     esac
@@ -15,25 +20,29 @@ done
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$top" && cd "$build" && pwd) || { echo "no build dir" >&2; exit 1; }
 log=$(mktemp -d "${TMPDIR:-/tmp}/jitterlab-tests.XXXXXX")
-passed=0; failed=0; failures=""
+passed=0; failed=0; skipped=0; failures=""
 
-count() { # $1 = TAP output file, $2 = suite name, $3 = exit status
-    p=$(grep -c '^ok ' "$1"); f=$(grep -c '^not ok ' "$1")
-    if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+count() { # $1 = TAP output file, $2 = suite name, $3 = exit status, $4 = timeout (s)
+    s=$(grep -Eci '^ok [^#]*#[[:space:]]*skip' "$1")
+    p=$(($(grep -c '^ok ' "$1") - s)); f=$(grep -c '^not ok ' "$1")
+    if [ "$3" -eq 124 ] || [ "$3" -eq 137 ]; then
+        f=$((f + 1)); echo "not ok - $2 timed out after $4 s" >>"$1"
+    elif [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
         f=1; echo "not ok - $2 exited with status $3" >>"$1"
     fi
-    passed=$((passed + p)); failed=$((failed + f))
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
     [ "$f" -gt 0 ] && failures="$failures $2"
     grep -E '^(not ok|# )' "$1" | grep -v '^# ok' | sed "s|^|  $2: |"
-    echo "$2: $p passed, $f failed"
+    grep -Ei '^ok [^#]*#[[:space:]]*skip' "$1" | sed "s|^|  $2: |"
+    echo "$2: $p passed, $f failed, $s skipped"
 }
 
 for t in "$build"/tests/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
     [ -n "$pattern" ] && case "$name" in *$pattern*) ;; *) continue ;; esac
-    JL_TOP="$top" CMOCKA_MESSAGE_OUTPUT=TAP $valgrind "$t" >"$log/$name.out" 2>&1
-    count "$log/$name.out" "$name" $?
+    JL_TOP="$top" CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 5 "$unit_timeout" $valgrind "$t" >"$log/$name.out" 2>&1
+    count "$log/$name.out" "$name" $? "$unit_timeout"
 done
 
 if [ -z "$unit_only" ]; then
@@ -42,12 +51,12 @@ if [ -z "$unit_only" ]; then
         name=$(basename "$s" .sh)
         [ "$name" = lib ] && continue
         [ -n "$pattern" ] && case "$name" in *$pattern*) ;; *) continue ;; esac
-        JL="$build/jitterlab" JL_BUILD="$build" JL_TOP="$top" sh "$s" >"$log/$name.out" 2>&1
-        count "$log/$name.out" "e2e/$name" $?
+        JL="$build/jitterlab" JL_BUILD="$build" JL_TOP="$top" timeout -k 10 "$e2e_timeout" sh "$s" >"$log/$name.out" 2>&1
+        count "$log/$name.out" "e2e/$name" $? "$e2e_timeout"
     done
 fi
 
 [ -n "$failures" ] && echo "failing suites:$failures (logs in $log)"
 [ -z "$failures" ] && rm -rf "$log"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -83,8 +83,10 @@ check "live machine: valid JSON" python3 -m json.tool "$T/live.json"
 check "live machine: kind inspect with a verdict" test "$(jget "$T/live.json" 'd["kind"] + " " + str(d["verdict"] in ("ready", "not-ready"))')" = "inspect True"
 
 # --- jitterlab run embeds the same system object (20 cycles on CPU 1) -----------
-"$JL" run -a 1 -i 1ms -l 20 -q --json "$T/run.json" >/dev/null 2>"$T/err"
-rc_is "short run exits 0" 0 $?
+"$JL" run -a 1 -i 1ms -l 20 -q --json "$T/run.json" --samples "$T/run.csv" >/dev/null 2>"$T/err"
+rc=$?
+rc_is "short run exits 0" 0 $rc
+inv "short run" "$T/run.json" --samples "$T/run.csv" --exit-code $rc
 check "run's system object has inspect's keys" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))["system"]; i = json.load(open(sys.argv[2]))["system"]

@@ -14,18 +14,35 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 # The repository and build folder when run by hand (the runner sets both).
 : "${JL_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${JL_BUILD:=$(dirname "$JL")}"
-# pyt FILE [KEY=VALUE...] < CHECKS: Python checks (tests/e2e/helpers/tapcheck.py)
-# printed as TAP lines through ok / not_ok.
-pyt() {
-    python3 "$JL_TOP/tests/e2e/helpers/tapcheck.py" "$@" >"$T/pyt.out" 2>"$T/pyt.err" ||
-        printf 'fail\tpython checks completed\t%s\n' "$(tail -3 "$T/pyt.err" | tr '\n' ' ')" >>"$T/pyt.out"
+# tap_lines FILE: prints the "ok<TAB>NAME", "fail<TAB>NAME<TAB>WHY" and
+# "note<TAB>TEXT" lines of a Python helper as TAP lines through ok / not_ok.
+tap_lines() {
     while IFS='	' read -r st nm why; do
         case $st in
         ok) ok "$nm" ;;
         fail) not_ok "$nm" "$why" ;;
         note) echo "# $nm" ;;
         esac
-    done <"$T/pyt.out"
+    done <"$1"
+}
+# pyt FILE [KEY=VALUE...] < CHECKS: Python checks (tests/e2e/helpers/tapcheck.py)
+# printed as TAP lines through ok / not_ok.
+pyt() {
+    python3 "$JL_TOP/tests/e2e/helpers/tapcheck.py" "$@" >"$T/pyt.out" 2>"$T/pyt.err" ||
+        printf 'fail\tpython checks completed\t%s\n' "$(tail -3 "$T/pyt.err" | tr '\n' ' ')" >>"$T/pyt.out"
+    tap_lines "$T/pyt.out"
+}
+# inv LABEL RESULT.json [--samples CSV] [--hist FILE] [--text STDOUT]
+#     [--exit-code N] [--budget-ns N] [--tolerance-ns N]: the cross-output
+# invariants of one run (tests/e2e/helpers/invariants.py), every figure
+# recomputed from the samples CSV, the histogram file, the summary table and
+# the per-CPU entries, as TAP lines.
+inv() {
+    label=$1; shift
+    python3 "$JL_TOP/tests/e2e/helpers/invariants.py" --label "$label" "$@" >"$T/inv.out" 2>"$T/inv.err"
+    irc=$?
+    [ "$irc" -gt 1 ] && printf 'fail\t%s: invariant checker completed\t%s\n' "$label" "$(tail -3 "$T/inv.err" | tr '\n' ' ')" >>"$T/inv.out"
+    tap_lines "$T/inv.out"
 }
 # rc_is NAME WANT GOT: an exit status check
 rc_is() { if [ "$3" -eq "$2" ]; then ok "$1"; else not_ok "$1" "exit status $3, expected $2" "$(tail -3 "$T/err" 2>/dev/null)"; fi; }

@@ -3,9 +3,12 @@
 # (DESIGN.md, schema 1), sample accounting (samples + missed == planned
 # cycles), percentile ordering, the samples CSV, the cyclictest-format
 # histogram file, -l, --report-every, --tolerance, --budget, --clock tsc,
-# --version / help, the plain-text summary, and a run without privileges.
-# Only properties that hold on any machine are asserted, never "latency
-# below X". About 12 s.
+# --version / help, the plain-text summary, a two-CPU run and a run without
+# privileges. Every run that writes JSON also goes through the cross-output
+# invariants (inv, helpers/invariants.py): the CSV, the histogram file and
+# the printed table must agree with the document, figure by figure. --budget
+# and --tolerance are checked from both sides. Only properties that hold on
+# any machine are asserted, never "latency below X". About 16 s.
 . "$(dirname "$0")/lib.sh"
 : "${JL_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
 
@@ -13,7 +16,9 @@
 # --- the reference run: 2 s at 1 ms on CPU 1, every output ---------------
 J=$T/run.json H=$T/hist.txt S=$T/samples.csv
 "$JL" run -a 1 -i 1ms -D 2 -q --json "$J" --histogram-file "$H" --samples "$S" >"$T/out" 2>"$T/err"
-rc_is "2 s run exits 0" 0 $?
+rc=$?
+rc_is "2 s run exits 0" 0 $rc
+inv "2 s run" "$J" --samples "$S" --hist "$H" --exit-code $rc
 check "-q prints nothing on stdout" test ! -s "$T/out"
 check "result document is valid JSON" python3 -m json.tool "$J"
 
@@ -83,47 +88,93 @@ t("histogram file: Max Latencies == floor(max / 1 us)", 'field("# Max Latencies:
 EOF
 
 # --- -l: a fixed number of samples ---------------------------------------
-"$JL" run -a 1 -l 500 -q --json "$T/l.json" 2>"$T/err"
-rc_is "-l 500 exits 0" 0 $?
+"$JL" run -a 1 -l 500 -q --json "$T/l.json" --samples "$T/l.csv" 2>"$T/err"
+rc=$?
+rc_is "-l 500 exits 0" 0 $rc
+inv "-l 500" "$T/l.json" --samples "$T/l.csv" --exit-code $rc
 pyt "$T/l.json" <<'EOF'
 t("-l 500 ends after exactly 500 samples", 'd["all"]["samples"] == 500 and d["cpus"][0]["samples"] == 500', '(d["all"]["samples"], d["cpus"][0]["samples"])')
 EOF
 
 # --- --report-every, by samples and by time ------------------------------
-"$JL" run -a 1 -l 2000 --report-every 500 -q --json "$T/re.json" 2>"$T/err"
-rc_is "--report-every 500 exits 0" 0 $?
+"$JL" run -a 1 -l 2000 --report-every 500 -q --json "$T/re.json" --samples "$T/re.csv" 2>"$T/err"
+rc=$?
+rc_is "--report-every 500 exits 0" 0 $rc
+inv "--report-every 500" "$T/re.json" --samples "$T/re.csv" --exit-code $rc
 pyt "$T/re.json" <<'EOF'
 iv = [i for i in d.get("intervals") or [] if i["cpu"] == 1]
 t("--report-every 500, -l 2000: 4 intervals", 'len(iv) == 4', '[(i["t_s"], i["samples"]) for i in iv]')
 t("--report-every 500: each interval holds 500 samples", 'iv and all(i["samples"] == 500 for i in iv)', '[i["samples"] for i in iv]')
 t("--report-every 500: intervals in time order, min <= mean <= max", 'all(a["t_s"] < b["t_s"] for a, b in zip(iv, iv[1:])) and all(i["min_ns"] <= i["mean_ns"] <= i["max_ns"] for i in iv)', 'iv')
 EOF
-"$JL" run -a 1 -D 2 --report-every 1s -q --json "$T/rt.json" 2>"$T/err"
-rc_is "--report-every 1s exits 0" 0 $?
+"$JL" run -a 1 -D 2 --report-every 1s -q --json "$T/rt.json" --samples "$T/rt.csv" 2>"$T/err"
+rc=$?
+rc_is "--report-every 1s exits 0" 0 $rc
+inv "--report-every 1s" "$T/rt.json" --samples "$T/rt.csv" --exit-code $rc
 pyt "$T/rt.json" <<'EOF'
 iv = [i for i in d.get("intervals") or [] if i["cpu"] == 1]
 t("--report-every 1s, -D 2: 2 intervals for CPU 1", 'len(iv) == 2 and len(d["intervals"]) == 2', '[(i["cpu"], i["t_s"], i["samples"]) for i in d.get("intervals") or []]')
 t("--report-every 1s: interval samples add up to the CPU's samples", 'sum(i["samples"] for i in iv) == d["cpus"][0]["samples"]', '([i["samples"] for i in iv], d["cpus"][0]["samples"])')
 EOF
 
-# --- --tolerance and --budget --------------------------------------------
-"$JL" run -a 1 -D 1 --tolerance 1us -q --json "$T/tol.json" 2>"$T/err"
-rc_is "--tolerance 1us exits 0" 0 $?
-pyt "$T/tol.json" <<'EOF'
-t("--tolerance 1us: config.tolerance_ns == 1000", 'd["config"]["tolerance_ns"] == 1000', 'd["config"].get("tolerance_ns")')
-t("--tolerance 1us: 0 < over_tolerance <= samples", '0 < d["cpus"][0]["latency_ns"]["over_tolerance"] <= d["cpus"][0]["samples"]', '(d["cpus"][0]["latency_ns"]["over_tolerance"], d["cpus"][0]["samples"])')
+# --- --tolerance and --budget, from both sides ------------------------------
+# The CSV recomputation (inv) pins over_tolerance exactly; the two ends pin
+# the unit: below every value counts every sample, above every value none.
+# "5" is a bare number, so microseconds.
+for tolcase in "1ns 1" "5 5000" "10s 10000000000"; do
+    set -- $tolcase
+    "$JL" run -a 1 -D 1 --tolerance "$1" -q --json "$T/tol.json" --samples "$T/tol.csv" 2>"$T/err"
+    rc=$?
+    rc_is "--tolerance $1 exits 0" 0 $rc
+    inv "--tolerance $1" "$T/tol.json" --samples "$T/tol.csv" --tolerance-ns "$2" --exit-code $rc
+    case $1 in
+    1ns) pyt "$T/tol.json" <<'EOF'
+c = d["cpus"][0]
+t("--tolerance 1ns (below every latency): over_tolerance == samples", 'c["latency_ns"]["over_tolerance"] == c["samples"] > 0', '(c["latency_ns"]["over_tolerance"], c["samples"])')
 EOF
-"$JL" run -a 1 -D 1 --budget 1ns -q --json "$T/bud.json" 2>"$T/err"
-rc_is "--budget 1ns exits 3" 3 $?
-check "--budget: stderr says the budget was exceeded" grep -q budget "$T/err"
-pyt "$T/bud.json" <<'EOF'
-t("--budget 1ns still writes the complete JSON", 'd["kind"] == "run" and d["interrupted"] is False and d["all"]["samples"] > 0')
+        ;;
+    10s) pyt "$T/tol.json" <<'EOF'
+c = d["cpus"][0]
+t("--tolerance 10s (above every value): over_tolerance == 0", 'c["latency_ns"]["over_tolerance"] == 0 and c["samples"] > 0', '(c["latency_ns"]["over_tolerance"], c["samples"])')
 EOF
+        ;;
+    esac
+done
+# A budget below every latency must fail the run (3), one far above every
+# latency must pass it (0), and 10ms must decide by the measured max; bare
+# numbers are microseconds. inv recomputes the expected status from the
+# document's max and budget_ns.
+for budcase in "1ns 1 3" "10s 10000000000 0" "10ms 10000000 -" "500 500000 -"; do
+    set -- $budcase
+    "$JL" run -a 1 -D 1 --budget "$1" -q --json "$T/bud.json" --samples "$T/bud.csv" 2>"$T/err"
+    rc=$?
+    [ "$3" != - ] && rc_is "--budget $1 exits $3" "$3" $rc
+    [ "$rc" -eq 3 ] && check "--budget $1: stderr says the budget was exceeded" grep -q 'budget exceeded' "$T/err"
+    [ "$rc" -eq 0 ] && check "--budget $1: stderr is silent about the budget" sh -c '! grep -q budget "$1"' sh "$T/err"
+    inv "--budget $1" "$T/bud.json" --samples "$T/bud.csv" --budget-ns "$2" --exit-code $rc
+    pyt "$T/bud.json" budget="$1" <<'EOF'
+t("--budget " + str(v["budget"]) + ": the complete JSON is written", 'd["kind"] == "run" and d["interrupted"] is False and d["all"]["samples"] > 0')
+EOF
+done
+
+# --- two CPUs: "all" is the merge of CPUs 0 and 1 ----------------------------
+# SCHED_FIFO stays off CPU 0 (housekeeping), so this run is SCHED_OTHER.
+"$JL" run --policy other -a 0-1 -i 1ms -D 1 --tolerance 200us --report-every 250ms \
+    --json "$T/two.json" --samples "$T/two.csv" --histogram-file "$T/two.hist" --histogram-max 300us \
+    </dev/null >"$T/two.out" 2>"$T/err"
+rc=$?
+rc_is "--policy other -a 0-1 exits 0" 0 $rc
+pyt "$T/two.json" <<'EOF'
+t("two CPUs: cpus[] holds CPUs 0 and 1", '[c["cpu"] for c in d["cpus"]] == [0, 1] and all(c["samples"] > 0 for c in d["cpus"])', '[(c["cpu"], c["samples"]) for c in d["cpus"]]')
+EOF
+inv "two CPUs" "$T/two.json" --samples "$T/two.csv" --hist "$T/two.hist" --text "$T/two.out" --tolerance-ns 200000 --exit-code $rc
 
 # --- --clock tsc (needs an invariant TSC: constant_tsc + nonstop_tsc) -----
 if grep -q '^flags.*constant_tsc' /proc/cpuinfo && grep -q '^flags.*nonstop_tsc' /proc/cpuinfo; then
-    "$JL" run -a 1 -D 1 --clock tsc -q --json "$T/tsc.json" 2>"$T/err"
-    rc_is "--clock tsc exits 0" 0 $?
+    "$JL" run -a 1 -D 1 --clock tsc -q --json "$T/tsc.json" --samples "$T/tsc.csv" 2>"$T/err"
+    rc=$?
+    rc_is "--clock tsc exits 0" 0 $rc
+    inv "--clock tsc" "$T/tsc.json" --samples "$T/tsc.csv" --exit-code $rc
     pyt "$T/tsc.json" planned=1000 <<'EOF'
 t("--clock tsc: config.clock is tsc", 'd["config"]["clock"] == "tsc"', 'd["config"].get("clock")')
 t("--clock tsc: samples + missed == 1000 +- 1%", 'abs(d["all"]["samples"] + d["all"]["missed"] - v["planned"]) <= v["planned"] // 100', '(d["all"]["samples"], d["all"]["missed"])')
@@ -144,9 +195,11 @@ rc_is "help run exits 0" 0 $?
 check "help run documents --interval" grep -q -- --interval "$T/out"
 
 # --- the text summary without a terminal ----------------------------------
-"$JL" run -a 1 -D 1 </dev/null >"$T/out" 2>"$T/err"
-rc_is "run without a terminal and without -q exits 0" 0 $?
+"$JL" run -a 1 -D 1 --histogram-file "$T/text.hist" --json "$T/text.json" --samples "$T/text.csv" </dev/null >"$T/out" 2>"$T/err"
+rc=$?
+rc_is "run without a terminal and without -q exits 0" 0 $rc
 check "the summary table has a p99.9 column" grep -q 'p99\.9' "$T/out"
+inv "printed summary" "$T/text.json" --samples "$T/text.csv" --hist "$T/text.hist" --text "$T/out" --exit-code $rc
 
 # --- without privileges: SCHED_OTHER, one loud warning ---------------------
 case $JL in /*) jl=$JL ;; *) jl=$PWD/$JL ;; esac # the run below starts elsewhere
@@ -161,8 +214,10 @@ else
     U=$T/nobody
     mkdir "$U" && chmod 777 "$U"
     (cd "$U" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-        "$jl" run -a 1 -D 1 -q --json "$U/n.json") >"$T/out" 2>"$T/err"
-    rc_is "unprivileged run exits 0" 0 $?
+        "$jl" run -a 1 -D 1 -q --json "$U/n.json" --samples "$U/n.csv") >"$T/out" 2>"$T/err"
+    rc=$?
+    rc_is "unprivileged run exits 0" 0 $rc
+    inv "unprivileged run" "$U/n.json" --samples "$U/n.csv" --exit-code $rc
     lines=$(grep -c 'not real-time' "$T/err")
     if [ "$lines" -eq 1 ]; then ok "unprivileged run warns exactly once: not real-time"; else not_ok "unprivileged run warns exactly once: not real-time" "$lines matching lines" "$(head -5 "$T/err")"; fi
     pyt "$U/n.json" <<'EOF'

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SIGINT (Ctrl-C) and SIGTERM end a run early: exit status 0 and every
-# requested output still written in full, marked interrupted. A 30 s run is
+# requested output still written in full, marked interrupted, and the
+# cross-output invariants (inv) hold for what was written. A 30 s run is
 # stopped after about 1.5 s; a watchdog kills it if it does not stop. ~4 s.
 . "$(dirname "$0")/lib.sh"
 : "${JL_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -31,6 +32,7 @@ for sig in INT TERM; do
     wait "$wd"
     if [ "$rc" -eq 0 ]; then ok "SIG$sig: exit status 0"; else not_ok "SIG$sig: exit status 0" "exit status $rc" "$(tail -3 "$T/$sig.err")"; fi
     check "SIG$sig: result document is valid JSON" python3 -m json.tool "$J"
+    inv "SIG$sig" "$J" --samples "$S" --exit-code $rc
     pyt "$J" csv="$S" sig="SIG$sig" <<'EOF'
 s = v["sig"]
 t(s + ": interrupted is true", 'd["interrupted"] is True', 'd.get("interrupted")')
@@ -42,6 +44,6 @@ hdr, rows = read_csv(v["csv"])
 t(s + ": samples CSV is complete (rows == samples)", 'hdr == ["cpu", "t_ns", "latency_ns"] and len(rows) == d["all"]["samples"]', '(hdr, len(rows), d["all"]["samples"], d["all"].get("ring_drops"))')
 t(s + ": samples CSV holds the maximum", 'max(r[2] for r in rows) == d["all"]["latency_ns"]["max"]', '(max(r[2] for r in rows), d["all"]["latency_ns"]["max"])')
 EOF
-    left=$(ls -A "$T" | grep -v -e '^INT\.' -e '^TERM\.' -e '^pyt\.' -e '^check\.out$' -e '^done$')
+    left=$(ls -A "$T" | grep -v -e '^INT\.' -e '^TERM\.' -e '^pyt\.' -e '^inv\.' -e '^check\.out$' -e '^done$')
     if [ -z "$left" ]; then ok "SIG$sig: no stray temporary files"; else not_ok "SIG$sig: no stray temporary files" "$left"; fi
 done

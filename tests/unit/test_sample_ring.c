@@ -1,7 +1,8 @@
 /*
  * The SPSC sample ring: FIFO order across wrap-around, a full ring counts
  * drops instead of blocking or overwriting, and a concurrent producer and
- * consumer lose nothing and keep order.
+ * consumer lose nothing and keep order. Every wait is bounded, so a broken
+ * ring fails here instead of hanging the suite.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,8 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "engine/ring.h"
@@ -66,33 +69,64 @@ static void test_ring_full_counts_drops_and_keeps_oldest(void **state)
 }
 
 #define CONCURRENT_COUNT 300000u
+/* Bounds on a broken ring: the producer gives up after this many retries of
+ * one value, the consumer after this many empty polls in a row, so that a
+ * lost or stuck index fails the test instead of hanging the suite. */
+#define MAX_RETRIES_PER_VALUE 10000000u
+#define MAX_EMPTY_POLLS       50000000u
+
+struct concurrent {
+    struct sample_ring ring;
+    _Atomic bool producer_gave_up;
+    _Atomic bool producer_done;
+};
 
 static void *producer(void *arg)
 {
-    struct sample_ring *r = arg;
+    struct concurrent *c = arg;
+    struct sample_ring *r = &c->ring;
+    uint32_t retries = 0;
     for (uint32_t i = 0; i < CONCURRENT_COUNT;) {
         struct cycle_sample s = {.seq = i, .latency_ns = (int64_t)i * 3};
         uint64_t before = r->drops;
         sample_ring_push(r, &s);
-        if (r->drops == before)
+        if (r->drops == before) {
             i++;
-        else
-            r->drops = before; /* retry: this test wants every value through */
+            retries = 0;
+            continue;
+        }
+        r->drops = before; /* retry: this test wants every value through */
+        if (++retries > MAX_RETRIES_PER_VALUE) {
+            atomic_store(&c->producer_gave_up, true);
+            break;
+        }
     }
+    atomic_store(&c->producer_done, true);
     return NULL;
 }
 
 static void test_ring_concurrent_transfer_is_lossless_and_ordered(void **state)
 {
     (void)state;
-    struct sample_ring r;
-    ring_make(&r, 1024);
+    static struct concurrent c;
+    ring_make(&c.ring, 1024);
+    atomic_store(&c.producer_gave_up, false);
+    atomic_store(&c.producer_done, false);
     pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, producer, &r), 0);
+    assert_int_equal(pthread_create(&t, NULL, producer, &c), 0);
     struct cycle_sample out[256];
     uint32_t expect = 0;
-    while (expect < CONCURRENT_COUNT) {
-        uint64_t got = sample_ring_pop(&r, out, 256);
+    uint32_t empty_polls = 0;
+    while (expect < CONCURRENT_COUNT && empty_polls < MAX_EMPTY_POLLS) {
+        bool done = atomic_load(&c.producer_done);
+        uint64_t got = sample_ring_pop(&c.ring, out, 256);
+        if (got == 0) {
+            if (done)
+                break; /* nothing more will come */
+            empty_polls++;
+            continue;
+        }
+        empty_polls = 0;
         for (uint64_t i = 0; i < got; i++) {
             assert_int_equal(out[i].seq, expect);
             assert_int_equal(out[i].latency_ns, (int64_t)expect * 3);
@@ -100,7 +134,9 @@ static void test_ring_concurrent_transfer_is_lossless_and_ordered(void **state)
         }
     }
     pthread_join(t, NULL);
-    free(r.slots);
+    assert_false(atomic_load(&c.producer_gave_up));
+    assert_int_equal(expect, CONCURRENT_COUNT);
+    free(c.ring.slots);
 }
 
 int main(void)

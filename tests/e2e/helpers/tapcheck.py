@@ -9,7 +9,8 @@ CHECKS is Python. It sees
   v            the KEY=VALUE arguments (values parsed as JSON when they can be,
                else kept as strings),
   json, re, math,
-  read_csv(path) -> (header list, rows as lists of ints),
+  read_csv(path) -> (header list, rows as lists of ints; floats for
+               decimals, None for empty fields),
   check(NAME, VALUE, DIAG=None)  one check on a computed value (kw is v).
   t(NAME, EXPR, DIAG=None)  one check: EXPR (a Python expression, as a string)
                is evaluated; the check passes when it is true. On failure the
@@ -81,11 +82,21 @@ def note(text):
     print("note\t" + one_line(text))
 
 
+def number(x):
+    """A CSV field: an int, a float (ipc), or None when empty (not counted)."""
+    if x == "":
+        return None
+    try:
+        return int(x)
+    except ValueError:
+        return float(x)
+
+
 def read_csv(path):
     with open(path) as f:
         lines = f.read().splitlines()
     header = lines[0].split(",") if lines else []
-    rows = [[int(x) for x in line.split(",")] for line in lines[1:]]
+    rows = [[number(x) for x in line.split(",")] for line in lines[1:]]
     return header, rows
 
 
