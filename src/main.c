@@ -10,7 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/tune_cmd.h"
-#include "sys/tune.h"
+#include "tune/tune.h"
 
 static volatile sig_atomic_t stop_flag;
 

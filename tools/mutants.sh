@@ -50,9 +50,9 @@ PY
 
 if [ $# -gt 0 ]; then
     list=""
-    for n in "$@"; do list="$list $top/tests/mutants/${n%.mutant}.mutant"; done
+    for n in "$@"; do list="$list $work/tests/mutants/${n%.mutant}.mutant"; done
 else
-    list=$(ls "$top"/tests/mutants/*.mutant)
+    list=$(ls "$work"/tests/mutants/*.mutant)
 fi
 
 echo "building the unmutated copy in $work"

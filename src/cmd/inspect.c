@@ -2,8 +2,8 @@
  * `jitterlab inspect`: is this machine ready for real-time work at a given
  * latency budget, and if not, why. Parses the options, checks every input
  * before anything is read or written (exit 2 with the option and the
- * reason), reads the machine through the sysroot (src/sys/inspect_system.c),
- * runs the rules (src/sys/inspect_rules.c) and prints the report and/or
+ * reason), reads the machine through the sysroot (src/inspect/inspect_system.c),
+ * runs the rules (src/inspect/inspect_rules.c) and prints the report and/or
  * writes the JSON document atomically. Exit 0 either way unless --strict.
  */
 #include <getopt.h>
@@ -16,13 +16,13 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "common/units.h"
-#include "out/atomic_file.h"
+#include "common/atomic_file.h"
 #include "out/json_inspect.h"
 #include "out/json_result.h"
 #include "out/text_inspect.h"
 #include "sys/cpulist.h"
-#include "sys/inspect_rules.h"
-#include "sys/inspect_system.h"
+#include "inspect/inspect_rules.h"
+#include "inspect/inspect_system.h"
 
 #define DEFAULT_BUDGET_NS (50 * NS_PER_US)
 

@@ -10,7 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "common/units.h"
-#include "out/atomic_file.h"
+#include "common/atomic_file.h"
 
 int option_parse_error(const char *subcommand, int c, char **argv)
 {

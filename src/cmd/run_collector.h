@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "engine/engine.h"
-#include "out/atomic_file.h"
+#include "common/atomic_file.h"
 #include "out/report.h"
 #include "out/text_report.h"
 

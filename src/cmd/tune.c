@@ -1,6 +1,6 @@
 /*
  * `jitterlab tune apply|restore|status|hold`: options and output for the
- * reversible tuning of sys/tune.c. apply changes what can change at run time
+ * reversible tuning of tune/tune.c. apply changes what can change at run time
  * and prints, never applies, what needs a boot parameter or a firmware
  * setting; hold does the same for as long as it runs in the foreground (with
  * the PM QoS request that only a living process can hold) and restores on
@@ -20,7 +20,7 @@
 #include "common/units.h"
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
-#include "sys/tune.h"
+#include "tune/tune.h"
 
 struct tune_params {
     const char *verb;

@@ -12,7 +12,7 @@
 
 #include "sys/cpulist.h"
 #include "sys/system_info.h"
-#include "sys/tune.h"
+#include "tune/tune.h"
 
 /* given, else $JITTERLAB_TUNE_STATE, else TUNE_DEFAULT_STATE */
 const char *tune_state_path(const char *given);

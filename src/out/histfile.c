@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "out/atomic_file.h"
+#include "common/atomic_file.h"
 
 static unsigned long us_floor(int64_t ns)
 {

@@ -8,8 +8,8 @@
 
 #include <jansson.h>
 
-#include "sys/inspect_rules.h"
-#include "sys/inspect_system.h"
+#include "inspect/inspect_rules.h"
+#include "inspect/inspect_system.h"
 
 json_t *inspect_system_json(const struct inspect_system *s);
 /* The same object for a run result: counts of threads and IRQs, but only

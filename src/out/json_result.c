@@ -11,7 +11,7 @@
 
 #include "engine/counters.h"
 #include "engine/workload.h"
-#include "out/atomic_file.h"
+#include "common/atomic_file.h"
 #include "out/json_inspect.h"
 #include "out/json_load.h"
 #include "sys/cpulist.h"

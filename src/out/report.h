@@ -14,9 +14,9 @@
 #include "load/load.h"
 #include "stats/histogram.h"
 #include "stats/running_stats.h"
-#include "sys/inspect_system.h"
+#include "inspect/inspect_system.h"
 #include "sys/system_info.h"
-#include "sys/tune.h"
+#include "tune/tune.h"
 
 /* One --report-every window of one CPU. */
 struct interval_stats {

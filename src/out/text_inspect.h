@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "sys/inspect_rules.h"
-#include "sys/inspect_system.h"
+#include "inspect/inspect_rules.h"
+#include "inspect/inspect_system.h"
 
 void text_inspect_report(FILE *out, const struct inspect_system *s,
                          const struct inspect_findings *f, bool colour);

@@ -1,5 +1,5 @@
 /*
- * Unit tests for src/out/atomic_file.c: what each kind of target becomes
+ * Unit tests for src/common/atomic_file.c: what each kind of target becomes
  * after a write. New files follow the umask, replaced files keep their
  * mode, symbolic links stay links, FIFOs and character devices are written
  * in place (never replaced), descriptors named through /proc are written
@@ -17,7 +17,7 @@
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 
-#include "out/atomic_file.h"
+#include "common/atomic_file.h"
 #include "test_tree.h"
 
 static void path_in(const char *root, const char *name, char *buf, size_t len)

@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "common/units.h"
-#include "sys/inspect_rules.h"
-#include "sys/inspect_system.h"
+#include "inspect/inspect_rules.h"
+#include "inspect/inspect_system.h"
 #include "sys/kernel_cmdline.h"
 #include "sys/kernel_config.h"
 #include "sys/kernel_tunables.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for src/sys/inspect_rules.c against the fixture trees of real
+ * Unit tests for src/inspect/inspect_rules.c against the fixture trees of real
  * machine types (tests/fixtures/, found through $JL_TOP): for each machine
  * and budget they pin the finding ids, their severities and the verdict, so
  * that other tools can rely on them. The rule table itself must hold every
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "common/units.h"
-#include "sys/inspect_rules.h"
-#include "sys/inspect_system.h"
+#include "inspect/inspect_rules.h"
+#include "inspect/inspect_system.h"
 #include "test_fixture.h"
 
 struct inspected {

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sys/tune.h"
+#include "tune/tune.h"
 #include "test_fixture.h"
 #include "test_tree.h"
 

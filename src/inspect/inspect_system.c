@@ -5,7 +5,7 @@
  * (one decision for run and inspect alike). The struct is large; callers
  * allocate it.
  */
-#include "sys/inspect_system.h"
+#include "inspect/inspect_system.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -13,8 +13,8 @@
  * - a directory, socket or block device: refused.
  * A stream cannot be unwritten, so only files get the all-or-nothing promise.
  */
-#ifndef JITTERLAB_OUT_ATOMIC_FILE_H
-#define JITTERLAB_OUT_ATOMIC_FILE_H
+#ifndef JITTERLAB_COMMON_ATOMIC_FILE_H
+#define JITTERLAB_COMMON_ATOMIC_FILE_H
 
 #include <stdbool.h>
 #include <stdio.h>

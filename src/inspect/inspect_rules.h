@@ -5,14 +5,14 @@
  * and fix -- or, when what it needs could not be read, an "unknown" note.
  * The verdict is "ready" unless some finding is critical.
  */
-#ifndef JITTERLAB_SYS_INSPECT_RULES_H
-#define JITTERLAB_SYS_INSPECT_RULES_H
+#ifndef JITTERLAB_INSPECT_INSPECT_RULES_H
+#define JITTERLAB_INSPECT_INSPECT_RULES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sys/inspect_system.h"
+#include "inspect/inspect_system.h"
 
 enum inspect_severity {
     INSPECT_OK = 0,

@@ -9,7 +9,7 @@
  * `jitterlab tune apply --only ACTION` action, a sysfs write, a boot
  * parameter or a firmware setting. docs/inspect.md describes every id.
  */
-#include "sys/inspect_rules.h"
+#include "inspect/inspect_rules.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
  * kernel drops the request when its holder closes the file, so it is held by
  * a process (run --tune, tune hold), never left behind.
  */
-#ifndef JITTERLAB_SYS_TUNE_H
-#define JITTERLAB_SYS_TUNE_H
+#ifndef JITTERLAB_TUNE_TUNE_H
+#define JITTERLAB_TUNE_TUNE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
  * and never turns /dev/null or a FIFO into a regular file. One resolver
  * serves the up-front check and the open, so they never disagree.
  */
-#include "out/atomic_file.h"
+#include "common/atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

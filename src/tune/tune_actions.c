@@ -16,7 +16,7 @@
 #include "sys/irq.h"
 #include "sys/kernel_tunables.h"
 #include "sys/read_notes.h"
-#include "sys/tune.h"
+#include "tune/tune.h"
 
 /* The exit latency allowed for this budget, in µs (rounded down). */
 static int64_t limit_us(const struct tune_request *rq)

@@ -5,7 +5,7 @@
  * jitterlab invocation prints after a run died before restoring. What to
  * change lives in tune_actions.c; this file only knows paths and values.
  */
-#include "sys/tune.h"
+#include "tune/tune.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "out/atomic_file.h"
+#include "common/atomic_file.h"
 #include "sys/sysroot.h"
 
 static char *dup_or_null(const char *s, bool *oom)

@@ -5,8 +5,8 @@
  * and the IRQs and threads that touch the target CPUs. The inspect rules
  * read only this struct; `jitterlab run` embeds its JSON form.
  */
-#ifndef JITTERLAB_SYS_INSPECT_SYSTEM_H
-#define JITTERLAB_SYS_INSPECT_SYSTEM_H
+#ifndef JITTERLAB_INSPECT_INSPECT_SYSTEM_H
+#define JITTERLAB_INSPECT_INSPECT_SYSTEM_H
 
 #include "sys/cpu_topology.h"
 #include "sys/cpufreq.h"
