@@ -18,7 +18,9 @@ if grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo; th
     fi
     timeout -s KILL 30 "$JL" run -a 1 -i 500us -D 2 --clock tsc -q --samples "$T/tsc.csv" \
         --json "$T/tsc.json" 2>"$T/err"
-    rc_is "tsc run exits 0" 0 $?
+    rc=$?
+    rc_is "tsc run exits 0" 0 $rc
+    inv "--clock tsc" "$T/tsc.json" --samples "$T/tsc.csv" --exit-code $rc
     [ -n "$spin_pid" ] && wait "$spin_pid"
     timeout -s KILL 30 "$JL" run -a 1 -i 500us -D 2 -q --json "$T/mono.json" 2>"$T/err"
     pyt "$T/tsc.json" csv="$T/tsc.csv" mono="$T/mono.json" spun="${spin_pid:+yes}" <<'PY'
@@ -82,8 +84,10 @@ PY
 
 # --- windows: streamed to a file, bounded in the result -------------------------
 timeout -s KILL 30 "$JL" run -a 1 -i 1ms -D 2 --report-every 100 --keep-windows 5 \
-    --intervals "$T/iv.csv" --json "$T/iv.json" >"$T/iv.out" 2>"$T/err"
-rc_is "windows run exits 0" 0 $?
+    --intervals "$T/iv.csv" --samples "$T/iv.samples.csv" --json "$T/iv.json" >"$T/iv.out" 2>"$T/err"
+rc=$?
+rc_is "windows run exits 0" 0 $rc
+inv "--keep-windows 5" "$T/iv.json" --samples "$T/iv.samples.csv" --exit-code $rc
 pyt "$T/iv.json" csv="$T/iv.csv" out="$T/iv.out" <<'PY'
 import csv
 rows = list(csv.DictReader(open(kw["csv"])))
@@ -124,7 +128,8 @@ PY
 if grep -q early "$T/pipe.out"; then ok "window lines reach a pipe as each window closes"; else not_ok "window lines reach a pipe as each window closes" "$(cat "$T/pipe.out")"; fi
 
 # --- periods that span missed cycles are not periods ----------------------------
-timeout -s KILL 30 "$JL" run -a 1 -i 1ms -D 1 --workload spin:2ms -q --json "$T/miss.json" 2>"$T/err"
+timeout -s KILL 30 "$JL" run -a 1 -i 1ms -D 1 --workload spin:2ms -q --samples "$T/miss.csv" --json "$T/miss.json" 2>"$T/err"
+inv "spin:2ms at 1 ms" "$T/miss.json" --samples "$T/miss.csv" --exit-code $?
 pyt "$T/miss.json" <<'PY'
 c = d["cpus"][0]
 check("missed: every cycle missed periods", c["missed"] >= c["samples"], (c["missed"], c["samples"]))
