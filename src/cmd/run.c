@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "common/stop.h"
 #include "cmd/options.h"
 #include "cmd/run_collector.h"
 #include "cmd/tune_cmd.h"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "common/stop.h"
 #include "cmd/options.h"
 #include "cmd/tune_cmd.h"
 #include "common/clock.h"
