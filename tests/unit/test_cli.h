@@ -70,10 +70,37 @@ static inline void cli_capture_end(struct cli_capture *c)
     cli_read_all(c->err, c->err_text, sizeof(c->err_text));
 }
 
+/* Defines `static int parse(const char *line, struct cli_capture *cap)`:
+ * runs PARSE_FN(argc, argv, PARAMS) on the words of line, capturing. */
+#define CLI_DEFINE_PARSE(PARSE_FN, PARAMS)                                                        \
+    static int parse(const char *line, struct cli_capture *cap)                                   \
+    {                                                                                             \
+        struct cli_args a;                                                                        \
+        char **argv = cli_args_split(&a, line);                                                   \
+        cli_capture_begin(cap);                                                                   \
+        int rc = PARSE_FN(a.argc, argv, PARAMS);                                                  \
+        cli_capture_end(cap);                                                                     \
+        return rc;                                                                                \
+    }
+
 /* A bad command line and the one message it must give (exit 2). */
 struct cli_bad_case {
     const char *line;
     const char *message;
 };
+
+/* Each case: exit 2, exactly its message on stderr, nothing on stdout.
+ * Needs cmocka.h included first. */
+static inline void cli_expect_bad_cases(int (*parse_fn)(const char *, struct cli_capture *),
+                                        const struct cli_bad_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct cli_capture cap;
+        int rc = parse_fn(cases[i].line, &cap);
+        if (rc != 2 || strcmp(cap.err_text, cases[i].message) != 0 || cap.out_text[0])
+            fail_msg("'%s': rc %d, stderr '%s', want '%s'", cases[i].line, rc, cap.err_text,
+                     cases[i].message);
+    }
+}
 
 #endif

@@ -17,15 +17,7 @@
 
 static struct load_params params;
 
-static int parse(const char *line, struct cli_capture *cap)
-{
-    struct cli_args a;
-    char **argv = cli_args_split(&a, line);
-    cli_capture_begin(cap);
-    int rc = load_parse_args(a.argc, argv, &params);
-    cli_capture_end(cap);
-    return rc;
-}
+CLI_DEFINE_PARSE(load_parse_args, &params)
 
 static void test_load_defaults(void **state)
 {
@@ -90,13 +82,7 @@ static const struct cli_bad_case bad_cases[] = {
 static void test_load_bad_input_exits_2_with_the_exact_message(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-        struct cli_capture cap;
-        int rc = parse(bad_cases[i].line, &cap);
-        if (rc != EXIT_USAGE || strcmp(cap.err_text, bad_cases[i].message) != 0 || cap.out_text[0])
-            fail_msg("'%s': rc %d, stderr '%s', want '%s'", bad_cases[i].line, rc, cap.err_text,
-                     bad_cases[i].message);
-    }
+    cli_expect_bad_cases(parse, bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]));
 }
 
 int main(void)
