@@ -27,7 +27,8 @@ TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS))
 TEST_LIBS   = $(shell pkg-config --libs $(TEST_PKGS))
 
 SRC      := $(wildcard src/*.c src/*/*.c)
-LIB_SRC  := $(filter-out src/main.c src/cmd/%.c,$(SRC))
+# Everything but main.o, so that unit tests also reach the option parsers.
+LIB_SRC  := $(filter-out src/main.c,$(SRC))
 OBJ      := $(SRC:src/%.c=$(BUILD)/obj/%.o)
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

@@ -1,12 +1,14 @@
 /*
  * The subcommands and what they share with main.c: exit codes, the version,
- * and the stop request set by SIGINT/SIGTERM (the only process-wide mutable
- * state, owned by main.c).
+ * and the shape of the subcommand table. main.c holds the table; each row
+ * names the subcommand, its function, its properties (flags) and the line
+ * `jitterlab --help` shows. subcommand_main() applies the flags, so a
+ * property of a subcommand is a column, never a comparison of functions.
  */
 #ifndef JITTERLAB_CMD_CMD_H
 #define JITTERLAB_CMD_CMD_H
 
-#include <stdbool.h>
+#include <stddef.h>
 
 enum exit_code {
     EXIT_OK = 0,
@@ -22,9 +24,21 @@ int cmd_inspect(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 
-/* Installs SIGINT/SIGTERM/SIGQUIT/SIGHUP handlers that only record the
- * request (SIGHUP stays ignored when inherited so, as under nohup). */
-void stop_handlers_install(void);
-bool stop_requested(void);
+/* Per-subcommand properties, the table's flags column. */
+enum subcommand_flag {
+    /* Warn first when a run or hold that died left the machine tuned. */
+    SUBCOMMAND_WARN_STALE_TUNE = 1u << 0,
+};
+
+struct subcommand {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    unsigned flags; /* enum subcommand_flag */
+    const char *summary;
+};
+
+/* `jitterlab ARGS`: top-level help and --version, `help NAME`, else finds
+ * the subcommand, applies its flags and runs it. Returns the exit code. */
+int subcommand_main(const struct subcommand *table, size_t n, int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/inspect_cli.h"
 #include "cmd/options.h"
 #include "common/units.h"
 #include "common/atomic_file.h"
@@ -25,16 +26,6 @@
 #include "inspect/inspect_system.h"
 
 #define DEFAULT_BUDGET_NS (50 * NS_PER_US)
-
-struct inspect_params {
-    struct cpulist cpus; /* empty: the default CPUs */
-    const char *cpus_text;
-    int64_t budget_ns;
-    bool strict;
-    bool quiet;
-    const char *json_path;
-    const char *sysroot_dir;
-};
 
 static void inspect_usage(FILE *out)
 {
@@ -65,89 +56,53 @@ static void inspect_usage(FILE *out)
                  "3 not-ready with --strict.\n");
 }
 
-enum {
-    OPT_BUDGET = 256,
-    OPT_STRICT,
-    OPT_JSON,
-    OPT_SYSROOT,
-};
+enum { OPT_BUDGET = 256, OPT_STRICT };
 
 static const struct option inspect_options[] = {
-    {"cpus", required_argument, NULL, 'a'},
     {"budget", required_argument, NULL, OPT_BUDGET},
     {"strict", no_argument, NULL, OPT_STRICT},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"sysroot", required_argument, NULL, OPT_SYSROOT},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    CLI_COMMON_OPTIONS,
+    CLI_OPTION_END,
 };
 
-/* Returns -1 to continue, or an exit code. */
-static int parse_args(int argc, char **argv, struct inspect_params *p)
+static int inspect_option(void *params, int c, const char *arg)
 {
-    const char *why;
-    memset(p, 0, sizeof *p);
+    struct inspect_params *p = params;
+    if (c == OPT_BUDGET)
+        return parse_positive_duration("--budget", arg, NS_PER_US, &p->budget_ns);
+    p->strict = true; /* OPT_STRICT */
+    return 0;
+}
+
+static const struct cli_command inspect_cli = {
+    "inspect", inspect_usage, CLI_COMMON_SHORT, inspect_options, inspect_option,
+};
+
+int inspect_parse_args(int argc, char **argv, struct inspect_params *p)
+{
+    memset(p, 0, sizeof(*p));
     p->budget_ns = DEFAULT_BUDGET_NS;
-    opterr = 0;
-    optind = 1;
-    int c, rc;
-    while ((c = getopt_long(argc, argv, ":a:qh", inspect_options, NULL)) != -1) {
-        switch (c) {
-        case 'a':
-            p->cpus_text = optarg;
-            if (cpulist_parse(optarg, &p->cpus, &why) != 0)
-                return usage_error("--cpus", optarg, why);
-            if (p->cpus.count == 0)
-                return usage_error("--cpus", optarg, "empty CPU list");
-            break;
-        case OPT_BUDGET:
-            if ((rc = parse_positive_duration("--budget", optarg, NS_PER_US, &p->budget_ns)) != 0)
-                return rc;
-            break;
-        case OPT_STRICT:
-            p->strict = true;
-            break;
-        case OPT_JSON:
-            p->json_path = optarg;
-            break;
-        case OPT_SYSROOT:
-            p->sysroot_dir = optarg;
-            break;
-        case 'q':
-            p->quiet = true;
-            break;
-        case 'h':
-            inspect_usage(stdout);
-            return EXIT_OK;
-        default:
-            return option_parse_error("inspect", c, argv);
-        }
-    }
-    if ((rc = check_no_more_args("inspect", argc, argv)) != 0)
-        return rc;
-    if (!p->sysroot_dir)
-        p->sysroot_dir = getenv("JITTERLAB_SYSROOT");
-    return -1;
+    return cli_parse(&inspect_cli, &p->common, p, argc, argv, 1, NULL);
 }
 
 /* Checks that need the machine: the CPUs are online, the output can be written. */
 static int validate(const struct inspect_params *p, const struct sysroot *sr)
 {
-    if (p->sysroot_dir && p->sysroot_dir[0] && access(p->sysroot_dir, R_OK | X_OK) != 0)
-        return usage_error("--sysroot", p->sysroot_dir, strerror(errno));
+    if (p->common.sysroot_dir && p->common.sysroot_dir[0] &&
+        access(p->common.sysroot_dir, R_OK | X_OK) != 0)
+        return usage_error("--sysroot", p->common.sysroot_dir, strerror(errno));
     int rc = 0;
-    if (p->cpus.count > 0) {
+    if (p->common.cpus.count > 0) {
         struct system_info *si = malloc(sizeof *si);
         if (!si)
             return EXIT_RUNTIME;
         system_info_read(sr, si);
-        rc = check_cpus_online("--cpus", p->cpus_text, &p->cpus, si);
+        rc = check_cpus_online("--cpus", p->common.cpus_text, &p->common.cpus, si);
         free(si);
         if (rc)
             return rc;
     }
-    if ((rc = check_output_path("--json", p->json_path)) != 0)
+    if ((rc = check_output_path("--json", p->common.json_path)) != 0)
         return rc;
     return -1;
 }
@@ -162,28 +117,28 @@ int cmd_inspect(int argc, char **argv)
         fprintf(stderr, "jitterlab: inspect: out of memory\n");
         goto out;
     }
-    rc = parse_args(argc, argv, p);
+    rc = inspect_parse_args(argc, argv, p);
     if (rc >= 0)
         goto out;
     struct sysroot sr;
-    sysroot_init(&sr, p->sysroot_dir);
+    sysroot_init(&sr, p->common.sysroot_dir);
     rc = validate(p, &sr);
     if (rc >= 0)
         goto out;
 
-    if (inspect_system_read(&sr, &p->cpus, sys) != 0) {
+    if (inspect_system_read(&sr, &p->common.cpus, sys) != 0) {
         fprintf(stderr, "jitterlab: inspect: out of memory\n");
         rc = EXIT_RUNTIME;
         goto out;
     }
     inspect_rules_run(sys, p->budget_ns, findings);
-    if (!p->quiet)
+    if (!p->common.quiet)
         text_inspect_report(stdout, sys, findings, isatty(STDOUT_FILENO) != 0);
     rc = EXIT_OK;
-    if (p->json_path) {
+    if (p->common.json_path) {
         json_t *doc = json_inspect_document(sys, findings, JITTERLAB_VERSION);
-        if (!doc || json_write_file(doc, p->json_path) != 0) {
-            fprintf(stderr, "jitterlab: --json %s: %s\n", p->json_path, strerror(errno));
+        if (!doc || json_write_file(doc, p->common.json_path) != 0) {
+            fprintf(stderr, "jitterlab: --json %s: %s\n", p->common.json_path, strerror(errno));
             rc = EXIT_RUNTIME;
         }
         json_decref(doc);

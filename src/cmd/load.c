@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "common/stop.h"
+#include "cmd/load_cli.h"
 #include "cmd/options.h"
 #include "common/clock.h"
 #include "common/units.h"
@@ -25,17 +27,6 @@
 #define LIVE_PERIOD_NS  (500 * NS_PER_MS)
 #define PLAIN_PERIOD_NS NS_PER_S
 #define MAX_DUTY_ROWS   64
-
-struct load_params {
-    const char *kind_text;
-    const char *cpus_text;
-    struct cpulist cpus;
-    int64_t duration_ns;
-    struct load_sched sched;
-    const char *json_path;
-    const char *sysroot_dir;
-    bool quiet;
-};
 
 static void load_usage(FILE *out)
 {
@@ -67,18 +58,14 @@ static void load_usage(FILE *out)
             "  -h, --help              this text\n");
 }
 
-enum { OPT_POLICY = 256, OPT_NICE, OPT_JSON, OPT_SYSROOT };
+enum { OPT_POLICY = 256, OPT_NICE };
 
 static const struct option load_options[] = {
-    {"cpus", required_argument, NULL, 'a'},
     {"duration", required_argument, NULL, 'D'},
     {"policy", required_argument, NULL, OPT_POLICY},
     {"nice", required_argument, NULL, OPT_NICE},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"quiet", no_argument, NULL, 'q'},
-    {"sysroot", required_argument, NULL, OPT_SYSROOT},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    CLI_COMMON_OPTIONS,
+    CLI_OPTION_END,
 };
 
 /* Parses "other", "batch", "idle"; -1 otherwise. */
@@ -93,68 +80,49 @@ static int load_policy_parse(const char *text)
     return -1;
 }
 
-/* Returns -1 to continue, or an exit code. */
-static int parse_args(int argc, char **argv, struct load_params *p)
+static int load_option(void *params, int c, const char *arg)
 {
-    const char *why;
+    struct load_params *p = params;
     long v;
+    int rc = 0;
+    switch (c) {
+    case 'D':
+        return parse_positive_duration("--duration", arg, NS_PER_S, &p->duration_ns);
+    case OPT_POLICY:
+        p->sched.policy = load_policy_parse(arg);
+        if (p->sched.policy < 0)
+            return usage_error("--policy", arg,
+                               "must be other, batch or idle (loads never run real-time)");
+        return 0;
+    default: /* OPT_NICE */
+        rc = parse_int_option("--nice", arg, -20, 19, &v);
+        p->sched.nice = (int)v;
+        return rc;
+    }
+}
+
+static const struct cli_command load_cli = {
+    "load", load_usage, "D:" CLI_COMMON_SHORT, load_options, load_option,
+};
+
+int load_parse_args(int argc, char **argv, struct load_params *p)
+{
     memset(p, 0, sizeof(*p));
     p->duration_ns = 10 * NS_PER_S;
     p->sched.policy = SCHED_OTHER;
-    opterr = 0;
-    optind = 1;
-    int c, rc;
-    while ((c = getopt_long(argc, argv, ":a:D:qh", load_options, NULL)) != -1) {
-        rc = 0;
-        switch (c) {
-        case 'a':
-            p->cpus_text = optarg;
-            if (cpulist_parse(optarg, &p->cpus, &why) != 0)
-                rc = usage_error("--cpus", optarg, why);
-            else if (p->cpus.count == 0)
-                rc = usage_error("--cpus", optarg, "empty CPU list");
-            break;
-        case 'D':
-            rc = parse_positive_duration("--duration", optarg, NS_PER_S, &p->duration_ns);
-            break;
-        case OPT_POLICY:
-            p->sched.policy = load_policy_parse(optarg);
-            if (p->sched.policy < 0)
-                rc = usage_error("--policy", optarg,
-                                 "must be other, batch or idle (loads never run real-time)");
-            break;
-        case OPT_NICE:
-            rc = parse_int_option("--nice", optarg, -20, 19, &v);
-            p->sched.nice = (int)v;
-            break;
-        case OPT_JSON:
-            p->json_path = optarg;
-            break;
-        case 'q':
-            p->quiet = true;
-            break;
-        case OPT_SYSROOT:
-            p->sysroot_dir = optarg;
-            break;
-        case 'h':
-            load_usage(stdout);
-            return EXIT_OK;
-        default:
-            return option_parse_error("load", c, argv);
-        }
-        if (rc)
-            return rc;
-    }
-    if (optind >= argc) {
+    int first_arg;
+    int rc = cli_parse(&load_cli, &p->common, p, argc, argv, 1, &first_arg);
+    if (rc >= 0)
+        return rc;
+    if (first_arg >= argc) {
         fprintf(stderr, "jitterlab: load: which load? (e.g. jitterlab load pulse:100ms:400ms "
                         "-a 1; see jitterlab help load)\n");
         return EXIT_USAGE;
     }
-    p->kind_text = argv[optind++];
+    p->kind_text = argv[first_arg];
+    optind = first_arg + 1;
     if ((rc = check_no_more_args("load", argc, argv)) != 0)
         return rc;
-    if (!p->sysroot_dir)
-        p->sysroot_dir = getenv("JITTERLAB_SYSROOT");
     return -1;
 }
 
@@ -195,7 +163,7 @@ static int write_json(const struct load_params *p, int argc, char **argv,
     json_object_set_new(doc, "duration_s", json_real(duration_s));
     json_object_set_new(doc, "interrupted", json_boolean(interrupted));
     json_object_set_new(doc, "loads", json_load_list(spec, 1, &p->sched, lr));
-    int rc = json_write_file(doc, p->json_path);
+    int rc = json_write_file(doc, p->common.json_path);
     json_decref(doc);
     return rc;
 }
@@ -203,24 +171,24 @@ static int write_json(const struct load_params *p, int argc, char **argv,
 int cmd_load(int argc, char **argv)
 {
     static struct load_params p;
-    int rc = parse_args(argc, argv, &p);
+    int rc = load_parse_args(argc, argv, &p);
     if (rc >= 0)
         return rc;
     struct sysroot sr;
-    sysroot_init(&sr, p.sysroot_dir);
+    sysroot_init(&sr, p.common.sysroot_dir);
     static struct system_info si;
     system_info_read(&sr, &si);
     static struct load_spec spec;
     char why[600];
     if (load_parse(p.kind_text, &sr, false, &spec, why, sizeof(why)) != 0)
         return usage_error("load", p.kind_text, why);
-    if (p.cpus.count == 0)
-        system_info_default_cpus(&si, &p.cpus);
-    else if ((rc = check_cpus_online("--cpus", p.cpus_text, &p.cpus, &si)) != 0)
+    if (p.common.cpus.count == 0)
+        system_info_default_cpus(&si, &p.common.cpus);
+    else if ((rc = check_cpus_online("--cpus", p.common.cpus_text, &p.common.cpus, &si)) != 0)
         return rc;
-    if ((rc = check_output_path("--json", p.json_path)) != 0)
+    if ((rc = check_output_path("--json", p.common.json_path)) != 0)
         return rc;
-    spec.cpus = p.cpus;
+    spec.cpus = p.common.cpus;
     spec.cpus_given = true;
 
     stop_handlers_install();
@@ -245,22 +213,22 @@ int cmd_load(int argc, char **argv)
             break;
         }
         int64_t now = monotonic_now_ns();
-        if (!p.quiet && now >= next_line) {
+        if (!p.common.quiet && now >= next_line) {
             print_duty(stdout, lr, &spec, (double)(now - start) / 1e9, total_s, tty);
             next_line = now + (tty ? LIVE_PERIOD_NS : PLAIN_PERIOD_NS);
         }
     }
     load_runner_stop(lr);
     double elapsed_s = (double)(monotonic_now_ns() - start) / 1e9;
-    if (!p.quiet) {
+    if (!p.common.quiet) {
         print_duty(stdout, lr, &spec, elapsed_s, total_s, tty);
         if (tty)
             fputc('\n', stdout);
     }
     rc = EXIT_OK;
-    if (p.json_path &&
+    if (p.common.json_path &&
         write_json(&p, argc, argv, &spec, lr, started_at, elapsed_s, interrupted) != 0) {
-        fprintf(stderr, "jitterlab: --json %s: cannot write\n", p.json_path);
+        fprintf(stderr, "jitterlab: --json %s: cannot write\n", p.common.json_path);
         rc = EXIT_RUNTIME;
     }
     load_runner_destroy(lr);

@@ -7,10 +7,75 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "common/units.h"
 #include "common/atomic_file.h"
+
+/* One common option: -1 taken, else an exit code. */
+static int common_option(const struct cli_command *cmd, struct cli_common *co, int c, char **argv)
+{
+    const char *why;
+    switch (c) {
+    case 'a':
+        co->cpus_text = optarg;
+        if (cpulist_parse(optarg, &co->cpus, &why) != 0)
+            return usage_error("--cpus", optarg, why);
+        if (co->cpus.count == 0)
+            return usage_error("--cpus", optarg, "empty CPU list");
+        return -1;
+    case CLI_OPT_SYSROOT:
+        co->sysroot_dir = optarg;
+        return -1;
+    case CLI_OPT_JSON:
+        co->json_path = optarg;
+        return -1;
+    case 'q':
+        co->quiet = true;
+        return -1;
+    case 'h':
+        cmd->usage(stdout);
+        return EXIT_OK;
+    default:
+        return option_parse_error(cmd->name, c, argv);
+    }
+}
+
+/* getopt_long values that the common handling owns: the common options,
+ * unknown options ('?') and missing values (':'). */
+static bool is_common(int c)
+{
+    return c == 'a' || c == 'q' || c == 'h' || c == CLI_OPT_SYSROOT || c == CLI_OPT_JSON ||
+           c == ':' || c == '?';
+}
+
+int cli_parse(const struct cli_command *cmd, struct cli_common *co, void *params, int argc,
+              char **argv, int first, int *rest)
+{
+    char shortopts[64];
+    snprintf(shortopts, sizeof(shortopts), ":%s", cmd->short_options);
+    memset(co, 0, sizeof(*co));
+    opterr = 0;
+    optind = first;
+    int c, rc;
+    while ((c = getopt_long(argc, argv, shortopts, cmd->long_options, NULL)) != -1) {
+        if (is_common(c)) {
+            if ((rc = common_option(cmd, co, c, argv)) >= 0)
+                return rc;
+        } else if ((rc = cmd->option(params, c, optarg)) != 0) {
+            return rc;
+        }
+    }
+    if (rest)
+        *rest = optind;
+    else if ((rc = check_no_more_args(cmd->name, argc, argv)) != 0)
+        return rc;
+    if (!co->sysroot_dir)
+        co->sysroot_dir = getenv("JITTERLAB_SYSROOT");
+    return -1;
+}
 
 int option_parse_error(const char *subcommand, int c, char **argv)
 {

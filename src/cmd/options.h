@@ -1,16 +1,90 @@
 /*
- * What every subcommand's option parsing shares: the one format of usage
+ * What every subcommand's option parsing shares: the getopt loop, the common
+ * options (--cpus/-a, --sysroot with JITTERLAB_SYSROOT, -q/--quiet, --json,
+ * -h/--help, unknown options and missing values), the one format of usage
  * errors ("jitterlab: --opt VALUE: why", exit 2), number and duration
- * options and the checks of CPU lists and output
- * paths that must happen before anything runs or is written.
+ * options and the checks of CPU lists and output paths that must happen
+ * before anything runs or is written.
+ *
+ * A subcommand describes itself in a struct cli_command: its usage text, its
+ * getopt tables (which list the common options it takes with CLI_OPTION_*,
+ * or all of them with CLI_COMMON_OPTIONS) and a handler for its own options.
+ * cli_parse() runs the loop and fills a struct cli_common.
  */
 #ifndef JITTERLAB_CMD_OPTIONS_H
 #define JITTERLAB_CMD_OPTIONS_H
 
+#include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sys/cpulist.h"
 #include "sys/system_info.h"
+
+/* getopt values of the common long options without a short one; a
+ * subcommand's own values start at 256 and stay below these. */
+enum cli_common_opt {
+    CLI_OPT_SYSROOT = 0x1000,
+    CLI_OPT_JSON,
+};
+
+#define CLI_OPTION_CPUS                                                                            \
+    {                                                                                              \
+        "cpus", required_argument, NULL, 'a'                                                       \
+    }
+#define CLI_OPTION_SYSROOT                                                                         \
+    {                                                                                              \
+        "sysroot", required_argument, NULL, CLI_OPT_SYSROOT                                        \
+    }
+#define CLI_OPTION_QUIET                                                                           \
+    {                                                                                              \
+        "quiet", no_argument, NULL, 'q'                                                            \
+    }
+#define CLI_OPTION_JSON                                                                            \
+    {                                                                                              \
+        "json", required_argument, NULL, CLI_OPT_JSON                                              \
+    }
+#define CLI_OPTION_HELP                                                                            \
+    {                                                                                              \
+        "help", no_argument, NULL, 'h'                                                             \
+    }
+#define CLI_OPTION_END                                                                             \
+    {                                                                                              \
+        NULL, 0, NULL, 0                                                                           \
+    }
+/* Every common option; the short ones are CLI_COMMON_SHORT. */
+#define CLI_COMMON_OPTIONS                                                                         \
+    CLI_OPTION_CPUS, CLI_OPTION_SYSROOT, CLI_OPTION_QUIET, CLI_OPTION_JSON, CLI_OPTION_HELP
+#define CLI_COMMON_SHORT "a:qh"
+
+/* What the common options set. cpus is empty unless --cpus was given;
+ * sysroot_dir falls back to $JITTERLAB_SYSROOT. */
+struct cli_common {
+    struct cpulist cpus;
+    const char *cpus_text;
+    const char *sysroot_dir;
+    const char *json_path;
+    bool quiet;
+};
+
+struct cli_command {
+    const char *name; /* in messages: "jitterlab NAME: unknown option" */
+    void (*usage)(FILE *out);
+    const char *short_options; /* without the leading ':' */
+    const struct option *long_options;
+    /* The subcommand's own options: 0 taken, else an exit code after the
+     * message. c is getopt_long's value, arg its optarg (may be NULL). */
+    int (*option)(void *params, int c, const char *arg);
+};
+
+/* Parses argv[first..]: every option the subcommand's handler does not know
+ * goes to the common handling. Arguments left after the options are an
+ * error unless rest is given (then *rest is the index of the first).
+ * Returns -1 to continue, EXIT_OK after --help, or EXIT_USAGE after the
+ * message. Writes nothing but the help text and the message. */
+int cli_parse(const struct cli_command *cmd, struct cli_common *common, void *params, int argc,
+              char **argv, int first, int *rest);
 
 /* getopt_long returned ':' (missing value) or '?' (unknown option), with
  * opterr = 0: prints which, and returns EXIT_USAGE. */

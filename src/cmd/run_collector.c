@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "common/stop.h"
 #include "common/clock.h"
 #include "common/units.h"
 

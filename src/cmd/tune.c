@@ -14,29 +14,15 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "common/stop.h"
 #include "cmd/options.h"
+#include "cmd/tune_cli.h"
 #include "cmd/tune_cmd.h"
 #include "common/clock.h"
 #include "common/units.h"
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
 #include "tune/tune.h"
-
-struct tune_params {
-    const char *verb;
-    const char *profile;
-    const char *only;
-    const char *cpus_text;
-    struct cpulist cpus;
-    int64_t budget_ns;
-    int64_t freq_khz;
-    int boost;
-    bool dry_run;
-    bool quiet;
-    int64_t duration_ns; /* hold: 0 = until Ctrl-C */
-    const char *state_path;
-    const char *sysroot_dir;
-};
 
 static void tune_usage(FILE *out)
 {
@@ -90,23 +76,22 @@ enum {
     OPT_BOOST,
     OPT_DRY_RUN,
     OPT_STATE,
-    OPT_SYSROOT
 };
 
 static const struct option tune_options[] = {
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"only", required_argument, NULL, OPT_ONLY},
-    {"cpus", required_argument, NULL, 'a'},
     {"budget", required_argument, NULL, OPT_BUDGET},
     {"freq", required_argument, NULL, OPT_FREQ},
     {"boost", required_argument, NULL, OPT_BOOST},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"state", required_argument, NULL, OPT_STATE},
     {"duration", required_argument, NULL, 'D'},
-    {"sysroot", required_argument, NULL, OPT_SYSROOT},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    CLI_OPTION_CPUS,
+    CLI_OPTION_SYSROOT,
+    CLI_OPTION_QUIET,
+    CLI_OPTION_HELP,
+    CLI_OPTION_END,
 };
 
 uint32_t tune_actions_for(const char *profile, const char *only, const char **bad_opt, char *why,
@@ -146,10 +131,50 @@ uint32_t tune_actions_for(const char *profile, const char *only, const char **ba
     return mask;
 }
 
-static int parse_args(int argc, char **argv, struct tune_params *p)
+static int tune_option(void *params, int c, const char *arg)
 {
+    struct tune_params *p = params;
     long v;
-    const char *why;
+    int rc = 0;
+    switch (c) {
+    case OPT_PROFILE:
+        p->profile = arg;
+        break;
+    case OPT_ONLY:
+        p->only = arg;
+        break;
+    case OPT_BUDGET:
+        rc = parse_positive_duration("--budget", arg, NS_PER_US, &p->budget_ns);
+        break;
+    case OPT_FREQ:
+        rc = parse_int_option("--freq", arg, 1, 100000000L, &v);
+        p->freq_khz = v;
+        break;
+    case OPT_BOOST:
+        if (strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0)
+            p->boost = strcmp(arg, "on") == 0;
+        else
+            rc = usage_error("--boost", arg, "must be on or off");
+        break;
+    case OPT_DRY_RUN:
+        p->dry_run = true;
+        break;
+    case OPT_STATE:
+        p->state_path = arg;
+        break;
+    default: /* 'D' */
+        rc = parse_positive_duration("--duration", arg, NS_PER_S, &p->duration_ns);
+        break;
+    }
+    return rc;
+}
+
+static const struct cli_command tune_cli = {
+    "tune", tune_usage, "D:a:qh", tune_options, tune_option,
+};
+
+int tune_parse_args(int argc, char **argv, struct tune_params *p)
+{
     memset(p, 0, sizeof(*p));
     p->budget_ns = 50 * NS_PER_US;
     p->boost = -1;
@@ -158,70 +183,22 @@ static int parse_args(int argc, char **argv, struct tune_params *p)
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     p->verb = argv[1];
-    if (strcmp(p->verb, "apply") != 0 && strcmp(p->verb, "restore") != 0 &&
-        strcmp(p->verb, "status") != 0 && strcmp(p->verb, "hold") != 0)
+    bool changes = strcmp(p->verb, "apply") == 0 || strcmp(p->verb, "hold") == 0;
+    if (!changes && strcmp(p->verb, "restore") != 0 && strcmp(p->verb, "status") != 0)
         return usage_error("tune", p->verb, "unknown verb (use apply, restore, status, hold)");
-    opterr = 0;
-    optind = 2;
-    int c, rc;
-    while ((c = getopt_long(argc, argv, ":a:D:qh", tune_options, NULL)) != -1) {
-        rc = 0;
-        switch (c) {
-        case OPT_PROFILE:
-            p->profile = optarg;
-            break;
-        case OPT_ONLY:
-            p->only = optarg;
-            break;
-        case 'a':
-            p->cpus_text = optarg;
-            if (cpulist_parse(optarg, &p->cpus, &why) != 0)
-                rc = usage_error("--cpus", optarg, why);
-            else if (p->cpus.count == 0)
-                rc = usage_error("--cpus", optarg, "empty CPU list");
-            break;
-        case OPT_BUDGET:
-            rc = parse_positive_duration("--budget", optarg, NS_PER_US, &p->budget_ns);
-            break;
-        case OPT_FREQ:
-            rc = parse_int_option("--freq", optarg, 1, 100000000L, &v);
-            p->freq_khz = v;
-            break;
-        case OPT_BOOST:
-            if (strcmp(optarg, "on") == 0 || strcmp(optarg, "off") == 0)
-                p->boost = strcmp(optarg, "on") == 0;
-            else
-                rc = usage_error("--boost", optarg, "must be on or off");
-            break;
-        case OPT_DRY_RUN:
-            p->dry_run = true;
-            break;
-        case OPT_STATE:
-            p->state_path = optarg;
-            break;
-        case 'D':
-            rc = parse_positive_duration("--duration", optarg, NS_PER_S, &p->duration_ns);
-            break;
-        case OPT_SYSROOT:
-            p->sysroot_dir = optarg;
-            break;
-        case 'q':
-            p->quiet = true;
-            break;
-        case 'h':
-            tune_usage(stdout);
-            return EXIT_OK;
-        default:
-            return option_parse_error("tune", c, argv);
-        }
-        if (rc)
-            return rc;
-    }
-    if ((rc = check_no_more_args("tune", argc, argv)) != 0)
+    int rc = cli_parse(&tune_cli, &p->common, p, argc, argv, 2, NULL);
+    if (rc >= 0)
         return rc;
-    if (!p->sysroot_dir)
-        p->sysroot_dir = getenv("JITTERLAB_SYSROOT");
     p->state_path = tune_state_path(p->state_path);
+    if (changes) {
+        const char *bad_opt = NULL;
+        char why[600];
+        p->actions = tune_actions_for(p->profile, p->only, &bad_opt, why, sizeof(why));
+        /* --only, when given, decides alone; else the profile */
+        if (!p->actions)
+            return p->only ? usage_error("--only", p->only, why)
+                           : usage_error("--profile", p->profile, why);
+    }
     return -1;
 }
 
@@ -404,7 +381,8 @@ static int tune_hold(const struct tune_params *p, const struct tune_request *rq)
 {
     stop_handlers_install();
     static struct tune_session session;
-    int rc = tune_session_begin(&session, rq, p->profile, p->state_path, TUNE_MODE_HOLD, p->quiet);
+    int rc = tune_session_begin(&session, rq, p->profile, p->state_path, TUNE_MODE_HOLD,
+                                p->common.quiet);
     if (rc != EXIT_OK)
         return rc;
     int fd = -1;
@@ -413,11 +391,11 @@ static int tune_hold(const struct tune_params *p, const struct tune_request *rq)
         if (fd < 0)
             fprintf(stderr, "jitterlab: tune hold: cannot hold /dev/cpu_dma_latency: %s\n",
                     strerror(-fd));
-        else if (!p->quiet)
+        else if (!p->common.quiet)
             printf("holding /dev/cpu_dma_latency at %lld us\n",
                    (long long)(tune_exit_latency_limit_ns(p->budget_ns) / NS_PER_US));
     }
-    if (!p->quiet)
+    if (!p->common.quiet)
         printf("holding; Ctrl-C restores everything\n");
     fflush(stdout);
     /* duration_ns <= DURATION_MAX_NS (the option parser), so no sum here can overflow */
@@ -428,7 +406,7 @@ static int tune_hold(const struct tune_params *p, const struct tune_request *rq)
         nanosleep(&pause, NULL);
     }
     pm_qos_release(fd);
-    rc = tune_session_end(&session, p->quiet);
+    rc = tune_session_end(&session, p->common.quiet);
     tune_session_free(&session);
     return rc;
 }
@@ -436,35 +414,30 @@ static int tune_hold(const struct tune_params *p, const struct tune_request *rq)
 int cmd_tune(int argc, char **argv)
 {
     static struct tune_params p;
-    int rc = parse_args(argc, argv, &p);
+    int rc = tune_parse_args(argc, argv, &p);
     if (rc >= 0)
         return rc;
     if (strcmp(p.verb, "restore") == 0)
-        return tune_restore_report(p.state_path, p.quiet, true);
+        return tune_restore_report(p.state_path, p.common.quiet, true);
     if (strcmp(p.verb, "status") == 0)
         return tune_status(&p);
 
-    const char *bad_opt = NULL;
-    char why[600];
-    uint32_t actions = tune_actions_for(p.profile, p.only, &bad_opt, why, sizeof(why));
-    if (!actions)
-        return usage_error(bad_opt, bad_opt[2] == 'o' ? p.only : p.profile, why);
     struct sysroot sr;
-    sysroot_init(&sr, p.sysroot_dir);
+    sysroot_init(&sr, p.common.sysroot_dir);
     static struct system_info si;
     system_info_read(&sr, &si);
-    if (p.cpus.count == 0)
-        system_info_default_cpus(&si, &p.cpus);
-    else if ((rc = check_cpus_online("--cpus", p.cpus_text, &p.cpus, &si)) != 0)
+    if (p.common.cpus.count == 0)
+        system_info_default_cpus(&si, &p.common.cpus);
+    else if ((rc = check_cpus_online("--cpus", p.common.cpus_text, &p.common.cpus, &si)) != 0)
         return rc;
 
     static struct tune_request rq;
     rq = (struct tune_request){.sr = &sr,
-                               .targets = p.cpus,
+                               .targets = p.common.cpus,
                                .budget_ns = p.budget_ns,
                                .freq_khz = p.freq_khz,
                                .boost = p.boost,
-                               .actions = actions};
+                               .actions = p.actions};
     if (strcmp(p.verb, "hold") == 0)
         return tune_hold(&p, &rq);
     if (p.dry_run) {
@@ -473,14 +446,15 @@ int cmd_tune(int argc, char **argv)
         printf("# jitterlab tune apply --dry-run: %d change%s, nothing written\n", plan.n,
                plan.n == 1 ? "" : "s");
         print_plan(stdout, &plan, &sr, true);
-        tune_print_boot_proposal(stdout, &p.cpus, &si);
+        tune_print_boot_proposal(stdout, &p.common.cpus, &si);
         tune_plan_free(&plan);
         return EXIT_OK;
     }
     static struct tune_session session;
-    rc = tune_session_begin(&session, &rq, p.profile, p.state_path, TUNE_MODE_APPLY, p.quiet);
+    rc =
+        tune_session_begin(&session, &rq, p.profile, p.state_path, TUNE_MODE_APPLY, p.common.quiet);
     tune_session_free(&session);
-    if (!p.quiet)
-        tune_print_boot_proposal(stdout, &p.cpus, &si);
+    if (!p.common.quiet)
+        tune_print_boot_proposal(stdout, &p.common.cpus, &si);
     return rc;
 }

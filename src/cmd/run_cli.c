@@ -1,0 +1,413 @@
+/*
+ * `jitterlab run` options (see run_cli.h): the usage text, the getopt table
+ * and its handler on top of the shared option layer (options.c), and the
+ * checks that need the machine.
+ */
+#include "cmd/run_cli.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/tune_cmd.h"
+#include "engine/counters.h"
+#include "sys/cpulist.h"
+
+static void run_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: jitterlab run [options]\n"
+            "\n"
+            "Measures wake-up latency: one pinned thread per CPU sleeps to absolute planned\n"
+            "times (start + k * interval) and records how late it runs, in nanoseconds.\n"
+            "Cycles whose planned time passed before the previous one ended are counted\n"
+            "as missed periods. Durations take units: ns, us, ms, s, m, h.\n"
+            "\n"
+            "  -i, --interval DUR      cycle interval (bare number: us; default 1ms)\n"
+            "  -a, --cpus LIST         CPUs to measure, e.g. 1-3,6 (default: the isolated\n"
+            "                          CPUs, else every online CPU but CPU 0)\n"
+            "  -p, --priority N        real-time priority 1..99 (default 90)\n"
+            "      --policy P          fifo | rr | other (default fifo)\n"
+            "  -D, --duration DUR      run time (bare number: s; default 10s unless -l)\n"
+            "  -l, --loops N           stop after N samples per CPU\n"
+            "      --clock C           monotonic | tsc (tsc: invariant TSC only)\n"
+            "      --tolerance DUR     count samples whose latency or |period error|\n"
+            "                          exceeds DUR (bare number: us)\n"
+            "      --budget DUR        exit 3 when any latency exceeds DUR (bare: us)\n"
+            "      --report-every N|DUR  a line per CPU every N samples or every DUR\n"
+            "      --wide              every period, error and execution column in those\n"
+            "                          lines (default: fits 100 columns)\n"
+            "      --intervals FILE    every window as CSV, written as it closes\n"
+            "      --keep-windows N    windows kept in the JSON result, the newest (default\n"
+            "                          3600; the rest are counted as dropped)\n"
+            "      --pm-qos US         hold /dev/cpu_dma_latency at US during the run\n"
+            "      --workload KIND     work done after each wake-up: none,\n"
+            "                          ptrchase[:SIZE[:STEPS]] (default 2 x L2, 5000 steps),\n"
+            "                          spin:DUR (a calibrated busy computation)\n"
+            "      --seed N            ptrchase permutation seed (default 1)\n"
+            "      --deadline DUR      response time (latency + execution) limit; cycles\n"
+            "                          beyond it are deadline misses (default: interval)\n"
+            "      --load KIND[@CPUS]  a best-effort load for the run's duration (repeatable;\n"
+            "                          default CPUs: online ones not measured); KIND as in\n"
+            "                          jitterlab load: cpu, pulse:ON:OFF[:KIND], cache[:SIZE],\n"
+            "                          memory[:SIZE], cmd:COMMAND\n"
+            "      --tune[=PROFILE]    apply `jitterlab tune` (latency or realtime, default\n"
+            "                          latency) for --budget (default 50us) before the first\n"
+            "                          cycle, hold PM QoS, restore everything at the end\n"
+            "                          (also after Ctrl-C/SIGTERM)\n"
+            "      --counters LIST     per-cycle counters: cycles, instructions, llc-misses,\n"
+            "                          context-switches, cpu-migrations, page-faults, all\n"
+            "  -q, --quiet             print nothing but errors\n"
+            "      --json FILE         write the result document (schema 1)\n"
+            "      --histogram-file FILE  cyclictest -h format, 1 us rows\n"
+            "      --histogram-max DUR rows of that file (bare: us; default 1000us)\n"
+            "      --samples FILE      every sample as CSV: cpu,t_ns,latency_ns\n"
+            "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
+            "  -h, --help              this text\n"
+            "\n"
+            "Without root or CAP_SYS_NICE it runs SCHED_OTHER and says so. Ctrl-C ends the\n"
+            "run early and still writes every output, marked interrupted.\n"
+            "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 budget exceeded.\n");
+}
+
+enum {
+    OPT_POLICY = 256,
+    OPT_CLOCK,
+    OPT_TOLERANCE,
+    OPT_BUDGET,
+    OPT_REPORT_EVERY,
+    OPT_PM_QOS,
+    OPT_HIST_FILE,
+    OPT_HIST_MAX,
+    OPT_SAMPLES,
+    OPT_WORKLOAD,
+    OPT_SEED,
+    OPT_DEADLINE,
+    OPT_COUNTERS,
+    OPT_LOAD,
+    OPT_TUNE,
+    OPT_INTERVALS,
+    OPT_KEEP_WINDOWS,
+    OPT_WIDE,
+};
+
+static const struct option run_options[] = {
+    {"interval", required_argument, NULL, 'i'},
+    {"priority", required_argument, NULL, 'p'},
+    {"policy", required_argument, NULL, OPT_POLICY},
+    {"duration", required_argument, NULL, 'D'},
+    {"loops", required_argument, NULL, 'l'},
+    {"clock", required_argument, NULL, OPT_CLOCK},
+    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"budget", required_argument, NULL, OPT_BUDGET},
+    {"report-every", required_argument, NULL, OPT_REPORT_EVERY},
+    {"pm-qos", required_argument, NULL, OPT_PM_QOS},
+    {"histogram-file", required_argument, NULL, OPT_HIST_FILE},
+    {"histogram-max", required_argument, NULL, OPT_HIST_MAX},
+    {"samples", required_argument, NULL, OPT_SAMPLES},
+    {"workload", required_argument, NULL, OPT_WORKLOAD},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"deadline", required_argument, NULL, OPT_DEADLINE},
+    {"counters", required_argument, NULL, OPT_COUNTERS},
+    {"load", required_argument, NULL, OPT_LOAD},
+    {"tune", optional_argument, NULL, OPT_TUNE},
+    {"intervals", required_argument, NULL, OPT_INTERVALS},
+    {"keep-windows", required_argument, NULL, OPT_KEEP_WINDOWS},
+    {"wide", no_argument, NULL, OPT_WIDE},
+    CLI_COMMON_OPTIONS,
+    CLI_OPTION_END,
+};
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+static int run_option(void *params, int c, const char *arg)
+{
+    struct run_params *p = params;
+    const char *why;
+    long v;
+    int rc = 0;
+    switch (c) {
+    case 'i':
+        rc = parse_positive_duration("--interval", arg, NS_PER_US, &p->interval_ns);
+        if (!rc && p->interval_ns > 3600 * NS_PER_S)
+            rc = usage_error("--interval", arg, "must be at most 1h");
+        break;
+    case 'p':
+        rc = parse_int_option("--priority", arg, 1, 99, &v);
+        p->priority = (int)v;
+        p->priority_set = true;
+        break;
+    case OPT_POLICY:
+        if (strcmp(arg, "fifo") == 0)
+            p->policy = SCHED_FIFO;
+        else if (strcmp(arg, "rr") == 0)
+            p->policy = SCHED_RR;
+        else if (strcmp(arg, "other") == 0)
+            p->policy = SCHED_OTHER;
+        else
+            rc = usage_error("--policy", arg, "must be fifo, rr or other");
+        p->policy_name = arg;
+        break;
+    case 'D':
+        rc = parse_positive_duration("--duration", arg, NS_PER_S, &p->duration_ns);
+        p->duration_set = true;
+        break;
+    case 'l':
+        rc = parse_int_option("--loops", arg, 1, 1000000000000L, &v);
+        p->loops = (uint64_t)v;
+        break;
+    case OPT_CLOCK:
+        if (strcmp(arg, "monotonic") == 0)
+            p->clock = ENGINE_CLOCK_MONOTONIC;
+        else if (strcmp(arg, "tsc") == 0)
+            p->clock = ENGINE_CLOCK_TSC;
+        else
+            rc = usage_error("--clock", arg, "must be monotonic or tsc");
+        break;
+    case OPT_TOLERANCE:
+        rc = parse_positive_duration("--tolerance", arg, NS_PER_US, &p->tolerance_ns);
+        break;
+    case OPT_BUDGET:
+        rc = parse_positive_duration("--budget", arg, NS_PER_US, &p->budget_ns);
+        break;
+    case OPT_REPORT_EVERY:
+        if (all_digits(arg)) {
+            rc = parse_int_option("--report-every", arg, 1, 1000000000L, &v);
+            p->report_every_samples = (uint64_t)v;
+            p->report_every_ns = 0; /* the last --report-every wins */
+        } else {
+            rc = parse_positive_duration("--report-every", arg, NS_PER_S, &p->report_every_ns);
+            p->report_every_samples = 0;
+        }
+        break;
+    case OPT_PM_QOS:
+        rc = parse_int_option("--pm-qos", arg, 0, 2000000000L, &v);
+        p->pm_qos_us = v;
+        break;
+    case OPT_HIST_FILE:
+        p->hist_path = arg;
+        break;
+    case OPT_HIST_MAX:
+        rc = parse_positive_duration("--histogram-max", arg, NS_PER_US, &p->hist_max_ns);
+        if (!rc && (p->hist_max_ns < NS_PER_US || p->hist_max_ns > 10 * NS_PER_S))
+            rc = usage_error("--histogram-max", arg, "must be from 1us to 10s");
+        break;
+    case OPT_SAMPLES:
+        p->samples_path = arg;
+        break;
+    case OPT_INTERVALS:
+        p->intervals_path = arg;
+        break;
+    case OPT_KEEP_WINDOWS:
+        rc = parse_int_option("--keep-windows", arg, 0, 1000000L, &v);
+        p->keep_windows = (uint64_t)v;
+        break;
+    case OPT_WIDE:
+        p->wide = true;
+        break;
+    case OPT_WORKLOAD:
+        p->workload_text = arg;
+        break;
+    case OPT_SEED:
+        rc = parse_int_option("--seed", arg, 0, LONG_MAX, &v);
+        p->seed = (uint64_t)v;
+        break;
+    case OPT_DEADLINE:
+        rc = parse_positive_duration("--deadline", arg, NS_PER_US, &p->deadline_ns);
+        break;
+    case OPT_LOAD:
+        if (p->nloads == RUN_MAX_LOADS)
+            rc = usage_error("--load", arg, "too many loads (at most 16)");
+        else
+            p->load_text[p->nloads++] = arg;
+        break;
+    case OPT_TUNE: {
+        const char *bad_opt = NULL;
+        char twhy[600];
+        p->tune_profile = arg ? arg : "latency";
+        p->tune_actions = tune_actions_for(p->tune_profile, NULL, &bad_opt, twhy, sizeof(twhy));
+        if (!p->tune_actions)
+            rc = usage_error("--tune", p->tune_profile, twhy);
+        break;
+    }
+    case OPT_COUNTERS:
+        if (counters_parse(arg, &p->counters_mask, &why) != 0)
+            rc = usage_error("--counters", arg, why);
+        break;
+    }
+    return rc;
+}
+
+static const struct cli_command run_cli = {
+    "run", run_usage, "i:p:D:l:" CLI_COMMON_SHORT, run_options, run_option,
+};
+
+int run_parse_args(int argc, char **argv, struct run_params *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->interval_ns = NS_PER_MS;
+    p->policy = SCHED_FIFO;
+    p->policy_name = "fifo";
+    p->priority = 90;
+    p->clock = ENGINE_CLOCK_MONOTONIC;
+    p->tolerance_ns = -1;
+    p->budget_ns = -1;
+    p->pm_qos_us = -1;
+    p->hist_max_ns = 1000 * NS_PER_US;
+    p->seed = 1;
+    p->keep_windows = RUN_DEFAULT_KEEP_WINDOWS;
+
+    int rc = cli_parse(&run_cli, &p->common, p, argc, argv, 1, NULL);
+    if (rc >= 0)
+        return rc;
+    if (!p->duration_set && !p->loops)
+        p->duration_ns = 10 * NS_PER_S;
+    if (p->loops && (double)p->loops * (double)p->interval_ns > (double)RUN_MAX_DURATION_NS) {
+        char n[32];
+        snprintf(n, sizeof(n), "%llu", (unsigned long long)p->loops);
+        return usage_error("--loops", n, "loops x interval must be at most 366 days");
+    }
+    if ((p->intervals_path || p->wide) && !p->report_every_ns && !p->report_every_samples)
+        return usage_error(p->intervals_path ? "--intervals" : "--wide", p->intervals_path,
+                           "needs --report-every");
+    if (p->policy == SCHED_OTHER) {
+        if (p->priority_set)
+            return usage_error("--priority", NULL, "has no meaning with --policy other");
+        p->priority = 0;
+    }
+    if (p->deadline_ns == 0)
+        p->deadline_ns = p->interval_ns;
+    return -1;
+}
+
+/* Each --load parses, runs on online CPUs (by default those not measured)
+ * and leaves at least one measured CPU alone. */
+static int validate_loads(struct run_params *p, const struct system_info *si,
+                          const struct sysroot *sr)
+{
+    char why[700];
+    int rc;
+    for (int i = 0; i < p->nloads; i++) {
+        struct load_spec *l = &p->loads[i];
+        if (load_parse(p->load_text[i], sr, true, l, why, sizeof(why)) != 0)
+            return usage_error("--load", p->load_text[i], why);
+        if (!l->cpus_given) {
+            cpulist_subtract(&si->online, &p->common.cpus, &l->cpus);
+            if (l->cpus.count == 0)
+                return usage_error("--load", p->load_text[i],
+                                   "no CPU left for the load (every online CPU is measured); "
+                                   "name its CPUs with @CPUS");
+        } else if ((rc = check_cpus_online("--load", p->load_text[i], &l->cpus, si)) != 0) {
+            return rc;
+        }
+        struct cpulist left;
+        cpulist_subtract(&p->common.cpus, &l->cpus, &left);
+        if (left.count == 0)
+            return usage_error("--load", p->load_text[i],
+                               "its CPUs include every measured CPU; a load runs beside the "
+                               "measurement, not on all of it");
+    }
+    return 0;
+}
+
+/* The CPUs this process may run threads on (cpuset, taskset). */
+static void affinity_cpus(struct cpulist *out)
+{
+    out->count = 0;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        return;
+    for (int cpu = 0; cpu < CPU_SETSIZE && cpu < CPULIST_MAX_CPUS; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            cpulist_add(out, cpu);
+}
+
+/* --cpus as given (online, within the affinity), or by default the isolated
+ * CPUs that are usable, saying which were dropped and why. */
+static int choose_cpus(struct run_params *p, const struct system_info *si)
+{
+    static struct cpulist allowed, usable, gone, want;
+    affinity_cpus(&allowed);
+    if (p->common.cpus.count > 0) {
+        int rc = check_cpus_online("--cpus", p->common.cpus_text, &p->common.cpus, si);
+        if (rc != 0 || allowed.count == 0)
+            return rc;
+        cpulist_subtract(&p->common.cpus, &allowed, &gone);
+        if (gone.count > 0) {
+            char why[600], list[512];
+            cpulist_format(&allowed, list, sizeof(list));
+            snprintf(why, sizeof(why),
+                     "CPU %d is outside this process's CPU affinity (allowed: %s)", gone.cpu[0],
+                     list);
+            return usage_error("--cpus", p->common.cpus_text, why);
+        }
+        return 0;
+    }
+    system_info_default_cpus(si, &want);
+    if (allowed.count == 0) /* affinity unknown: trust the machine's lists */
+        allowed = si->online;
+    cpulist_subtract(&si->online, &allowed, &gone);
+    cpulist_subtract(&si->online, &gone, &usable); /* online and allowed */
+    cpulist_subtract(&want, &usable, &gone);
+    cpulist_subtract(&want, &gone, &p->common.cpus);
+    if (p->common.cpus.count == 0) {
+        /* None of the defaults is usable: every usable CPU but the first,
+         * which stays for housekeeping when there is more than one. */
+        p->common.cpus = usable;
+        if (usable.count > 1) {
+            memmove(p->common.cpus.cpu, p->common.cpus.cpu + 1,
+                    (size_t)(usable.count - 1) * sizeof(int));
+            p->common.cpus.count--;
+        }
+    }
+    if (gone.count > 0 && !p->common.quiet) {
+        char dropped[512], chosen[512];
+        cpulist_format(&gone, dropped, sizeof(dropped));
+        cpulist_format(&p->common.cpus, chosen, sizeof(chosen));
+        fprintf(stderr,
+                "jitterlab: warning: default CPUs %s dropped (offline or outside this process's "
+                "CPU affinity); measuring %s\n",
+                dropped, chosen);
+    }
+    return p->common.cpus.count > 0 ? 0 : usage_error("--cpus", NULL, "no CPU is usable");
+}
+
+/* Checks that need the machine: CPUs online, TSC, workload, loads, output paths. */
+int run_validate(struct run_params *p, const struct system_info *si, const struct sysroot *sr)
+{
+    const char *reason;
+    int rc;
+    if (workload_parse(p->workload_text ? p->workload_text : "none", sr, p->seed, &p->workload,
+                       &reason) != 0)
+        return usage_error("--workload", p->workload_text, reason);
+    if ((rc = choose_cpus(p, si)) != 0)
+        return rc;
+    if (p->clock == ENGINE_CLOCK_TSC) {
+        if (!engine_tsc_supported())
+            return usage_error("--clock", "tsc", "refused: this architecture has no TSC");
+        if (!si->tsc_invariant)
+            return usage_error("--clock", "tsc",
+                               "refused: the CPU does not report an invariant TSC "
+                               "(constant_tsc and nonstop_tsc missing from /proc/cpuinfo)");
+    }
+    if ((rc = validate_loads(p, si, sr)) != 0)
+        return rc;
+    if ((rc = check_output_path("--json", p->common.json_path)) != 0 ||
+        (rc = check_output_path("--histogram-file", p->hist_path)) != 0 ||
+        (rc = check_output_path("--samples", p->samples_path)) != 0 ||
+        (rc = check_output_path("--intervals", p->intervals_path)) != 0)
+        return rc;
+    return -1;
+}

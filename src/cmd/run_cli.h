@@ -1,0 +1,78 @@
+/*
+ * The options of `jitterlab run`: parsing (run_parse_args, which touches
+ * nothing) and the checks that need the machine (run_validate: the CPUs, the
+ * TSC, the workload, the loads, the output paths). Both run before anything
+ * is started or written, so bad input ends with exit 2 and no output.
+ */
+#ifndef JITTERLAB_CMD_RUN_CLI_H
+#define JITTERLAB_CMD_RUN_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cmd/options.h"
+#include "common/units.h"
+#include "engine/engine.h"
+#include "engine/workload.h"
+#include "load/load.h"
+#include "sys/sysroot.h"
+#include "sys/system_info.h"
+
+#define RUN_MAX_LOADS 16
+/* The longest run (and the longest any planned time may lie ahead): far
+ * beyond any real measurement, far below where start + duration overflows. */
+#define RUN_MAX_DURATION_NS      (366LL * 24 * 3600 * NS_PER_S)
+#define RUN_DEFAULT_KEEP_WINDOWS 3600
+
+struct run_params {
+    struct cli_common common; /* cpus: as given, then as chosen by run_validate */
+    bool duration_set;
+    int64_t interval_ns;
+    int64_t duration_ns;
+    uint64_t loops;
+    int policy;
+    const char *policy_name;
+    int priority;
+    bool priority_set;
+    enum engine_clock clock;
+    int64_t tolerance_ns;
+    int64_t budget_ns;
+    int64_t report_every_ns;
+    uint64_t report_every_samples;
+    int64_t pm_qos_us;
+    const char *hist_path;
+    int64_t hist_max_ns;
+    const char *samples_path;
+    const char *intervals_path;
+    uint64_t keep_windows;
+    bool wide;
+    const char *workload_text;
+    struct workload_spec workload;
+    uint64_t seed;
+    int64_t deadline_ns; /* 0 until defaulted to the interval */
+    uint32_t counters_mask;
+    const char *load_text[RUN_MAX_LOADS];
+    struct load_spec loads[RUN_MAX_LOADS];
+    int nloads;
+    uint32_t tune_actions; /* --tune[=PROFILE]; 0 = no tuning */
+    const char *tune_profile;
+};
+
+static inline bool has_workload(const struct run_params *p)
+{
+    return p->workload.kind != WORKLOAD_NONE;
+}
+
+/* Execution/response columns appear with a workload or counters. */
+static inline bool control_task_columns(const struct run_params *p)
+{
+    return has_workload(p) || p->counters_mask != 0;
+}
+
+/* -1 to continue, or an exit code (the help text or the message printed). */
+int run_parse_args(int argc, char **argv, struct run_params *p);
+/* -1 to continue, or EXIT_USAGE after the message; chooses the default CPUs
+ * and parses the workload and the loads. */
+int run_validate(struct run_params *p, const struct system_info *si, const struct sysroot *sr);
+
+#endif
