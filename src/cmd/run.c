@@ -21,10 +21,10 @@
 #include "common/stop.h"
 #include "cmd/options.h"
 #include "cmd/run_cli.h"
-#include "cmd/run_collector.h"
 #include "cmd/tune_cmd.h"
 #include "common/units.h"
 #include "engine/counters.h"
+#include "engine/collector.h"
 #include "engine/engine.h"
 #include "engine/workload.h"
 #include "load/load.h"
@@ -32,6 +32,7 @@
 #include "out/histfile.h"
 #include "out/json_result.h"
 #include "out/report.h"
+#include "out/run_stream.h"
 #include "out/text_report.h"
 #include "sys/cpulist.h"
 #include "inspect/inspect_system.h"
@@ -94,12 +95,12 @@ static void print_header(const struct run_params *p, const struct system_info *s
     fflush(stdout);
 }
 
-static int write_outputs(const struct run_params *p, struct collector *c,
+static int write_outputs(const struct run_params *p, struct run_stream *rs,
                          const struct run_report *rep)
 {
     int rc = EXIT_OK;
     const char *opt = NULL, *path = NULL;
-    if (collector_commit(c, &opt, &path) != 0) {
+    if (run_stream_commit(rs, &opt, &path) != 0) {
         fprintf(stderr, "jitterlab: %s %s: %s\n", opt, path, strerror(errno));
         rc = EXIT_RUNTIME;
     }
@@ -230,8 +231,8 @@ int cmd_run(int argc, char **argv)
     /* Everything below is released at `done`, in reverse order. */
     int pm_fd = -1;
     struct engine *eng = NULL;
-    struct collector c;
-    bool collector_ready = false;
+    struct collector c = {0};
+    struct run_stream rs = {0};
     struct load_runner *loads = NULL;
     struct latency_hist *all_hist = NULL;
     bool tuned = false; /* a tune session is open: end it (restore) at `done` */
@@ -275,10 +276,16 @@ int cmd_run(int argc, char **argv)
         .report_every_ns = p.report_every_ns,
         .report_every_samples = p.report_every_samples,
         .keep_windows = p.keep_windows,
+        .control_task = control_task_columns(&p),
+    };
+    struct run_stream_config scfg = {
         .quiet = p.common.quiet,
         .wide = p.wide,
+        .periodic = collector_periodic(&ccfg),
         .control_task = control_task_columns(&p),
         .counters = p.counters_mask != 0,
+        .interval_ns = p.interval_ns,
+        .tolerance_ns = p.tolerance_ns,
         .samples_path = p.samples_path,
         .intervals_path = p.intervals_path,
     };
@@ -288,8 +295,10 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "jitterlab: %s\n", err);
         goto done;
     }
-    collector_ready = true;
-    if (collector_init(&c, &ccfg, eng, err, sizeof(err)) != 0) {
+    struct collector_sinks sinks;
+    if (run_stream_open(&rs, &scfg, err, sizeof(err)) != 0 ||
+        (sinks = run_stream_sinks(&rs), collector_init(&c, &ccfg, &sinks, eng, err, sizeof(err))) !=
+            0) {
         fprintf(stderr, "jitterlab: %s\n", err);
         goto done;
     }
@@ -349,6 +358,7 @@ int cmd_run(int argc, char **argv)
     pm_qos_release(pm_fd);
     pm_fd = -1;
     collector_finish(&c, end_ns);
+    run_stream_end_live(&rs);
     if (stop_requested())
         interrupted = true;
     int sleep_cpu = -1;
@@ -377,7 +387,7 @@ int cmd_run(int argc, char **argv)
 
     if (!p.common.quiet)
         text_summary(stdout, &rep);
-    rc = run_verdict(&p, &rep, write_outputs(&p, &c, &rep), tune_rc);
+    rc = run_verdict(&p, &rep, write_outputs(&p, &rs, &rep), tune_rc);
     if (rc == EXIT_OK && sleep_err)
         rc = EXIT_RUNTIME;
     if (interrupted && !p.common.quiet)
@@ -387,8 +397,8 @@ done:
         tune_session_end(&tune_ses, p.common.quiet);
     free(all_hist);
     load_runner_destroy(loads);
-    if (collector_ready)
-        collector_free(&c);
+    collector_free(&c);
+    run_stream_close(&rs);
     engine_destroy(eng);
     pm_qos_release(pm_fd);
     if (have_machine)

@@ -18,6 +18,7 @@
 #include "engine/engine.h"
 
 #include "common/clock.h"
+#include "stats/window.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -405,7 +406,7 @@ static inline void record_sample(struct cpu_slot *s, const struct engine_config 
     latency_hist_add(&r->exec_hist, m->exec);
     running_stats_add(&r->response, response);
     latency_hist_add(&r->response_hist, response);
-    if (response > cfg->deadline_ns)
+    if (response_misses_deadline(latency, m->exec, cfg->deadline_ns))
         r->deadline_misses++;
     if (r->us_hist) {
         uint64_t row = latency > 0 ? (uint64_t)(latency / 1000) : 0;

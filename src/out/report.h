@@ -14,23 +14,10 @@
 #include "load/load.h"
 #include "stats/histogram.h"
 #include "stats/running_stats.h"
+#include "stats/window.h"
 #include "inspect/inspect_system.h"
 #include "sys/system_info.h"
 #include "tune/tune.h"
-
-/* One --report-every window of one CPU. */
-struct interval_stats {
-    int64_t t_ns; /* end of the window, relative to the run start */
-    int cpu;
-    uint64_t samples;
-    uint64_t missed;
-    struct running_stats latency;
-    struct running_stats period;
-    uint64_t over_tolerance;
-    struct running_stats error; /* period errors of the samples beyond tolerance */
-    struct running_stats exec;
-    uint64_t deadline_misses;
-};
 
 struct run_report {
     const char *version;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "engine/collector.h"
 #include "out/report.h"
 
 void text_summary(FILE *out, const struct run_report *rep);
@@ -20,27 +21,6 @@ void text_histogram(FILE *out, const struct latency_hist *h);
 void text_interval_header(FILE *out, bool with_exec, bool wide);
 void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t interval_ns,
                         int64_t tolerance_ns, bool with_exec, bool wide);
-
-/* Collector-side view of one CPU for the live display. */
-struct live_cpu {
-    int cpu;
-    uint64_t samples;
-    uint64_t missed;
-    int64_t current_ns;
-    struct running_stats latency;
-    struct running_stats exec;
-    uint64_t deadline_misses;
-    struct latency_hist *hist;
-};
-
-struct live_frame {
-    double elapsed_s;
-    double total_s; /* 0 when the run is bounded by loops only */
-    uint64_t loops; /* 0 when bounded by time */
-    const struct live_cpu *cpus;
-    int ncpu;
-    bool control_task; /* show execution time and deadline misses */
-};
 
 /* Terminal: redraws in place; returns the number of lines drawn, to pass
  * back as prev_lines on the next call (0 the first time). */

@@ -1,0 +1,236 @@
+/*
+ * The collector (see collector.h). Runs on the main thread, pinned to a
+ * housekeeping CPU, waking every COLLECT_PERIOD_NS. The engine's per-CPU
+ * results stay the exact summary; what is computed here (live figures,
+ * windows, what the sinks write) comes from the rings and so misses what a
+ * full ring dropped, which the summary reports.
+ */
+#include "engine/collector.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/clock.h"
+#include "common/stop.h"
+#include "common/units.h"
+
+#define COLLECT_PERIOD_NS (100 * NS_PER_MS)
+#define DRAIN_BATCH       4096
+
+/* How many windows the run can close at most. */
+static uint64_t windows_expected(const struct collector_config *cfg, int ncpu)
+{
+    uint64_t cycles = cfg->loops;
+    if (cfg->duration_ns > 0) {
+        uint64_t by_time = (uint64_t)(cfg->duration_ns / cfg->interval_ns) + 1;
+        if (!cycles || by_time < cycles)
+            cycles = by_time;
+    }
+    uint64_t per_cpu;
+    if (cfg->report_every_samples > 0)
+        per_cpu = cycles / cfg->report_every_samples + 2;
+    else if (cfg->duration_ns > 0)
+        per_cpu = (uint64_t)(cfg->duration_ns / cfg->report_every_ns) + 2;
+    else
+        per_cpu =
+            (uint64_t)((double)cycles * (double)cfg->interval_ns / (double)cfg->report_every_ns) +
+            2;
+    return per_cpu * (uint64_t)ncpu;
+}
+
+static void window_close(struct collector *c, int i, int64_t t_end_ns)
+{
+    struct interval_stats *w = &c->window[i];
+    if (w->samples == 0 && w->missed == 0)
+        return;
+    w->t_ns = t_end_ns;
+    if (c->kept_cap > 0)
+        c->kept[c->windows_closed % c->kept_cap] = *w;
+    c->windows_closed++;
+    if (c->sinks.window)
+        c->sinks.window(c->sinks.ctx, w);
+    window_reset(w, w->cpu);
+}
+
+static void window_sample(struct collector *c, int i, const struct cycle_sample *s)
+{
+    const struct collector_config *cfg = c->cfg;
+    if (cfg->report_every_ns > 0) {
+        int64_t idx = s->t_ns / cfg->report_every_ns;
+        if (idx != c->window_index[i]) {
+            window_close(c, i, (c->window_index[i] + 1) * cfg->report_every_ns);
+            c->window_index[i] = idx;
+        }
+    }
+    struct interval_stats *w = &c->window[i];
+    struct window_sample ws = {.latency_ns = s->latency_ns,
+                               .exec_ns = s->exec_ns,
+                               .period_ns = s->period_ns,
+                               .missed_before = s->missed};
+    window_add(w, &c->rules, &ws);
+    if (cfg->report_every_samples > 0 && w->samples >= cfg->report_every_samples)
+        window_close(c, i, s->t_ns);
+}
+
+void collector_drain(struct collector *c)
+{
+    const struct collector_config *cfg = c->cfg;
+    bool periodic = collector_periodic(cfg);
+    for (int i = 0; i < c->n; i++) {
+        uint64_t got;
+        while ((got = engine_drain(c->eng, i, c->buf, DRAIN_BATCH)) > 0) {
+            struct live_cpu *l = &c->live[i];
+            for (uint64_t k = 0; k < got; k++) {
+                const struct cycle_sample *s = &c->buf[k];
+                l->samples++;
+                l->missed += s->missed;
+                l->current_ns = s->latency_ns;
+                running_stats_add(&l->exec, s->exec_ns);
+                if (response_misses_deadline(s->latency_ns, s->exec_ns, cfg->deadline_ns))
+                    l->deadline_misses++;
+                running_stats_add(&l->latency, s->latency_ns);
+                latency_hist_add(l->hist, s->latency_ns);
+                if (c->sinks.sample)
+                    c->sinks.sample(c->sinks.ctx, l->cpu, s);
+                if (periodic)
+                    window_sample(c, i, s);
+            }
+            if (got < DRAIN_BATCH)
+                break;
+        }
+    }
+}
+
+int collector_init(struct collector *c, const struct collector_config *cfg,
+                   const struct collector_sinks *sinks, struct engine *eng, char *err,
+                   size_t errlen)
+{
+    memset(c, 0, sizeof(*c));
+    c->cfg = cfg;
+    if (sinks)
+        c->sinks = *sinks;
+    c->rules = (struct window_rules){.interval_ns = cfg->interval_ns,
+                                     .deadline_ns = cfg->deadline_ns,
+                                     .tolerance_ns = cfg->tolerance_ns};
+    c->eng = eng;
+    c->n = engine_cpu_count(eng);
+    c->live = calloc((size_t)c->n, sizeof(*c->live));
+    c->live_hist = malloc((size_t)c->n * sizeof(*c->live_hist));
+    c->window = calloc((size_t)c->n, sizeof(*c->window));
+    c->window_index = calloc((size_t)c->n, sizeof(*c->window_index));
+    c->buf = malloc(DRAIN_BATCH * sizeof(*c->buf));
+    if (!c->live || !c->live_hist || !c->window || !c->window_index || !c->buf) {
+        snprintf(err, errlen, "cannot set up the collector: out of memory");
+        return -1;
+    }
+    if (collector_periodic(cfg)) {
+        uint64_t want = windows_expected(cfg, c->n);
+        c->kept_cap = cfg->keep_windows < want ? cfg->keep_windows : want;
+        if (c->kept_cap > 0) {
+            c->kept = calloc(c->kept_cap, sizeof(*c->kept));
+            if (!c->kept) {
+                snprintf(err, errlen,
+                         "--keep-windows %llu: cannot allocate %llu windows (%llu bytes); "
+                         "keep fewer",
+                         (unsigned long long)cfg->keep_windows, (unsigned long long)c->kept_cap,
+                         (unsigned long long)(c->kept_cap * sizeof(*c->kept)));
+                return -1;
+            }
+            memset(c->kept, 0, c->kept_cap * sizeof(*c->kept)); /* resident before the run */
+        }
+    }
+    for (int i = 0; i < c->n; i++) {
+        c->live[i].cpu = engine_result(eng, i)->cpu;
+        running_stats_init(&c->live[i].latency);
+        running_stats_init(&c->live[i].exec);
+        latency_hist_init(&c->live_hist[i]);
+        c->live[i].hist = &c->live_hist[i];
+        window_reset(&c->window[i], c->live[i].cpu);
+    }
+    return 0;
+}
+
+void collector_run(struct collector *c, bool *interrupted)
+{
+    const struct collector_config *cfg = c->cfg;
+    int64_t start = engine_start_ns(c->eng);
+    int64_t next_live = monotonic_now_ns() + c->sinks.live_period_ns;
+    while (!engine_finished(c->eng)) {
+        struct timespec pause = {0, COLLECT_PERIOD_NS};
+        nanosleep(&pause, NULL);
+        if (stop_requested())
+            *interrupted = true;
+        if (*interrupted)
+            engine_stop(c->eng); /* again each time: a wake-up can be lost */
+        collector_drain(c);
+        int64_t now = monotonic_now_ns();
+        if (!c->sinks.live || now < next_live)
+            continue;
+        struct live_frame f = {
+            .elapsed_s = now > start ? (double)(now - start) / 1e9 : 0,
+            .total_s = (double)cfg->duration_ns / 1e9,
+            .loops = cfg->loops,
+            .cpus = c->live,
+            .ncpu = c->n,
+            .control_task = cfg->control_task,
+        };
+        c->sinks.live(c->sinks.ctx, &f);
+        next_live = now + c->sinks.live_period_ns;
+    }
+}
+
+void collector_finish(struct collector *c, int64_t end_ns)
+{
+    const struct collector_config *cfg = c->cfg;
+    collector_drain(c);
+    if (!collector_periodic(cfg))
+        return;
+    for (int i = 0; i < c->n; i++) {
+        /* Missed periods after the last sample reach no ring entry. */
+        c->window[i].missed += engine_result(c->eng, i)->missed - c->live[i].missed;
+        int64_t start_ns = engine_start_ns(c->eng);
+        int64_t t_end = start_ns > 0 ? end_ns - start_ns : 0;
+        if (cfg->report_every_ns > 0 && (c->window_index[i] + 1) * cfg->report_every_ns < t_end)
+            t_end = (c->window_index[i] + 1) * cfg->report_every_ns;
+        window_close(c, i, t_end);
+    }
+}
+
+/* Reverses n windows in place. */
+static void reverse_windows(struct interval_stats *w, uint64_t n)
+{
+    for (uint64_t i = 0; i < n / 2; i++) {
+        struct interval_stats t = w[i];
+        w[i] = w[n - 1 - i];
+        w[n - 1 - i] = t;
+    }
+}
+
+const struct interval_stats *collector_windows(struct collector *c, uint64_t *count,
+                                               uint64_t *dropped)
+{
+    uint64_t n = c->windows_closed < c->kept_cap ? c->windows_closed : c->kept_cap;
+    *count = n;
+    *dropped = c->windows_closed - n;
+    if (c->windows_closed > c->kept_cap && c->kept_cap > 0 && !c->kept_linear) {
+        /* Rotate the ring so that the oldest kept window comes first. */
+        uint64_t head = c->windows_closed % c->kept_cap;
+        reverse_windows(c->kept, head);
+        reverse_windows(c->kept + head, c->kept_cap - head);
+        reverse_windows(c->kept, c->kept_cap);
+        c->kept_linear = true;
+    }
+    return c->kept;
+}
+
+void collector_free(struct collector *c)
+{
+    free(c->live);
+    free(c->live_hist);
+    free(c->window);
+    free(c->window_index);
+    free(c->kept);
+    free(c->buf);
+}

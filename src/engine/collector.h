@@ -1,0 +1,105 @@
+/*
+ * The collector: on a housekeeping CPU it drains the per-CPU rings, keeps
+ * the live figures and cuts --report-every windows (stats/window.h). What a
+ * person or a file sees is not done here: each sample, each closed window
+ * and each live frame goes to a sink the caller gives (cmd/run.c wires them
+ * to out/). Only the newest keep_windows windows stay in memory for the
+ * result document, in storage allocated before the first cycle: a long run
+ * never grows.
+ */
+#ifndef JITTERLAB_ENGINE_COLLECTOR_H
+#define JITTERLAB_ENGINE_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "stats/histogram.h"
+#include "stats/running_stats.h"
+#include "stats/window.h"
+
+/* The collector's view of one CPU for the live display. */
+struct live_cpu {
+    int cpu;
+    uint64_t samples;
+    uint64_t missed;
+    int64_t current_ns;
+    struct running_stats latency;
+    struct running_stats exec;
+    uint64_t deadline_misses;
+    struct latency_hist *hist;
+};
+
+struct live_frame {
+    double elapsed_s;
+    double total_s; /* 0 when the run is bounded by loops only */
+    uint64_t loops; /* 0 when bounded by time */
+    const struct live_cpu *cpus;
+    int ncpu;
+    bool control_task; /* show execution time and deadline misses */
+};
+
+/* Where the collector's products go; any may be NULL. */
+struct collector_sinks {
+    void *ctx;
+    void (*sample)(void *ctx, int cpu, const struct cycle_sample *s);
+    void (*window)(void *ctx, const struct interval_stats *w);
+    /* Called every live_period_ns while the run goes on. */
+    void (*live)(void *ctx, const struct live_frame *f);
+    int64_t live_period_ns;
+};
+
+struct collector_config {
+    int64_t interval_ns;
+    int64_t duration_ns; /* 0: bounded by loops */
+    uint64_t loops;
+    int64_t deadline_ns;
+    int64_t tolerance_ns; /* < 0: none */
+    int64_t report_every_ns;
+    uint64_t report_every_samples;
+    uint64_t keep_windows; /* windows kept for the result (all CPUs together) */
+    bool control_task;     /* execution/response figures are of interest */
+};
+
+struct collector {
+    const struct collector_config *cfg;
+    struct collector_sinks sinks;
+    struct window_rules rules;
+    struct engine *eng;
+    int n;
+    struct live_cpu *live;
+    struct latency_hist *live_hist;
+    struct interval_stats *window; /* the open window per CPU */
+    int64_t *window_index;
+    /* the newest closed windows, a ring of kept_cap entries */
+    struct interval_stats *kept;
+    uint64_t kept_cap;
+    uint64_t windows_closed; /* every window closed so far */
+    bool kept_linear;        /* the ring was rotated oldest-first (at the end) */
+    struct cycle_sample *buf;
+};
+
+static inline bool collector_periodic(const struct collector_config *cfg)
+{
+    return cfg->report_every_ns > 0 || cfg->report_every_samples > 0;
+}
+
+/* Allocates everything (before the engine starts). 0, or -1 with err. */
+int collector_init(struct collector *c, const struct collector_config *cfg,
+                   const struct collector_sinks *sinks, struct engine *eng, char *err,
+                   size_t errlen);
+/* Drains every ring once. */
+void collector_drain(struct collector *c);
+/* Until every engine thread has ended: drains, feeds the live sink, and
+ * asks the engine to stop (again and again) once a stop was requested. */
+void collector_run(struct collector *c, bool *interrupted);
+/* After engine_join: last drain, windows closed at end_ns. */
+void collector_finish(struct collector *c, int64_t end_ns);
+/* The kept windows, oldest first (reorders the ring in place); the number
+ * of windows that were not kept goes to *dropped. */
+const struct interval_stats *collector_windows(struct collector *c, uint64_t *count,
+                                               uint64_t *dropped);
+void collector_free(struct collector *c);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * The streamed outputs of a run (see run_stream.h): the collector calls the
+ * sinks below on the housekeeping CPU; nothing here runs on a measured CPU.
+ */
+#include "out/run_stream.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/units.h"
+#include "out/text_report.h"
+
+#define LIVE_PERIOD_NS  (250 * NS_PER_MS)
+#define PLAIN_PERIOD_NS (1000 * NS_PER_MS)
+
+static void write_sample_row(void *ctx, int cpu, const struct cycle_sample *s)
+{
+    struct run_stream *rs = ctx;
+    FILE *f = rs->samples.fp;
+    fprintf(f, "%d,%lld,%lld", cpu, (long long)s->t_ns, (long long)s->latency_ns);
+    if (rs->cfg.control_task)
+        fprintf(f, ",%lld,%lld", (long long)s->exec_ns, (long long)(s->latency_ns + s->exec_ns));
+    if (rs->cfg.counters) {
+        fputc(',', f);
+        if (s->llc_misses >= 0)
+            fprintf(f, "%lld", (long long)s->llc_misses);
+        fputc(',', f);
+        if (s->ipc_milli >= 0)
+            fprintf(f, "%.3f", s->ipc_milli / 1000.0);
+        fputc(',', f);
+        if (s->context_switches >= 0)
+            fprintf(f, "%d", s->context_switches);
+    }
+    fputc('\n', f);
+}
+
+static void write_interval_row(FILE *f, const struct interval_stats *w, bool with_exec)
+{
+    fprintf(f, "%d,%lld,%llu,%llu", w->cpu, (long long)w->t_ns, (unsigned long long)w->samples,
+            (unsigned long long)w->missed);
+    if (w->latency.count)
+        fprintf(f, ",%lld,%.1f,%lld", (long long)w->latency.min, w->latency.mean,
+                (long long)w->latency.max);
+    else
+        fputs(",,,", f);
+    if (w->period.count)
+        fprintf(f, ",%lld,%lld", (long long)w->period.min, (long long)w->period.max);
+    else
+        fputs(",,", f);
+    fprintf(f, ",%llu", (unsigned long long)w->over_tolerance);
+    if (with_exec) {
+        if (w->exec.count)
+            fprintf(f, ",%lld,%.1f,%lld", (long long)w->exec.min, w->exec.mean,
+                    (long long)w->exec.max);
+        else
+            fputs(",,,", f);
+        fprintf(f, ",%llu", (unsigned long long)w->deadline_misses);
+    }
+    fputc('\n', f);
+}
+
+static void window_closed(void *ctx, const struct interval_stats *w)
+{
+    struct run_stream *rs = ctx;
+    const struct run_stream_config *cfg = &rs->cfg;
+    if (rs->intervals_open)
+        write_interval_row(rs->intervals.fp, w, cfg->control_task);
+    if (cfg->quiet)
+        return;
+    if (rs->tty)
+        live_view_clear(stdout, rs->live_lines);
+    rs->live_lines = 0;
+    if (!rs->header_printed) {
+        text_interval_header(stdout, cfg->control_task, cfg->wide);
+        rs->header_printed = true;
+    }
+    text_interval_line(stdout, w, cfg->interval_ns, cfg->tolerance_ns, cfg->control_task,
+                       cfg->wide);
+    fflush(stdout); /* a window is news now, also through a pipe */
+}
+
+static void live_frame(void *ctx, const struct live_frame *f)
+{
+    struct run_stream *rs = ctx;
+    if (rs->tty)
+        rs->live_lines = live_view_draw(stdout, f, rs->live_lines);
+    else if (!rs->cfg.periodic)
+        live_plain_lines(stdout, f);
+}
+
+static int open_output(struct atomic_file *f, bool *is_open, const char *path, const char *header,
+                       const char *opt, char *err, size_t errlen)
+{
+    if (!path)
+        return 0;
+    if (atomic_file_open(f, path) != 0) {
+        snprintf(err, errlen, "%s %s: %s", opt, path, strerror(errno));
+        return -1;
+    }
+    *is_open = true;
+    fputs(header, f->fp);
+    return 0;
+}
+
+int run_stream_open(struct run_stream *rs, const struct run_stream_config *cfg, char *err,
+                    size_t errlen)
+{
+    memset(rs, 0, sizeof(*rs));
+    rs->cfg = *cfg;
+    rs->tty = isatty(STDOUT_FILENO);
+    char header[160];
+    snprintf(header, sizeof(header), "cpu,t_ns,latency_ns%s%s\n",
+             cfg->control_task ? ",exec_ns,response_ns" : "",
+             cfg->counters ? ",llc_misses,ipc,context_switches" : "");
+    if (open_output(&rs->samples, &rs->samples_open, cfg->samples_path, header, "--samples", err,
+                    errlen) != 0)
+        return -1;
+    snprintf(header, sizeof(header),
+             "cpu,t_ns,samples,missed,min_ns,mean_ns,max_ns,period_min_ns,period_max_ns,"
+             "over_tolerance%s\n",
+             cfg->control_task ? ",exec_min_ns,exec_mean_ns,exec_max_ns,deadline_misses" : "");
+    return open_output(&rs->intervals, &rs->intervals_open, cfg->intervals_path, header,
+                       "--intervals", err, errlen);
+}
+
+struct collector_sinks run_stream_sinks(struct run_stream *rs)
+{
+    bool live = !rs->cfg.quiet && (rs->tty || !rs->cfg.periodic);
+    return (struct collector_sinks){
+        .ctx = rs,
+        .sample = rs->samples_open ? write_sample_row : NULL,
+        .window = window_closed,
+        .live = live ? live_frame : NULL,
+        .live_period_ns = rs->tty ? LIVE_PERIOD_NS : PLAIN_PERIOD_NS,
+    };
+}
+
+void run_stream_end_live(struct run_stream *rs)
+{
+    if (rs->tty && !rs->cfg.quiet)
+        live_view_clear(stdout, rs->live_lines);
+    rs->live_lines = 0;
+}
+
+int run_stream_commit(struct run_stream *rs, const char **opt, const char **path)
+{
+    int rc = 0;
+    if (rs->samples_open) {
+        rs->samples_open = false;
+        if (atomic_file_commit(&rs->samples) != 0) {
+            *opt = "--samples";
+            *path = rs->cfg.samples_path;
+            rc = -1;
+        }
+    }
+    if (rs->intervals_open) {
+        rs->intervals_open = false;
+        if (atomic_file_commit(&rs->intervals) != 0 && rc == 0) {
+            *opt = "--intervals";
+            *path = rs->cfg.intervals_path;
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+void run_stream_close(struct run_stream *rs)
+{
+    if (rs->samples_open)
+        atomic_file_abort(&rs->samples);
+    if (rs->intervals_open)
+        atomic_file_abort(&rs->intervals);
+    rs->samples_open = rs->intervals_open = false;
+}
