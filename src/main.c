@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/tune_cmd.h"
-#include "tune/tune.h"
+#include "tune/session.h"
 
 static volatile sig_atomic_t stop_flag;
 

@@ -20,7 +20,6 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "cmd/run_collector.h"
-#include "cmd/tune_cmd.h"
 #include "common/units.h"
 #include "engine/counters.h"
 #include "engine/engine.h"
@@ -35,6 +34,7 @@
 #include "inspect/inspect_system.h"
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
+#include "tune/session.h"
 
 #define RUN_MAX_LOADS 16
 /* The longest run (and the longest any planned time may lie ahead): far
@@ -794,7 +794,7 @@ int cmd_run(int argc, char **argv)
                                        .boost = -1,
                                        .actions = p.tune_actions};
         if (tune_session_begin(&tune_ses, &tune_rq, p.tune_profile, tune_state_path(NULL),
-                               TUNE_MODE_RUN, p.quiet) != EXIT_OK)
+                               TUNE_MODE_RUN, p.quiet ? NULL : stdout, stderr) != TUNE_OK)
             goto done;
         tuned = true;
     }
@@ -818,7 +818,7 @@ int cmd_run(int argc, char **argv)
     int tune_rc = EXIT_OK;
     if (tuned) {
         tuned = false;
-        tune_rc = tune_session_end(&tune_ses, p.quiet);
+        tune_rc = (int)tune_session_end(&tune_ses);
     }
     pm_qos_release(pm_fd);
     pm_fd = -1;
@@ -858,7 +858,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "jitterlab: interrupted; outputs hold every sample taken\n");
 done:
     if (tuned)
-        tune_session_end(&tune_ses, p.quiet);
+        tune_session_end(&tune_ses);
     free(all_hist);
     load_runner_destroy(loads);
     if (collector_ready)
