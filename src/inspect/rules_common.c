@@ -132,6 +132,13 @@ void rule_cpus_phrase(const char *list, char *buf, size_t len)
     snprintf(buf, len, "CPU%s %s", one ? "" : "s", list);
 }
 
+void rule_cpus_texts(const struct cpulist *l, char *cpus, size_t cpus_len, char *phrase,
+                     size_t phrase_len)
+{
+    rule_format_cpus(l, cpus, cpus_len);
+    rule_cpus_phrase(cpus, phrase, phrase_len);
+}
+
 struct cpulist *rule_new_list(void)
 {
     return calloc(1, sizeof(struct cpulist));

@@ -73,6 +73,9 @@ __attribute__((format(printf, 2, 3))) void rule_unknown(struct rule_ctx *c, cons
 void rule_format_cpus(const struct cpulist *l, char *buf, size_t len);
 /* "CPU 3" or "CPUs 1-3" */
 void rule_cpus_phrase(const char *list, char *buf, size_t len);
+/* Both of the above for a list: cpus in kernel form, phrase "CPUs 1-3". */
+void rule_cpus_texts(const struct cpulist *l, char *cpus, size_t cpus_len, char *phrase,
+                     size_t phrase_len);
 /* A zeroed list on the heap (lists are 16 KiB), or NULL. */
 struct cpulist *rule_new_list(void);
 

@@ -73,8 +73,7 @@ static void rule_cpufreq_governor(struct rule_ctx *c)
         return;
     }
     char cpus[256], phrase[280], path[96];
-    rule_format_cpus(moving, cpus, sizeof cpus);
-    rule_cpus_phrase(cpus, phrase, sizeof phrase);
+    rule_cpus_texts(moving, cpus, sizeof cpus, phrase, sizeof phrase);
     bool critical = legacy && c->budget_ns < PLL_RELOCK_STALL_US * 1000;
     struct inspect_finding *f = rule_emit(c, critical ? INSPECT_CRITICAL : INSPECT_WARNING, cpus);
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpufreq/policy%d/scaling_governor",
@@ -199,8 +198,7 @@ static void rule_epp_not_performance(struct rule_ctx *c)
         return;
     }
     char cpus[256], phrase[280];
-    rule_format_cpus(slow, cpus, sizeof cpus);
-    rule_cpus_phrase(cpus, phrase, sizeof phrase);
+    rule_cpus_texts(slow, cpus, sizeof cpus, phrase, sizeof phrase);
     struct inspect_finding *f = rule_emit(c, INSPECT_WARNING, cpus);
     rule_evidence(f, path, "%s", p->epp);
     rule_effect(f,

@@ -178,8 +178,7 @@ static void rule_cstate_exit_latency(struct rule_ctx *c)
             used += (size_t)n;
     }
     char cpus[256], phrase[280];
-    rule_format_cpus(all, cpus, sizeof cpus);
-    rule_cpus_phrase(cpus, phrase, sizeof phrase);
+    rule_cpus_texts(all, cpus, sizeof cpus, phrase, sizeof phrase);
     struct inspect_finding *f = rule_emit(c, over ? INSPECT_CRITICAL : INSPECT_WARNING, cpus);
     for (int i = 0; i < nslow; i++) {
         char path[128];

@@ -26,8 +26,7 @@ static void rule_no_isolation(struct rule_ctx *c)
         return;
     }
     char cpus[256], phrase[280];
-    rule_format_cpus(missing, cpus, sizeof cpus);
-    rule_cpus_phrase(cpus, phrase, sizeof phrase);
+    rule_cpus_texts(missing, cpus, sizeof cpus, phrase, sizeof phrase);
     struct inspect_finding *f = rule_emit(c, INSPECT_WARNING, cpus);
     rule_evidence(f, "/sys/devices/system/cpu/isolated", "%s",
                   s->base.isolated[0] ? s->base.isolated : "(none)");
@@ -67,8 +66,7 @@ static void rule_nohz_full_missing(struct rule_ctx *c)
         rule_fix(f, "nothing to do");
     } else {
         char cpus[256], phrase[280];
-        rule_format_cpus(missing, cpus, sizeof cpus);
-        rule_cpus_phrase(cpus, phrase, sizeof phrase);
+        rule_cpus_texts(missing, cpus, sizeof cpus, phrase, sizeof phrase);
         f = rule_emit(c, INSPECT_WARNING, cpus);
         rule_evidence(f, "/sys/devices/system/cpu/nohz_full", "%s",
                       s->base.nohz_full[0] ? s->base.nohz_full : "(none or absent)");
@@ -127,8 +125,7 @@ static void rule_rcu_nocbs_missing(struct rule_ctx *c)
         rule_fix(f, "nothing to do");
     } else {
         char cpus[256], phrase[280];
-        rule_format_cpus(missing, cpus, sizeof cpus);
-        rule_cpus_phrase(cpus, phrase, sizeof phrase);
+        rule_cpus_texts(missing, cpus, sizeof cpus, phrase, sizeof phrase);
         f = rule_emit(c, INSPECT_WARNING, cpus);
         rule_evidence(f, "/proc/cmdline", "rcu_nocbs=%s",
                       s->cmdline.rcu_nocbs.present ? s->cmdline.rcu_nocbs.text : "(absent)");
@@ -196,8 +193,7 @@ static void rule_smt_sibling_shared(struct rule_ctx *c)
         rule_fix(f, "nothing to do");
     } else {
         char cpus[256], phrase[280], path[96];
-        rule_format_cpus(shared, cpus, sizeof cpus);
-        rule_cpus_phrase(cpus, phrase, sizeof phrase);
+        rule_cpus_texts(shared, cpus, sizeof cpus, phrase, sizeof phrase);
         struct inspect_finding *f =
             rule_emit(c, any_outside ? INSPECT_WARNING : INSPECT_INFO, cpus);
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
