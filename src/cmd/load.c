@@ -30,32 +30,26 @@
 
 static void load_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: jitterlab load KIND [options]\n"
-            "\n"
-            "Runs a best-effort load on the given CPUs, the way it would run beside a\n"
-            "real-time loop (see also jitterlab run --load), and shows the duty cycle\n"
-            "each CPU achieves. Loads never use a real-time policy.\n"
-            "\n"
-            "KIND:\n"
-            "  cpu                     continuous arithmetic\n"
-            "  pulse:ON:OFF[:KIND]     KIND (default cpu) busy for ON, idle for OFF, again\n"
-            "                          and again (bare numbers: ms), e.g. pulse:100ms:400ms\n"
-            "  cache[:SIZE]            random read-modify-write over about the last-level\n"
-            "                          cache size (sysfs; 32MiB when unknown)\n"
-            "  memory[:SIZE]           streaming copy over 4 x the last-level cache (>= 64MiB)\n"
-            "  cmd:COMMAND             a shell command in its own process group; pulsed, it\n"
-            "                          is started at every ON and killed at every OFF\n"
-            "\n"
-            "  -a, --cpus LIST         CPUs to load (default: the isolated CPUs, else every\n"
-            "                          online CPU but CPU 0); cmd runs once on all of them\n"
-            "  -D, --duration DUR      how long (bare number: s; default 10s)\n"
-            "      --policy P          other | batch | idle (default other)\n"
-            "      --nice N            nice value -20..19 (default 0)\n"
-            "      --json FILE         write what ran and the achieved duty cycles\n"
-            "  -q, --quiet             print nothing but errors\n"
-            "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
-            "  -h, --help              this text\n");
+    fprintf(out, "usage: jitterlab load KIND [options]\n"
+                 "\n"
+                 "Runs a best-effort load on the given CPUs, the way it would run beside a\n"
+                 "real-time loop (see also jitterlab run --load), and shows the duty cycle\n"
+                 "each CPU achieves. Loads never use a real-time policy.\n"
+                 "\n"
+                 "KIND:\n");
+    char kinds[2048];
+    load_kinds_help(kinds, sizeof(kinds));
+    fputs(kinds, out);
+    fprintf(out, "\n"
+                 "  -a, --cpus LIST         CPUs to load (default: the isolated CPUs, else every\n"
+                 "                          online CPU but CPU 0); cmd runs once on all of them\n"
+                 "  -D, --duration DUR      how long (bare number: s; default 10s)\n"
+                 "      --policy P          other | batch | idle (default other)\n"
+                 "      --nice N            nice value -20..19 (default 0)\n"
+                 "      --json FILE         write what ran and the achieved duty cycles\n"
+                 "  -q, --quiet             print nothing but errors\n"
+                 "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
+                 "  -h, --help              this text\n");
 }
 
 enum { OPT_POLICY = 256, OPT_NICE };

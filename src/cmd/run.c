@@ -21,7 +21,6 @@
 #include "common/stop.h"
 #include "cmd/options.h"
 #include "cmd/run_cli.h"
-#include "cmd/tune_cmd.h"
 #include "common/units.h"
 #include "engine/counters.h"
 #include "engine/collector.h"
@@ -38,6 +37,7 @@
 #include "inspect/inspect_system.h"
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
+#include "tune/session.h"
 
 static void pin_to_housekeeping(const struct run_params *p, const struct system_info *si)
 {
@@ -329,7 +329,7 @@ int cmd_run(int argc, char **argv)
                                        .boost = -1,
                                        .actions = p.tune_actions};
         if (tune_session_begin(&tune_ses, &tune_rq, p.tune_profile, tune_state_path(NULL),
-                               TUNE_MODE_RUN, p.common.quiet) != EXIT_OK)
+                               TUNE_MODE_RUN, p.common.quiet ? NULL : stdout, stderr) != TUNE_OK)
             goto done;
         tuned = true;
     }
@@ -353,7 +353,7 @@ int cmd_run(int argc, char **argv)
     int tune_rc = EXIT_OK;
     if (tuned) {
         tuned = false;
-        tune_rc = tune_session_end(&tune_ses, p.common.quiet);
+        tune_rc = (int)tune_session_end(&tune_ses);
     }
     pm_qos_release(pm_fd);
     pm_fd = -1;
@@ -394,7 +394,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "jitterlab: interrupted; outputs hold every sample taken\n");
 done:
     if (tuned)
-        tune_session_end(&tune_ses, p.common.quiet);
+        tune_session_end(&tune_ses);
     free(all_hist);
     load_runner_destroy(loads);
     collector_free(&c);

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/tune_cmd.h"
+#include "tune/session.h"
 #include "engine/counters.h"
 #include "sys/cpulist.h"
 

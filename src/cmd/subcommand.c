@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/tune_cmd.h"
+#include "tune/session.h"
 #include "tune/tune.h"
 
 static void usage(FILE *out, const struct subcommand *table, size_t n)

@@ -17,12 +17,17 @@
 #include "common/stop.h"
 #include "cmd/options.h"
 #include "cmd/tune_cli.h"
-#include "cmd/tune_cmd.h"
 #include "common/clock.h"
 #include "common/units.h"
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
+#include "tune/session.h"
 #include "tune/tune.h"
+
+/* The session's outcomes are the exit codes they become. */
+_Static_assert((int)TUNE_OK == (int)EXIT_OK && (int)TUNE_FAILED == (int)EXIT_RUNTIME &&
+                   (int)TUNE_NO_SNAPSHOT == (int)EXIT_USAGE,
+               "tune outcomes must match the exit codes");
 
 static void tune_usage(FILE *out)
 {
@@ -60,14 +65,6 @@ static void tune_usage(FILE *out)
             TUNE_DEFAULT_STATE);
 }
 
-const char *tune_state_path(const char *given)
-{
-    if (given)
-        return given;
-    const char *env = getenv("JITTERLAB_TUNE_STATE");
-    return env && *env ? env : TUNE_DEFAULT_STATE;
-}
-
 enum {
     OPT_PROFILE = 256,
     OPT_ONLY,
@@ -93,43 +90,6 @@ static const struct option tune_options[] = {
     CLI_OPTION_HELP,
     CLI_OPTION_END,
 };
-
-uint32_t tune_actions_for(const char *profile, const char *only, const char **bad_opt, char *why,
-                          size_t whylen)
-{
-    if (only) {
-        uint32_t mask = 0;
-        char list[512];
-        snprintf(list, sizeof(list), "%s", only);
-        for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
-             name = strtok_r(NULL, ",", &save)) {
-            int idx = tune_action_find(name);
-            if (idx < 0) {
-                snprintf(why, whylen, "unknown action '%s' (actions: %s", name,
-                         tune_actions[0].name);
-                for (int i = 1; i < tune_action_count; i++) {
-                    size_t used = strlen(why);
-                    snprintf(why + used, whylen - used, ", %s", tune_actions[i].name);
-                }
-                strncat(why, ")", whylen - strlen(why) - 1);
-                *bad_opt = "--only";
-                return 0;
-            }
-            mask |= 1u << idx;
-        }
-        if (!mask) {
-            snprintf(why, whylen, "empty action list");
-            *bad_opt = "--only";
-        }
-        return mask;
-    }
-    uint32_t mask = tune_profile_actions(profile ? profile : "latency");
-    if (!mask) {
-        snprintf(why, whylen, "unknown profile (use latency or realtime)");
-        *bad_opt = "--profile";
-    }
-    return mask;
-}
 
 static int tune_option(void *params, int c, const char *arg)
 {
@@ -202,8 +162,8 @@ int tune_parse_args(int argc, char **argv, struct tune_params *p)
     return -1;
 }
 
-void tune_print_boot_proposal(FILE *out, const struct cpulist *targets,
-                              const struct system_info *si)
+static void print_boot_proposal(FILE *out, const struct cpulist *targets,
+                                const struct system_info *si)
 {
     char t[1024], house[1024];
     struct cpulist rest;
@@ -220,127 +180,6 @@ void tune_print_boot_proposal(FILE *out, const struct cpulist *targets,
     fprintf(out, "  firmware: disable package C-states and C1E, disable SMT on the real-time "
                  "cores or leave their siblings idle, fixed (non-turbo) frequency, enable the "
                  "vendor's real-time / low-latency mode, disable SMIs where the vendor allows\n");
-}
-
-static void print_plan(FILE *out, const struct tune_plan *plan, const struct sysroot *sr,
-                       bool dry_run)
-{
-    for (int i = 0; i < plan->n; i++) {
-        const struct tune_change *c = &plan->change[i];
-        char full[4400];
-        sysroot_path(sr, c->path, full, sizeof(full));
-        if (dry_run)
-            fprintf(out, "echo %s > %s    # %s: %s (now %s)\n", c->new_value, full, c->action,
-                    c->what, c->old_value);
-        else
-            fprintf(out, "  [%s] %s: %s -> %s  (%s)\n", c->action, c->what, c->old_value,
-                    c->new_value, c->path);
-    }
-    for (int i = 0; i < plan->nnotes; i++)
-        fprintf(out, "%s%s\n", dry_run ? "# " : "  note: ", plan->note[i]);
-}
-
-/* Restores and reports, the caller holding the lock. */
-static int restore_report_locked(const char *state_path, bool quiet, bool missing_is_error)
-{
-    char failed[4096], err[600];
-    int restored = 0;
-    int rc = tune_restore(state_path, NULL, failed, sizeof(failed), &restored, err, sizeof(err));
-    if (rc == 1) {
-        if (missing_is_error) {
-            fprintf(stderr, "jitterlab: tune restore: no snapshot in %s: nothing to restore\n",
-                    state_path);
-            return EXIT_USAGE;
-        }
-        return EXIT_OK;
-    }
-    if (rc < 0) {
-        if (failed[0])
-            fprintf(stderr,
-                    "jitterlab: tune restore: %d value%s restored; these could not be:\n%s"
-                    "the snapshot stays in %s\n",
-                    restored, restored == 1 ? "" : "s", failed, state_path);
-        else
-            fprintf(stderr, "jitterlab: tune restore: %s\n", err);
-        return EXIT_RUNTIME;
-    }
-    if (!quiet)
-        printf("jitterlab tune: %d value%s restored and verified; %s removed\n", restored,
-               restored == 1 ? "" : "s", state_path);
-    return EXIT_OK;
-}
-
-int tune_session_begin(struct tune_session *s, const struct tune_request *rq, const char *profile,
-                       const char *state_path, enum tune_mode mode, bool quiet)
-{
-    memset(s, 0, sizeof(*s));
-    s->lock_fd = -1;
-    s->mode = mode;
-    s->state_path = state_path;
-    char err[600];
-    if (tune_lock(state_path, mode, &s->lock_fd, err, sizeof(err)) != 0) {
-        fprintf(stderr, "jitterlab: tune: %s; nothing was changed\n", err);
-        return EXIT_RUNTIME;
-    }
-    if (tune_plan_build(rq, &s->plan) != 0) {
-        fprintf(stderr, "jitterlab: tune: out of memory while planning; nothing was changed\n");
-        tune_session_free(s);
-        return EXIT_RUNTIME;
-    }
-    s->summary = (struct tune_summary){profile ? profile : "latency", rq->budget_ns, &s->plan};
-    if (!quiet) {
-        char t[256], b[32];
-        cpulist_format(&rq->targets, t, sizeof(t));
-        format_duration(rq->budget_ns, b, sizeof(b));
-        printf("jitterlab tune: CPUs %s, budget %s, %d change%s\n", t, b, s->plan.n,
-               s->plan.n == 1 ? "" : "s");
-        print_plan(stdout, &s->plan, rq->sr, false);
-    }
-    struct tune_result res;
-    if (tune_apply(rq->sr, &s->plan, state_path, mode, NULL, &res, err, sizeof(err)) != 0) {
-        fprintf(stderr, "jitterlab: tune: %s; nothing was changed\n", err);
-        tune_session_free(s); /* nothing of ours to restore */
-        return EXIT_RUNTIME;
-    }
-    if (res.refused)
-        fprintf(stderr,
-                "jitterlab: tune: the kernel refused %d change%s (left as they "
-                "were): %s\n",
-                res.refused, res.refused == 1 ? "" : "s", res.refused_list);
-    if (!quiet)
-        printf("%d applied, %d refused; snapshot in %s (undo: jitterlab tune restore)\n",
-               res.applied, res.refused, state_path);
-    return EXIT_OK;
-}
-
-int tune_session_end(struct tune_session *s, bool quiet)
-{
-    int rc = EXIT_OK;
-    if (s->lock_fd >= 0 && s->mode != TUNE_MODE_APPLY)
-        rc = restore_report_locked(s->state_path, quiet, false);
-    tune_unlock(s->lock_fd);
-    s->lock_fd = -1;
-    return rc;
-}
-
-void tune_session_free(struct tune_session *s)
-{
-    tune_unlock(s->lock_fd);
-    s->lock_fd = -1;
-    tune_plan_free(&s->plan);
-}
-
-int tune_restore_report(const char *state_path, bool quiet, bool missing_is_error)
-{
-    char err[600];
-    int fd;
-    if (tune_lock(state_path, TUNE_MODE_APPLY, &fd, err, sizeof(err)) != 0) {
-        fprintf(stderr, "jitterlab: tune restore: %s\n", err);
-        return EXIT_RUNTIME;
-    }
-    int rc = restore_report_locked(state_path, quiet, missing_is_error);
-    tune_unlock(fd);
-    return rc;
 }
 
 static int tune_status(const struct tune_params *p)
@@ -381,8 +220,8 @@ static int tune_hold(const struct tune_params *p, const struct tune_request *rq)
 {
     stop_handlers_install();
     static struct tune_session session;
-    int rc = tune_session_begin(&session, rq, p->profile, p->state_path, TUNE_MODE_HOLD,
-                                p->common.quiet);
+    int rc = (int)tune_session_begin(&session, rq, p->profile, p->state_path, TUNE_MODE_HOLD,
+                                     p->common.quiet ? NULL : stdout, stderr);
     if (rc != EXIT_OK)
         return rc;
     int fd = -1;
@@ -406,7 +245,7 @@ static int tune_hold(const struct tune_params *p, const struct tune_request *rq)
         nanosleep(&pause, NULL);
     }
     pm_qos_release(fd);
-    rc = tune_session_end(&session, p->common.quiet);
+    rc = (int)tune_session_end(&session);
     tune_session_free(&session);
     return rc;
 }
@@ -418,7 +257,7 @@ int cmd_tune(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (strcmp(p.verb, "restore") == 0)
-        return tune_restore_report(p.state_path, p.common.quiet, true);
+        return (int)tune_restore_report(p.state_path, true, p.common.quiet ? NULL : stdout, stderr);
     if (strcmp(p.verb, "status") == 0)
         return tune_status(&p);
 
@@ -445,16 +284,16 @@ int cmd_tune(int argc, char **argv)
         tune_plan_build(&rq, &plan);
         printf("# jitterlab tune apply --dry-run: %d change%s, nothing written\n", plan.n,
                plan.n == 1 ? "" : "s");
-        print_plan(stdout, &plan, &sr, true);
-        tune_print_boot_proposal(stdout, &p.common.cpus, &si);
+        tune_plan_print(stdout, &plan, &sr, true);
+        print_boot_proposal(stdout, &p.common.cpus, &si);
         tune_plan_free(&plan);
         return EXIT_OK;
     }
     static struct tune_session session;
-    rc =
-        tune_session_begin(&session, &rq, p.profile, p.state_path, TUNE_MODE_APPLY, p.common.quiet);
+    rc = (int)tune_session_begin(&session, &rq, p.profile, p.state_path, TUNE_MODE_APPLY,
+                                 p.common.quiet ? NULL : stdout, stderr);
     tune_session_free(&session);
     if (!p.common.quiet)
-        tune_print_boot_proposal(stdout, &p.common.cpus, &si);
+        print_boot_proposal(stdout, &p.common.cpus, &si);
     return rc;
 }

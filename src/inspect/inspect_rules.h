@@ -1,9 +1,10 @@
 /*
- * The inspect rules: one table entry per finding id (inspect_rules.c). Each
+ * The inspect rules: one table entry per finding id, one
+ * file per area (rules_*.c, joined in inspect_rules.c). Each
  * rule reads struct inspect_system and the latency budget and emits at most
  * one finding -- severity, CPUs, evidence (values with their paths), effect
- * and fix -- or, when what it needs could not be read, an "unknown" note.
- * The verdict is "ready" unless some finding is critical.
+ * and fix, with the tune action the fix offers first -- or, when what it needs could not be read,
+ * an "unknown" note. The verdict is "ready" unless some finding is critical.
  */
 #ifndef JITTERLAB_INSPECT_INSPECT_RULES_H
 #define JITTERLAB_INSPECT_INSPECT_RULES_H
@@ -21,8 +22,9 @@ enum inspect_severity {
     INSPECT_CRITICAL,
 };
 
-#define INSPECT_MAX_EVIDENCE 12
-#define INSPECT_MAX_FINDINGS 32
+#define INSPECT_MAX_EVIDENCE     12
+#define INSPECT_MAX_FINDINGS     32
+#define INSPECT_MAX_TUNE_ACTIONS 3 /* tune actions one fix may offer */
 
 struct inspect_evidence {
     char path[160];
@@ -38,6 +40,7 @@ struct inspect_finding {
     struct inspect_evidence evidence[INSPECT_MAX_EVIDENCE];
     char effect[512];
     char fix[768];
+    const char *tune_action; /* id in tune_actions[] the fix offers first, or NULL */
 };
 
 struct inspect_unknown {
@@ -62,6 +65,8 @@ const char *inspect_severity_name(enum inspect_severity sev);
 /* The rule table, for docs and tests: ids and areas in table order. */
 size_t inspect_rule_count(void);
 const char *inspect_rule_id(size_t i);
+/* The k-th tune action id rule i offers in its fix, or NULL past the last. */
+const char *inspect_rule_tune_action(size_t i, int k);
 /* The finding with that id, or NULL. */
 const struct inspect_finding *inspect_finding_by_id(const struct inspect_findings *f,
                                                     const char *id);

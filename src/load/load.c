@@ -11,6 +11,7 @@
 #include "load/load.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include "load/load_kind.h"
 #include "load/load_spawn.h"
 
+/* The first kind is also what pulse runs when it names none. */
 static const struct load_kind *const load_kinds[] = {
     &load_kind_cpu,
     &load_kind_cache,
@@ -39,9 +41,53 @@ static const struct load_kind *const load_kinds[] = {
 #define SLEEP_SLICE_NS (20 * NS_PER_MS)  /* how quickly a sleeping worker sees stop */
 #define KILL_GRACE_NS  (300 * NS_PER_MS) /* SIGTERM, then SIGKILL */
 
-const char *load_kind_names(void)
+/* pulse wraps a kind rather than being one; the lists show it after the
+ * first kind, its default. */
+static const struct load_kind pulse_row = {
+    .usage = "pulse:ON:OFF[:KIND]",
+    .help = "KIND (default cpu) busy for ON, idle for OFF, again\nand again (bare numbers: ms), "
+            "e.g. pulse:100ms:400ms",
+};
+
+/* The rows of the kind lists in order: the kinds with pulse after the first. */
+static const struct load_kind *kind_row(size_t i)
 {
-    return "cpu, pulse:ON:OFF[:KIND], cache[:SIZE], memory[:SIZE], cmd:COMMAND";
+    if (i == 1)
+        return &pulse_row;
+    i -= i > 1;
+    return i < LOAD_KIND_COUNT ? load_kinds[i] : NULL;
+}
+
+/* Appends to buf (NUL-terminated, len bytes) without overrunning it. */
+__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t len, const char *fmt,
+                                                         ...)
+{
+    size_t used = strnlen(buf, len);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+void load_kind_names(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; kind_row(i); i++)
+        append(buf, len, "%s%s", i ? ", " : "", kind_row(i)->usage);
+}
+
+void load_kinds_help(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; kind_row(i); i++) {
+        const char *help = kind_row(i)->help;
+        append(buf, len, "  %-24s", kind_row(i)->usage);
+        for (const char *nl; (nl = strchr(help, '\n')) != NULL; help = nl + 1)
+            append(buf, len, "%.*s\n%26s", (int)(nl - help), help, "");
+        append(buf, len, "%s\n", help);
+    }
 }
 
 const char *load_kind_name(const struct load_spec *spec)
@@ -117,7 +163,7 @@ int load_parse(const char *text, const struct sysroot *sr, bool with_cpus, struc
         const char *inner = NULL;
         if (parse_pulse(out->text[5] ? out->text + 6 : NULL, out, &inner, why, whylen) != 0)
             return -1;
-        rest = inner && *inner ? inner : "cpu";
+        rest = inner && *inner ? inner : load_kinds[0]->name;
     }
     char name[32];
     const char *args = split_field(rest, name, sizeof(name));
@@ -132,7 +178,9 @@ int load_parse(const char *text, const struct sysroot *sr, bool with_cpus, struc
         }
         return 0;
     }
-    snprintf(why, whylen, "unknown load kind '%s' (use %s)", name, load_kind_names());
+    char names[256];
+    load_kind_names(names, sizeof(names));
+    snprintf(why, whylen, "unknown load kind '%s' (use %s)", name, names);
     return -1;
 }
 

@@ -43,8 +43,12 @@ struct load_sched {
  * suffix, as in run --load). Returns 0 or -1 with a reason in why. */
 int load_parse(const char *text, const struct sysroot *sr, bool with_cpus, struct load_spec *out,
                char *why, size_t whylen);
-/* The kinds, for help texts: "cpu, pulse, cache, memory, cmd". */
-const char *load_kind_names(void);
+/* The kinds as "cpu, pulse:ON:OFF[:KIND], cache[:SIZE], ...", from the kind
+ * table, for error messages. */
+void load_kind_names(char *buf, size_t len);
+/* The KIND block of `jitterlab load --help`, one "  usage  help" row per kind
+ * (help lines continued at column 26), from the kind table. */
+void load_kinds_help(char *buf, size_t len);
 const char *load_kind_name(const struct load_spec *spec);
 bool load_is_external(const struct load_spec *spec);
 

@@ -80,6 +80,8 @@ static void cache_release(void *state)
 const struct load_kind load_kind_cache = {
     .name = "cache",
     .usage = "cache[:SIZE]",
+    .help = "random read-modify-write over about the last-level\ncache size (sysfs; 32MiB when "
+            "unknown)",
     .parse = cache_parse,
     .prepare = cache_prepare,
     .burn = cache_burn,

@@ -27,6 +27,8 @@ static int cmd_parse(const char *args, const struct sysroot *sr, struct load_spe
 const struct load_kind load_kind_cmd = {
     .name = "cmd",
     .usage = "cmd:COMMAND",
+    .help = "a shell command in its own process group; pulsed, it\nis started at every ON and "
+            "killed at every OFF",
     .parse = cmd_parse,
     .external = true,
 };

@@ -46,6 +46,7 @@ static void cpu_release(void *state)
 const struct load_kind load_kind_cpu = {
     .name = "cpu",
     .usage = "cpu",
+    .help = "continuous arithmetic",
     .parse = cpu_parse,
     .prepare = cpu_prepare,
     .burn = cpu_burn,

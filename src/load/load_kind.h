@@ -1,9 +1,10 @@
 /*
  * One entry per load kind (load_cpu.c, load_cache.c, load_memory.c,
  * load_cmd.c); load.c lists them. A new kind is one file and one line in
- * that list. Thread kinds prepare per-thread state before the first ON phase
- * and burn until a deadline; an external kind (cmd) is a process that the
- * runner starts and kills.
+ * that list; the kind list of error messages and of `jitterlab load --help`
+ * is generated from the entries' usage and help. Thread kinds prepare per-thread state before the
+ * first ON phase and burn until a deadline; an external kind (cmd) is a process that the runner
+ * starts and kills.
  */
 #ifndef JITTERLAB_LOAD_LOAD_KIND_H
 #define JITTERLAB_LOAD_LOAD_KIND_H
@@ -19,6 +20,7 @@
 struct load_kind {
     const char *name;
     const char *usage; /* e.g. "cache[:SIZE]" */
+    const char *help;  /* what it does, for `jitterlab load --help`; "\n" breaks lines */
     /* args: what follows "name:", NULL when nothing does. */
     int (*parse)(const char *args, const struct sysroot *sr, struct load_spec *spec,
                  const char **why);

@@ -69,6 +69,7 @@ static void memory_release(void *state)
 const struct load_kind load_kind_memory = {
     .name = "memory",
     .usage = "memory[:SIZE]",
+    .help = "streaming copy over 4 x the last-level cache (>= 64MiB)",
     .parse = memory_parse,
     .prepare = memory_prepare,
     .burn = memory_burn,

@@ -83,6 +83,10 @@ extern const int tune_action_count;
 int tune_action_find(const char *name);
 /* Actions of a profile ("latency", "realtime"), or 0 for an unknown name. */
 uint32_t tune_profile_actions(const char *profile);
+/* The action mask of a profile (NULL = latency) or of an --only list
+ * ("a,b"); 0 with *bad_opt ("--only" or "--profile") and why. */
+uint32_t tune_actions_for(const char *profile, const char *only, const char **bad_opt, char *why,
+                          size_t whylen);
 /* NULL when the action of that name may write path; else why not (an
  * unknown action, a "." or ".." component, a path outside its writes). */
 const char *tune_path_refusal(const char *action, const char *path);

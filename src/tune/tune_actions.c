@@ -334,3 +334,40 @@ uint32_t tune_profile_actions(const char *profile)
             mask |= 1u << i;
     return mask;
 }
+
+uint32_t tune_actions_for(const char *profile, const char *only, const char **bad_opt, char *why,
+                          size_t whylen)
+{
+    if (only) {
+        uint32_t mask = 0;
+        char list[512];
+        snprintf(list, sizeof(list), "%s", only);
+        for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+             name = strtok_r(NULL, ",", &save)) {
+            int idx = tune_action_find(name);
+            if (idx < 0) {
+                snprintf(why, whylen, "unknown action '%s' (actions: %s", name,
+                         tune_actions[0].name);
+                for (int i = 1; i < tune_action_count; i++) {
+                    size_t used = strlen(why);
+                    snprintf(why + used, whylen - used, ", %s", tune_actions[i].name);
+                }
+                strncat(why, ")", whylen - strlen(why) - 1);
+                *bad_opt = "--only";
+                return 0;
+            }
+            mask |= 1u << idx;
+        }
+        if (!mask) {
+            snprintf(why, whylen, "empty action list");
+            *bad_opt = "--only";
+        }
+        return mask;
+    }
+    uint32_t mask = tune_profile_actions(profile ? profile : "latency");
+    if (!mask) {
+        snprintf(why, whylen, "unknown profile (use latency or realtime)");
+        *bad_opt = "--profile";
+    }
+    return mask;
+}

@@ -3,7 +3,8 @@
  * machine types (tests/fixtures/, found through $JL_TOP): for each machine
  * and budget they pin the finding ids, their severities and the verdict, so
  * that other tools can rely on them. The rule table itself must hold every
- * id the issue promises.
+ * promised id, and every tune action a rule offers must exist in
+ * tune_actions[].
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "common/units.h"
 #include "inspect/inspect_rules.h"
 #include "inspect/inspect_system.h"
+#include "tune/tune.h"
 #include "test_fixture.h"
 
 struct inspected {
@@ -138,6 +140,67 @@ static void test_every_finding_has_evidence_effect_and_fix(void **state)
         }
         inspected_free(r);
     }
+}
+
+/* The link between the inspect and tune tables: a rule that names an action
+ * tune does not have would print a fix that fails. */
+static void test_every_tune_action_a_rule_offers_exists(void **state)
+{
+    (void)state;
+    int linked = 0;
+    for (size_t i = 0; i < inspect_rule_count(); i++) {
+        for (int k = 0; k < INSPECT_MAX_TUNE_ACTIONS; k++) {
+            const char *action = inspect_rule_tune_action(i, k);
+            if (!action)
+                break;
+            linked++;
+            if (tune_action_find(action) < 0)
+                fail_msg("rule %s offers tune action '%s', which tune_actions[] lacks",
+                         inspect_rule_id(i), action);
+        }
+    }
+    assert_true(linked >= 10);
+    assert_null(inspect_rule_tune_action(inspect_rule_count(), 0));
+}
+
+/* Each fix that offers a tune action spells the command from the table's id,
+ * names every action of the rule, and nothing else is typed as a tune command. */
+static void test_fix_lines_name_the_rules_tune_actions(void **state)
+{
+    (void)state;
+    static const char *const fixtures[] = {"vm-haltpoll", "intel-ipc-untuned", "core2-quad",
+                                           "amd-epyc"};
+    int checked = 0;
+    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
+        struct inspected *r = inspect_fixture(fixtures[i], NULL, 50 * NS_PER_US);
+        for (int n = 0; n < r->findings.count; n++) {
+            const struct inspect_finding *f = &r->findings.finding[n];
+            size_t rule = 0;
+            while (strcmp(inspect_rule_id(rule), f->id) != 0)
+                rule++;
+            const char *first = inspect_rule_tune_action(rule, 0);
+            if (!f->tune_action) {
+                if (strstr(f->fix, "tune apply"))
+                    fail_msg("%s/%s: tune command typed as text: %s", fixtures[i], f->id, f->fix);
+                continue;
+            }
+            checked++;
+            assert_string_equal(f->tune_action, first);
+            char want[96];
+            snprintf(want, sizeof want, "jitterlab tune apply --only %s", first);
+            if (strncmp(f->fix, want, strlen(want)) != 0)
+                fail_msg("%s/%s: fix does not start with '%s': %s", fixtures[i], f->id, want,
+                         f->fix);
+            for (int k = 1; k < INSPECT_MAX_TUNE_ACTIONS && inspect_rule_tune_action(rule, k);
+                 k++) {
+                snprintf(want, sizeof want, "--only %s", inspect_rule_tune_action(rule, k));
+                if (!strstr(f->fix, want))
+                    fail_msg("%s/%s: fix lacks '%s': %s", fixtures[i], f->id, want, f->fix);
+            }
+        }
+        inspected_free(r);
+    }
+    assert_true(checked >= 5);
 }
 
 /* ---- intel-ipc-untuned -------------------------------------------------- */
@@ -362,6 +425,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule_table_holds_every_promised_id),
         cmocka_unit_test(test_every_finding_has_evidence_effect_and_fix),
+        cmocka_unit_test(test_every_tune_action_a_rule_offers_exists),
+        cmocka_unit_test(test_fix_lines_name_the_rules_tune_actions),
         cmocka_unit_test(test_untuned_intel_at_50us_is_not_ready),
         cmocka_unit_test(test_untuned_intel_at_1ms_is_ready_with_warnings),
         cmocka_unit_test(test_irq_finding_names_the_busiest_queue),

@@ -48,6 +48,40 @@ static const char *parse_why(const char *text, bool with_cpus)
     return why;
 }
 
+/* The kind lists come from the kind table: every kind the lists name parses,
+ * and each gets a help row. */
+static void test_load_kind_lists_come_from_the_table(void **state)
+{
+    (void)state;
+    char names[256], help[2048];
+    load_kind_names(names, sizeof names);
+    assert_string_equal(names,
+                        "cpu, pulse:ON:OFF[:KIND], cache[:SIZE], memory[:SIZE], cmd:COMMAND");
+    load_kinds_help(help, sizeof help);
+    int listed = 0;
+    char list[256];
+    snprintf(list, sizeof list, "%s", names);
+    for (char *save = NULL, *usage = strtok_r(list, ", ", &save); usage;
+         usage = strtok_r(NULL, ", ", &save)) {
+        listed++;
+        char row[64];
+        snprintf(row, sizeof row, "  %s ", usage);
+        if (!strstr(help, row))
+            fail_msg("no help row for %s in:\n%s", usage, help);
+        char spec[64];
+        snprintf(spec, sizeof spec, "%.*s", (int)strcspn(usage, ":["), usage);
+        if (strcmp(spec, "pulse") == 0)
+            snprintf(spec, sizeof spec, "pulse:1ms:1ms");
+        else if (strcmp(spec, "cmd") == 0)
+            snprintf(spec, sizeof spec, "cmd:true");
+        parse_ok(spec, false);
+    }
+    assert_int_equal(listed, 5);
+    assert_non_null(strstr(help,
+                           "  pulse:ON:OFF[:KIND]     KIND (default cpu) busy for ON, idle for "
+                           "OFF, again\n                          and again"));
+}
+
 static void test_load_pulse_defaults_to_cpu(void **state)
 {
     (void)state;
@@ -256,6 +290,7 @@ static void test_load_spawn_leaves_the_parents_pages_alone(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_load_kind_lists_come_from_the_table),
         cmocka_unit_test(test_load_pulse_defaults_to_cpu),
         cmocka_unit_test(test_load_pulse_wraps_any_kind),
         cmocka_unit_test(test_load_sizes_default_from_the_last_level_cache),

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tune/session.h"
 #include "tune/tune.h"
 #include "test_fixture.h"
 #include "test_tree.h"
@@ -484,6 +485,39 @@ static int teardown(void **state)
     return 0;
 }
 
+/* The session layer prints through the streams it is given: a restore with
+ * nothing to restore says so on err, in the program's format, and is the
+ * usage outcome; quiet (out NULL) prints nothing else. */
+static void test_tune_restore_report_without_snapshot_writes_to_err(void **state)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/state", (const char *)*state);
+    FILE *err = tmpfile();
+    assert_non_null(err);
+    assert_int_equal(tune_restore_report(path, true, NULL, err), TUNE_NO_SNAPSHOT);
+    assert_int_equal(tune_restore_report(path, false, NULL, err), TUNE_OK);
+    char text[8200] = "";
+    rewind(err);
+    size_t n = fread(text, 1, sizeof(text) - 1, err);
+    text[n] = '\0';
+    fclose(err);
+    char want[4300];
+    snprintf(want, sizeof(want), "jitterlab: tune restore: no snapshot in %s: nothing to restore\n",
+             path);
+    assert_string_equal(text, want);
+}
+
+static void test_tune_state_path_prefers_the_option_then_the_environment(void **state)
+{
+    (void)state;
+    assert_string_equal(tune_state_path("/given"), "/given");
+    setenv("JITTERLAB_TUNE_STATE", "/from/env", 1);
+    assert_string_equal(tune_state_path(NULL), "/from/env");
+    setenv("JITTERLAB_TUNE_STATE", "", 1);
+    assert_string_equal(tune_state_path(NULL), TUNE_DEFAULT_STATE);
+    unsetenv("JITTERLAB_TUNE_STATE");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -493,6 +527,9 @@ int main(void)
         cmocka_unit_test(test_tune_profiles_and_opt_in_actions),
         cmocka_unit_test(test_tune_value_matches_what_the_kernel_reads_back),
         cmocka_unit_test(test_tune_journal_round_trip),
+        cmocka_unit_test(test_tune_state_path_prefers_the_option_then_the_environment),
+        cmocka_unit_test_setup_teardown(test_tune_restore_report_without_snapshot_writes_to_err,
+                                        temp_tree_setup, temp_tree_teardown),
         cmocka_unit_test(test_tune_allow_list_comes_from_the_actions),
         cmocka_unit_test_setup_teardown(test_tune_resume_latency_never_loosens_a_stricter_limit,
                                         temp_tree_setup, temp_tree_teardown),

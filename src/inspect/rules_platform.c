@@ -1,0 +1,35 @@
+/*
+ * The platform rule: a hypervisor under the vCPUs.
+ * One function and one table entry per finding id; rules_common.h has the
+ * helpers, inspect_rules.c joins the sections in report order.
+ */
+#include "inspect/rules_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void rule_hypervisor(struct rule_ctx *c)
+{
+    const struct system_info *b = &c->s->base;
+    struct inspect_finding *f = rule_emit(c, b->hypervisor[0] ? INSPECT_WARNING : INSPECT_OK, "");
+    rule_evidence(f, "/proc/cpuinfo", "hypervisor flag %s", b->hypervisor[0] ? "set" : "not set");
+    if (b->hypervisor[0]) {
+        rule_evidence(f, "/sys/hypervisor/type", "%s", b->hypervisor);
+        rule_effect(f,
+                    "a hypervisor (%s) schedules these vCPUs: host activity, VM exits and vCPU "
+                    "preemption add latency that the guest can neither see nor control",
+                    b->hypervisor);
+        rule_fix(f, "run on bare metal, or pin the vCPUs to isolated host CPUs on a real-time host "
+                    "(KVM: vcpupin, SCHED_FIFO vCPU threads, isolcpus on the host)");
+    } else {
+        rule_effect(f, "bare metal");
+        rule_fix(f, "nothing to do");
+    }
+}
+
+static const struct inspect_rule rules[] = {
+    {"hypervisor", rule_hypervisor, {NULL}},
+};
+
+const struct rule_section rules_platform = {"platform", rules, sizeof rules / sizeof rules[0]};
