@@ -71,6 +71,17 @@ static void refused(const char *from, const char *to, const char *want)
     free(text);
 }
 
+struct refusal {
+    const char *from, *to; /* an edit of good_doc */
+    const char *want;      /* in the reason */
+};
+
+static void refused_all(const struct refusal *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        refused(r[i].from, r[i].to, r[i].want);
+}
+
 static void test_result_read_reads_a_real_run_document(void **state)
 {
     (void)state;
@@ -163,15 +174,19 @@ static void test_result_read_gives_null_statistics_for_an_empty_cpu(void **state
     free(text);
 }
 
+static const struct refusal foreign[] = {
+    {"\"tool\": \"jitterlab\"", "\"tool\": \"cyclictest\"", "tool: not \"jitterlab\""},
+    {"\"schema\": 1", "\"schema\": 2", "schema: 2 is not supported"},
+    {"\"schema\": 1", "\"schema\": \"1\"", "schema: not an integer"},
+    {"\"kind\": \"run\"", "\"kind\": 7", "kind: missing"},
+    {"\"kind\": \"run\"", "\"kind\": \"RUN\"", "kind: not a document kind"},
+    {"\"interrupted\": false", "\"interrupted\": 0", "interrupted: not true or false"},
+};
+
 static void test_result_read_refuses_foreign_documents(void **state)
 {
     (void)state;
-    refused("\"tool\": \"jitterlab\"", "\"tool\": \"cyclictest\"", "tool: not \"jitterlab\"");
-    refused("\"schema\": 1", "\"schema\": 2", "schema: 2 is not supported");
-    refused("\"schema\": 1", "\"schema\": \"1\"", "schema: not an integer");
-    refused("\"kind\": \"run\"", "\"kind\": 7", "kind: missing");
-    refused("\"kind\": \"run\"", "\"kind\": \"RUN\"", "kind: not a document kind");
-    refused("\"interrupted\": false", "\"interrupted\": 0", "interrupted: not true or false");
+    refused_all(foreign, sizeof foreign / sizeof foreign[0]);
     struct result_doc doc;
     char err[256] = "";
     assert_int_equal(read_text("[1, 2]", &doc, err, sizeof err), -1);
@@ -180,38 +195,45 @@ static void test_result_read_refuses_foreign_documents(void **state)
     assert_non_null(strstr(err, "document: not JSON (line 1"));
 }
 
+static const struct refusal wrong_types[] = {
+    {"\"cpus\": [", "\"cpus\": 7, \"x\": [", "cpus: not an array"},
+    {"\"samples\": 10", "\"samples\": -10", "cpus[0]: samples: negative count -10"},
+    {"\"samples\": 10", "\"samples\": 10.0", "cpus[0]: samples: not an integer"},
+    {"\"missed\": 1", "\"missed\": \"1\"", "cpus[0]: missed: not an integer"},
+    {"\"cpu\": 2", "\"cpu\": -2", "cpus[0]: cpu: -2 is not a CPU id"},
+    {"\"cpu\": 3", "\"cpu\": 2", "cpus[1]: CPU 2 listed twice"},
+    {"\"min\": 1000", "\"min\": null", "some statistics null, others not"},
+    {"\"min\": 1000", "\"min\": 3000", "min <= mean <= max does not hold"},
+    {"\"stddev\": 100", "\"stddev\": -1", "stddev: negative"},
+    {"\"p90\": 2000", "\"p90\": 1000", "percentiles not ascending"},
+    {"\"unit\": \"ns\"", "\"unit\": \"us\"", "histogram.unit: not \"ns\""},
+};
+
 static void test_result_read_refuses_wrong_types_and_negative_counts(void **state)
 {
     (void)state;
-    refused("\"cpus\": [", "\"cpus\": 7, \"x\": [", "cpus: not an array");
-    refused("\"samples\": 10", "\"samples\": -10", "cpus[0]: samples: negative count -10");
-    refused("\"samples\": 10", "\"samples\": 10.0", "cpus[0]: samples: not an integer");
-    refused("\"missed\": 1", "\"missed\": \"1\"", "cpus[0]: missed: not an integer");
-    refused("\"cpu\": 2", "\"cpu\": -2", "cpus[0]: cpu: -2 is not a CPU id");
-    refused("\"cpu\": 3", "\"cpu\": 2", "cpus[1]: CPU 2 listed twice");
-    refused("\"min\": 1000", "\"min\": null", "some statistics null, others not");
-    refused("\"min\": 1000", "\"min\": 3000", "min <= mean <= max does not hold");
-    refused("\"stddev\": 100", "\"stddev\": -1", "stddev: negative");
-    refused("\"p90\": 2000", "\"p90\": 1000", "percentiles not ascending");
-    refused("\"unit\": \"ns\"", "\"unit\": \"us\"", "histogram.unit: not \"ns\"");
+    refused_all(wrong_types, sizeof wrong_types / sizeof wrong_types[0]);
     refused("\"overflow\": 0", "\"overflow\": -1", "overflow: negative count");
 }
+
+static const struct refusal bad_bins[] = {
+    {"[[992, 1007, 4], [1984, 2015, 6]]", "[[1984, 2015, 6], [992, 1007, 4]]",
+     "cpus[0]: histogram.bins[1]: out of order or overlapping"},
+    {"[[992, 1007, 4], [1984, 2015, 6]]", "[[992, 2000, 4], [1984, 2015, 6]]",
+     "histogram.bins[1]: out of order or overlapping"},
+    {"[992, 1007, 4]", "[1007, 992, 4]", "histogram.bins[0]: [1007, 992] is not a range"},
+    {"[992, 1007, 4]", "[992, 1007, -4]", "histogram.bins[0]: negative count -4"},
+    {"[992, 1007, 4]", "[992, 1007]", "histogram.bins[0]: not [lo, hi, count]"},
+    {"[992, 1007, 4]", "[992, 1007, 5]", "bins and overflow hold 11 values, samples says 10"},
+    {"[[992, 1007, 4], [1984, 2015, 6]]",
+     "[[1, 1, 9223372036854775807], [2, 2, 9223372036854775807], [3, 3, 2]]",
+     "histogram.bins: counts overflow"},
+};
 
 static void test_result_read_refuses_bins_out_of_order_or_not_adding_up(void **state)
 {
     (void)state;
-    refused("[[992, 1007, 4], [1984, 2015, 6]]", "[[1984, 2015, 6], [992, 1007, 4]]",
-            "cpus[0]: histogram.bins[1]: out of order or overlapping");
-    refused("[[992, 1007, 4], [1984, 2015, 6]]", "[[992, 2000, 4], [1984, 2015, 6]]",
-            "histogram.bins[1]: out of order or overlapping");
-    refused("[992, 1007, 4]", "[1007, 992, 4]", "histogram.bins[0]: [1007, 992] is not a range");
-    refused("[992, 1007, 4]", "[992, 1007, -4]", "histogram.bins[0]: negative count -4");
-    refused("[992, 1007, 4]", "[992, 1007]", "histogram.bins[0]: not [lo, hi, count]");
-    refused("[992, 1007, 4]", "[992, 1007, 5]",
-            "bins and overflow hold 11 values, samples says 10");
-    refused("[[992, 1007, 4], [1984, 2015, 6]]",
-            "[[1, 1, 9223372036854775807], [2, 2, 9223372036854775807], [3, 3, 2]]",
-            "histogram.bins: counts overflow");
+    refused_all(bad_bins, sizeof bad_bins / sizeof bad_bins[0]);
     char *more = edited("\"all\": {\"samples\": 15", "\"all\": {\"samples\": 16");
     char *text = replaced(more, "6]], \"overflow\": 1}}}", "7]], \"overflow\": 1}}}");
     struct result_doc doc;
@@ -222,9 +244,15 @@ static void test_result_read_refuses_bins_out_of_order_or_not_adding_up(void **s
     free(more);
 }
 
+static const struct refusal absurd[] = {
+    {"\"cpus\": [", "\"cpus\": [], \"x\": [", "cpus: 0 entries"},
+    {"\"cpu\": 2", "\"cpu\": 99999", "cpu: 99999 is not a CPU id"},
+};
+
 static void test_result_read_refuses_absurd_sizes(void **state)
 {
     (void)state;
+    refused_all(absurd, sizeof absurd / sizeof absurd[0]);
     /* more bins than a histogram has */
     size_t n = 4000;
     size_t len = n * 32 + 64;
@@ -241,8 +269,6 @@ static void test_result_read_refuses_absurd_sizes(void **state)
     assert_non_null(strstr(err, "4000 bins, more than the"));
     free(text);
     free(bins);
-    refused("\"cpus\": [", "\"cpus\": [], \"x\": [", "cpus: 0 entries");
-    refused("\"cpu\": 2", "\"cpu\": 99999", "cpu: 99999 is not a CPU id");
     assert_int_equal(
         result_read_buffer(good_doc, RESULT_READ_MAX_BYTES + 1u, &doc, err, sizeof err), -1);
     assert_non_null(strstr(err, "larger than"));
