@@ -1,7 +1,7 @@
 /*
  * Fuzz target: the kernel build configuration (src/sys/kernel_config.c):
  * the input's lines fed one by one, and the input as the (compressed)
- * /proc/config.gz of a sysroot.
+ * /proc/config.gz of a sysroot. A HZ it accepts is one a kernel can have.
  */
 #include "fuzz.h"
 
@@ -22,6 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         kernel_config_line(&cfg, line);
     }
     free(text);
+    if (cfg.hz != VALUE_UNKNOWN && (cfg.hz < 1 || cfg.hz > KERNEL_CONFIG_HZ_MAX))
+        abort();
 
     char path[300];
     snprintf(path, sizeof path, "%s", fuzz_write_file("proc/config.gz", "", 0));
