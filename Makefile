@@ -16,7 +16,8 @@ TEST_PKGS := cmocka
 
 # Debian packages: build, test and benchmark peers.
 DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev zlib1g-dev rt-tests \
-            valgrind cppcheck clang-format procps python3
+            valgrind cppcheck clang-format procps python3 \
+            clang libclang-rt-14-dev
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
 CFLAGS  ?= -O2 -g
@@ -106,3 +107,50 @@ uninstall:
 
 clean:
 	rm -rf build build-asan
+
+# Parser fuzzing (tests/fuzz/, docs/testing.md). `make fuzz` builds one
+# libFuzzer binary per tests/fuzz/fuzz_NAME.c with clang into build-fuzz/;
+# `make fuzz-run` runs each for FUZZ_TIME seconds, one at a time, starting
+# from tests/fuzz/corpus/NAME (new inputs go to build-fuzz/corpus/NAME, a
+# crash to build-fuzz/crash-NAME-*). `make tests` builds a plain replay
+# driver per target with $(CC), which tests/e2e/fuzz_corpus.sh runs over
+# the committed corpus: make test needs no clang.
+FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES   := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_TIME    ?= 60
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE $(WARN) -g -O1 $(FUZZ_SAN) -pthread -Isrc -Itests/fuzz \
+                $(shell pkg-config --cflags $(PKGS))
+FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_BIN     := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
+REPLAY_BIN   := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
+
+.PHONY: fuzz fuzz-run
+
+fuzz: $(FUZZ_BIN)
+
+fuzz-run: fuzz
+	@for t in $(FUZZ_NAMES); do \
+	    mkdir -p $(FUZZ_BUILD)/corpus/$$t || exit 1; \
+	    echo "fuzz $$t: $(FUZZ_TIME) s"; \
+	    $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+	        -artifact_prefix=$(FUZZ_BUILD)/crash-$$t- \
+	        $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
+
+$(FUZZ_BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LDLIBS_ALL)
+
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/fuzz -o $@ $< tests/fuzz/replay.c $(LIB_OBJ) $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
+
+tests: $(REPLAY_BIN)
+
+-include $(FUZZ_LIB_OBJ:.o=.d)

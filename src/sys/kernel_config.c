@@ -6,6 +6,7 @@
  */
 #include "sys/kernel_config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +45,12 @@ void kernel_config_line(struct kernel_config *cfg, const char *line)
         cfg->rcu_nocb_cpu = true;
     if (strncmp(line, "CONFIG_HZ=", 10) == 0) {
         char *end = NULL;
+        errno = 0;
         long hz = strtol(line + 10, &end, 10);
-        if (end != line + 10 && hz > 0)
+        while (isspace((unsigned char)*end))
+            end++;
+        /* a whole number a kernel can have, not strtol's LONG_MAX on overflow */
+        if (end != line + 10 && *end == '\0' && errno == 0 && hz > 0 && hz <= KERNEL_CONFIG_HZ_MAX)
             cfg->hz = hz;
     }
 }

@@ -12,6 +12,9 @@
 #include "sys/read_notes.h"
 #include "sys/sysroot.h"
 
+/* The largest CONFIG_HZ taken as real (kernels offer 100 .. 1000). */
+#define KERNEL_CONFIG_HZ_MAX 100000
+
 struct kernel_config {
     bool present;         /* /proc/config.gz was read */
     char preempt[16];     /* "rt", "full", "voluntary", "none", "lazy" or "" */

@@ -135,6 +135,24 @@ static void test_kernel_config_lines(void **state)
     assert_string_equal(c.preempt, "rt");
 }
 
+/* HZ is 100..1000 on real kernels: a value that is not a whole number, or
+ * one no kernel could have, stays unknown instead of becoming LONG_MAX. */
+static void test_kernel_config_refuses_a_garbled_hz(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"CONFIG_HZ=99999999999999999999\n", "CONFIG_HZ=1000x\n",
+                                      "CONFIG_HZ=0\n", "CONFIG_HZ=-250\n", "CONFIG_HZ=2000000\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct kernel_config c = {.hz = VALUE_UNKNOWN};
+        kernel_config_line(&c, bad[i]);
+        if (c.hz != VALUE_UNKNOWN)
+            fail_msg("%s gave hz %lld", bad[i], (long long)c.hz);
+    }
+    struct kernel_config c = {.hz = VALUE_UNKNOWN};
+    kernel_config_line(&c, "CONFIG_HZ=250");
+    assert_int_equal(c.hz, 250);
+}
+
 static void test_stat_line_with_blanks_and_parens_in_comm(void **state)
 {
     (void)state;
@@ -377,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_cmdline_parses_the_isolation_parameters),
         cmocka_unit_test(test_cmdline_defaults_and_oddities),
         cmocka_unit_test(test_kernel_config_lines),
+        cmocka_unit_test(test_kernel_config_refuses_a_garbled_hz),
         cmocka_unit_test(test_stat_line_with_blanks_and_parens_in_comm),
         cmocka_unit_test(test_sysfs_selected_word),
         cmocka_unit_test(test_reads_intel_fixture_idle_states_and_cpufreq),

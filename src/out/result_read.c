@@ -1,0 +1,313 @@
+/*
+ * The reader of result documents (result_read.h). jansson parses the text;
+ * every value is then checked for its type and range before it lands in
+ * the struct, and a failure names the key path ("cpus[1].histogram.bins[3]:
+ * bins out of order") so that a person can find it in the file. The checks
+ * are those the writer guarantees: counts are non-negative, bins ascend
+ * without overlapping and, with the overflow counter, add up to the samples,
+ * CPU ids are unique and in range.
+ */
+#include "out/result_read.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "stats/histogram.h"
+#include "sys/cpulist.h"
+
+struct reader {
+    char *err;
+    size_t errlen;
+};
+
+static int refuse(struct reader *r, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int refuse(struct reader *r, const char *where, const char *fmt, ...)
+{
+    char why[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    snprintf(r->err, r->errlen, "%s: %s", where, why);
+    return -1;
+}
+
+/* A count: a JSON integer >= 0. */
+static int read_count(struct reader *r, const json_t *obj, const char *where, const char *key,
+                      uint64_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_integer(v))
+        return refuse(r, where, "%s: %s", key, v ? "not an integer" : "missing");
+    json_int_t n = json_integer_value(v);
+    if (n < 0)
+        return refuse(r, where, "%s: negative count %lld", key, (long long)n);
+    *out = (uint64_t)n;
+    return 0;
+}
+
+static int read_latency(struct reader *r, const json_t *cpu, const char *where,
+                        struct result_latency *out)
+{
+    static const char *const keys[] = {"min", "mean", "stddev", "max",  "p50",
+                                       "p90", "p99",  "p999",   "p9999"};
+    int64_t *const fields[] = {&out->min, &out->mean, &out->stddev, &out->max,  &out->p50,
+                               &out->p90, &out->p99,  &out->p999,   &out->p9999};
+    json_t *lat = json_object_get(cpu, "latency_ns");
+    if (!json_is_object(lat))
+        return refuse(r, where, "latency_ns: %s", lat ? "not an object" : "missing");
+    int nulls = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        json_t *v = json_object_get(lat, keys[i]);
+        if (json_is_null(v)) {
+            nulls++;
+            continue;
+        }
+        if (!json_is_integer(v))
+            return refuse(r, where, "latency_ns.%s: %s", keys[i],
+                          v ? "not an integer or null" : "missing");
+        *fields[i] = (int64_t)json_integer_value(v);
+    }
+    if (nulls != 0 && nulls != (int)(sizeof keys / sizeof keys[0]))
+        return refuse(r, where, "latency_ns: some statistics null, others not");
+    out->known = nulls == 0;
+    if (!out->known)
+        return 0;
+    if (out->min > out->max || out->mean < out->min || out->mean > out->max)
+        return refuse(r, where, "latency_ns: min <= mean <= max does not hold");
+    if (out->stddev < 0)
+        return refuse(r, where, "latency_ns.stddev: negative");
+    if (out->p50 > out->p90 || out->p90 > out->p99 || out->p99 > out->p999 ||
+        out->p999 > out->p9999)
+        return refuse(r, where, "latency_ns: percentiles not ascending");
+    return 0;
+}
+
+static int read_bin(struct reader *r, const json_t *bin, const char *where, size_t i,
+                    struct result_bin *out)
+{
+    if (!json_is_array(bin) || json_array_size(bin) != 3)
+        return refuse(r, where, "histogram.bins[%zu]: not [lo, hi, count]", i);
+    json_int_t v[3];
+    for (size_t k = 0; k < 3; k++) {
+        json_t *e = json_array_get(bin, k);
+        if (!json_is_integer(e))
+            return refuse(r, where, "histogram.bins[%zu]: not [lo, hi, count]", i);
+        v[k] = json_integer_value(e);
+    }
+    if (v[0] < 0 || v[1] < v[0] || v[1] > LATENCY_HIST_MAX_NS)
+        return refuse(r, where, "histogram.bins[%zu]: [%lld, %lld] is not a range of 0 .. 60 s", i,
+                      (long long)v[0], (long long)v[1]);
+    if (v[2] < 0)
+        return refuse(r, where, "histogram.bins[%zu]: negative count %lld", i, (long long)v[2]);
+    out->lo = v[0];
+    out->hi = v[1];
+    out->count = (uint64_t)v[2];
+    return 0;
+}
+
+static int read_histogram(struct reader *r, const json_t *cpu, const char *where,
+                          struct result_cpu *out)
+{
+    json_t *h = json_object_get(cpu, "histogram");
+    if (!json_is_object(h))
+        return refuse(r, where, "histogram: %s", h ? "not an object" : "missing");
+    const char *unit = json_string_value(json_object_get(h, "unit"));
+    if (!unit || strcmp(unit, "ns") != 0)
+        return refuse(r, where, "histogram.unit: not \"ns\"");
+    if (read_count(r, h, where, "overflow", &out->overflow) != 0)
+        return -1;
+    json_t *bins = json_object_get(h, "bins");
+    if (!json_is_array(bins))
+        return refuse(r, where, "histogram.bins: %s", bins ? "not an array" : "missing");
+    size_t n = json_array_size(bins);
+    if (n > LATENCY_HIST_BUCKETS)
+        return refuse(r, where, "histogram.bins: %zu bins, more than the %d a histogram has", n,
+                      LATENCY_HIST_BUCKETS);
+    out->bins = n ? calloc(n, sizeof *out->bins) : NULL;
+    if (n && !out->bins)
+        return refuse(r, where, "out of memory");
+    uint64_t total = out->overflow;
+    for (size_t i = 0; i < n; i++) {
+        struct result_bin *b = &out->bins[i];
+        if (read_bin(r, json_array_get(bins, i), where, i, b) != 0)
+            return -1;
+        if (i > 0 && b->lo <= out->bins[i - 1].hi)
+            return refuse(r, where, "histogram.bins[%zu]: out of order or overlapping", i);
+        if (b->count > UINT64_MAX - total)
+            return refuse(r, where, "histogram.bins: counts overflow");
+        total += b->count;
+        out->nbins = (int)i + 1;
+    }
+    if (total != out->samples)
+        return refuse(r, where, "histogram: bins and overflow hold %llu values, samples says %llu",
+                      (unsigned long long)total, (unsigned long long)out->samples);
+    return 0;
+}
+
+/* One entry of cpus[] (cpu >= 0) or the merged "all" object (cpu = -1). */
+static int read_cpu(struct reader *r, const json_t *obj, const char *where, bool merged,
+                    struct result_cpu *out)
+{
+    if (!json_is_object(obj))
+        return refuse(r, where, "%s", obj ? "not an object" : "missing");
+    out->cpu = -1;
+    if (!merged) {
+        json_t *id = json_object_get(obj, "cpu");
+        if (!json_is_integer(id))
+            return refuse(r, where, "cpu: %s", id ? "not an integer" : "missing");
+        json_int_t cpu = json_integer_value(id);
+        if (cpu < 0 || cpu >= CPULIST_MAX_CPUS)
+            return refuse(r, where, "cpu: %lld is not a CPU id (0 .. %d)", (long long)cpu,
+                          CPULIST_MAX_CPUS - 1);
+        out->cpu = (int)cpu;
+    }
+    if (read_count(r, obj, where, "samples", &out->samples) != 0 ||
+        read_count(r, obj, where, "missed", &out->missed) != 0 ||
+        read_latency(r, obj, where, &out->latency) != 0)
+        return -1;
+    if (out->latency.known != (out->samples > 0))
+        return refuse(r, where, "latency_ns: %s",
+                      out->samples ? "null with samples" : "statistics without samples");
+    return read_histogram(r, obj, where, out);
+}
+
+static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
+{
+    json_t *cpus = json_object_get(doc, "cpus");
+    if (!json_is_array(cpus))
+        return refuse(r, "cpus", "%s", cpus ? "not an array" : "missing");
+    size_t n = json_array_size(cpus);
+    if (n == 0 || n > CPULIST_MAX_CPUS)
+        return refuse(r, "cpus", "%zu entries (1 .. %d expected)", n, CPULIST_MAX_CPUS);
+    out->cpus = calloc(n, sizeof *out->cpus);
+    if (!out->cpus)
+        return refuse(r, "cpus", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        char where[32];
+        snprintf(where, sizeof where, "cpus[%zu]", i);
+        out->ncpus = (int)i + 1;
+        if (read_cpu(r, json_array_get(cpus, i), where, false, &out->cpus[i]) != 0)
+            return -1;
+        for (size_t k = 0; k < i; k++)
+            if (out->cpus[k].cpu == out->cpus[i].cpu)
+                return refuse(r, where, "CPU %d listed twice", out->cpus[i].cpu);
+    }
+    if (read_cpu(r, json_object_get(doc, "all"), "all", true, &out->all) != 0)
+        return -1;
+    uint64_t samples = 0;
+    for (int i = 0; i < out->ncpus; i++) {
+        if (out->cpus[i].samples > UINT64_MAX - samples)
+            return refuse(r, "cpus", "samples overflow");
+        samples += out->cpus[i].samples;
+    }
+    if (samples != out->all.samples)
+        return refuse(r, "all", "samples: %llu, the CPUs add up to %llu",
+                      (unsigned long long)out->all.samples, (unsigned long long)samples);
+    return 0;
+}
+
+/* Kinds are short lower-case words ("run", "tune-state"). */
+static bool plausible_kind(const char *kind)
+{
+    size_t n = strlen(kind);
+    if (n == 0 || n >= sizeof((struct result_doc *)0)->kind)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((kind[i] >= 'a' && kind[i] <= 'z') || kind[i] == '-'))
+            return false;
+    return true;
+}
+
+static int read_doc(struct reader *r, const json_t *doc, struct result_doc *out)
+{
+    if (!json_is_object(doc))
+        return refuse(r, "document", "not a JSON object");
+    const char *tool = json_string_value(json_object_get(doc, "tool"));
+    if (!tool || strcmp(tool, "jitterlab") != 0)
+        return refuse(r, "tool", "not \"jitterlab\": not a document of this program");
+    json_t *schema = json_object_get(doc, "schema");
+    if (!json_is_integer(schema))
+        return refuse(r, "schema", "%s", schema ? "not an integer" : "missing");
+    if (json_integer_value(schema) != 1)
+        return refuse(r, "schema", "%lld is not supported (this version reads schema 1)",
+                      (long long)json_integer_value(schema));
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    if (!kind || !plausible_kind(kind))
+        return refuse(r, "kind", "%s", kind ? "not a document kind" : "missing");
+    snprintf(out->kind, sizeof out->kind, "%s", kind);
+    const char *version = json_string_value(json_object_get(doc, "version"));
+    snprintf(out->version, sizeof out->version, "%s", version ? version : "");
+    json_t *interrupted = json_object_get(doc, "interrupted");
+    if (interrupted && !json_is_boolean(interrupted))
+        return refuse(r, "interrupted", "not true or false");
+    out->interrupted = json_is_true(interrupted);
+    return strcmp(kind, "run") == 0 ? read_run(r, doc, out) : 0;
+}
+
+int result_read_buffer(const char *text, size_t len, struct result_doc *doc, char *err,
+                       size_t errlen)
+{
+    memset(doc, 0, sizeof *doc);
+    struct reader r = {err, errlen};
+    if (len > RESULT_READ_MAX_BYTES)
+        return refuse(&r, "document", "larger than %u MiB", RESULT_READ_MAX_BYTES >> 20);
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return refuse(&r, "document", "not JSON (line %d: %s)", jerr.line, jerr.text);
+    int rc = read_doc(&r, root, doc);
+    json_decref(root);
+    if (rc != 0)
+        result_doc_free(doc);
+    return rc;
+}
+
+int result_read_file(const char *path, struct result_doc *doc, char *err, size_t errlen)
+{
+    memset(doc, 0, sizeof *doc);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "not a regular file");
+        fclose(f);
+        return -1;
+    }
+    if ((uintmax_t)st.st_size > RESULT_READ_MAX_BYTES) {
+        snprintf(err, errlen, "larger than %u MiB", RESULT_READ_MAX_BYTES >> 20);
+        fclose(f);
+        return -1;
+    }
+    size_t len = (size_t)st.st_size;
+    char *text = malloc(len ? len : 1);
+    size_t got = text ? fread(text, 1, len, f) : 0;
+    fclose(f);
+    if (!text || got != len) {
+        snprintf(err, errlen, "%s", text ? "short read" : "out of memory");
+        free(text);
+        return -1;
+    }
+    int rc = result_read_buffer(text, len, doc, err, errlen);
+    free(text);
+    return rc;
+}
+
+void result_doc_free(struct result_doc *doc)
+{
+    for (int i = 0; i < doc->ncpus; i++)
+        free(doc->cpus[i].bins);
+    free(doc->cpus);
+    free(doc->all.bins);
+    memset(doc, 0, sizeof *doc);
+}

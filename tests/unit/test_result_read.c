@@ -1,0 +1,305 @@
+/*
+ * Unit tests for src/out/result_read.c: a real `jitterlab run --json`
+ * document (kept in the fuzz corpus) reads back whole; a small document
+ * with one thing broken at a time is refused with a reason that names the
+ * key; documents of other kinds give their header only.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/result_read.h"
+
+/* Two CPUs, 10 + 5 samples, one value of CPU 3 beyond the histogram. */
+static const char good_doc[] =
+    "{\"tool\": \"jitterlab\", \"schema\": 1, \"kind\": \"run\", \"version\": \"1.0\","
+    " \"interrupted\": false, \"cpus\": ["
+    "{\"cpu\": 2, \"samples\": 10, \"missed\": 1, \"latency_ns\": {\"min\": 1000, \"mean\": 1500,"
+    " \"stddev\": 100, \"max\": 2100, \"p50\": 1500, \"p90\": 2000, \"p99\": 2100,"
+    " \"p999\": 2100, \"p9999\": 2100}, \"histogram\": {\"unit\": \"ns\", \"bins\":"
+    " [[992, 1007, 4], [1984, 2015, 6]], \"overflow\": 0}},"
+    "{\"cpu\": 3, \"samples\": 5, \"missed\": 0, \"latency_ns\": {\"min\": 10, \"mean\": 20,"
+    " \"stddev\": 5, \"max\": 90000000000, \"p50\": 20, \"p90\": 30, \"p99\": 30,"
+    " \"p999\": 30, \"p9999\": 30}, \"histogram\": {\"unit\": \"ns\", \"bins\":"
+    " [[10, 10, 4]], \"overflow\": 1}}],"
+    " \"all\": {\"samples\": 15, \"missed\": 1, \"latency_ns\": {\"min\": 10, \"mean\": 1000,"
+    " \"stddev\": 700, \"max\": 90000000000, \"p50\": 1000, \"p90\": 2000, \"p99\": 2100,"
+    " \"p999\": 2100, \"p9999\": 2100}, \"histogram\": {\"unit\": \"ns\", \"bins\":"
+    " [[10, 10, 4], [992, 1007, 4], [1984, 2015, 6]], \"overflow\": 1}}}";
+
+static int read_text(const char *text, struct result_doc *doc, char *err, size_t errlen)
+{
+    return result_read_buffer(text, strlen(text), doc, err, errlen);
+}
+
+/* text with the first occurrence of from replaced by to (malloc'd). */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (!at)
+        fail_msg("\"%s\" is not in the test document", from);
+    size_t head = (size_t)(at - text);
+    size_t len = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *s = malloc(len);
+    assert_non_null(s);
+    snprintf(s, len, "%.*s%s%s", (int)head, text, to, at + strlen(from));
+    return s;
+}
+
+static char *edited(const char *from, const char *to)
+{
+    return replaced(good_doc, from, to);
+}
+
+/* Refused, and the reason contains want. */
+static void refused(const char *from, const char *to, const char *want)
+{
+    char *text = edited(from, to);
+    struct result_doc doc;
+    char err[256] = "";
+    int rc = read_text(text, &doc, err, sizeof err);
+    if (rc != -1 || !strstr(err, want))
+        fail_msg("%s -> %s: rc %d, err \"%s\", expected \"%s\"", from, to, rc, err, want);
+    assert_int_equal(doc.ncpus, 0);
+    assert_null(doc.cpus);
+    free(text);
+}
+
+struct refusal {
+    const char *from, *to; /* an edit of good_doc */
+    const char *want;      /* in the reason */
+};
+
+static void refused_all(const struct refusal *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        refused(r[i].from, r[i].to, r[i].want);
+}
+
+static void test_result_read_reads_a_real_run_document(void **state)
+{
+    (void)state;
+    const char *top = getenv("JL_TOP");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fuzz/corpus/result_read/run-real.json", top ? top : ".");
+    struct result_doc doc;
+    char err[256] = "";
+    if (result_read_file(path, &doc, err, sizeof err) != 0)
+        fail_msg("%s: %s", path, err);
+    assert_string_equal(doc.kind, "run");
+    assert_int_equal(doc.ncpus, 1);
+    assert_int_equal(doc.cpus[0].cpu, 1);
+    assert_true(doc.cpus[0].samples > 0);
+    assert_true(doc.cpus[0].latency.known);
+    assert_true(doc.cpus[0].latency.min <= doc.cpus[0].latency.p50);
+    assert_true(doc.cpus[0].nbins > 0);
+    uint64_t total = doc.cpus[0].overflow;
+    for (int i = 0; i < doc.cpus[0].nbins; i++)
+        total += doc.cpus[0].bins[i].count;
+    assert_true(total == doc.cpus[0].samples);
+    assert_true(doc.all.samples == doc.cpus[0].samples);
+    assert_int_equal(doc.all.cpu, -1);
+    result_doc_free(&doc);
+}
+
+static void test_result_read_fills_every_field(void **state)
+{
+    (void)state;
+    struct result_doc doc;
+    char err[256] = "";
+    if (read_text(good_doc, &doc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_string_equal(doc.version, "1.0");
+    assert_false(doc.interrupted);
+    assert_int_equal(doc.ncpus, 2);
+    const struct result_cpu *c = &doc.cpus[0];
+    assert_int_equal(c->cpu, 2);
+    assert_int_equal(c->samples, 10);
+    assert_int_equal(c->missed, 1);
+    assert_int_equal(c->latency.min, 1000);
+    assert_int_equal(c->latency.mean, 1500);
+    assert_int_equal(c->latency.stddev, 100);
+    assert_int_equal(c->latency.max, 2100);
+    assert_int_equal(c->latency.p90, 2000);
+    assert_int_equal(c->latency.p9999, 2100);
+    assert_int_equal(c->nbins, 2);
+    assert_int_equal(c->bins[1].lo, 1984);
+    assert_int_equal(c->bins[1].hi, 2015);
+    assert_int_equal(c->bins[1].count, 6);
+    assert_int_equal(doc.cpus[1].overflow, 1);
+    assert_int_equal(doc.all.samples, 15);
+    assert_int_equal(doc.all.nbins, 3);
+    result_doc_free(&doc);
+    assert_null(doc.cpus);
+}
+
+static void test_result_read_gives_null_statistics_for_an_empty_cpu(void **state)
+{
+    (void)state;
+    static const char *const edits[][2] = {
+        {"\"samples\": 5, \"missed\": 0, \"latency_ns\": {\"min\": 10, \"mean\": 20, \"stddev\": "
+         "5, "
+         "\"max\": 90000000000, \"p50\": 20, \"p90\": 30, \"p99\": 30, \"p999\": 30, \"p9999\": "
+         "30}",
+         "\"samples\": 0, \"missed\": 0, \"latency_ns\": {\"min\": null, \"mean\": null, "
+         "\"stddev\": null, \"max\": null, \"p50\": null, \"p90\": null, \"p99\": null, "
+         "\"p999\": null, \"p9999\": null}"},
+        {"[[10, 10, 4]], \"overflow\": 1", "[], \"overflow\": 0"},
+        {"\"samples\": 15", "\"samples\": 10"},
+        {"[[10, 10, 4], [992", "[[992"},
+        {"[1984, 2015, 6]], \"overflow\": 1", "[1984, 2015, 6]], \"overflow\": 0"},
+    };
+    char *text = strdup(good_doc);
+    assert_non_null(text);
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        char *next = replaced(text, edits[i][0], edits[i][1]);
+        free(text);
+        text = next;
+    }
+    struct result_doc doc;
+    char err[256] = "";
+    if (read_text(text, &doc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_false(doc.cpus[1].latency.known);
+    assert_int_equal(doc.cpus[1].samples, 0);
+    assert_int_equal(doc.cpus[1].nbins, 0);
+    assert_true(doc.cpus[0].latency.known);
+    result_doc_free(&doc);
+    free(text);
+}
+
+static const struct refusal foreign[] = {
+    {"\"tool\": \"jitterlab\"", "\"tool\": \"cyclictest\"", "tool: not \"jitterlab\""},
+    {"\"schema\": 1", "\"schema\": 2", "schema: 2 is not supported"},
+    {"\"schema\": 1", "\"schema\": \"1\"", "schema: not an integer"},
+    {"\"kind\": \"run\"", "\"kind\": 7", "kind: missing"},
+    {"\"kind\": \"run\"", "\"kind\": \"RUN\"", "kind: not a document kind"},
+    {"\"interrupted\": false", "\"interrupted\": 0", "interrupted: not true or false"},
+};
+
+static void test_result_read_refuses_foreign_documents(void **state)
+{
+    (void)state;
+    refused_all(foreign, sizeof foreign / sizeof foreign[0]);
+    struct result_doc doc;
+    char err[256] = "";
+    assert_int_equal(read_text("[1, 2]", &doc, err, sizeof err), -1);
+    assert_string_equal(err, "document: not a JSON object");
+    assert_int_equal(read_text("{\"tool\": ", &doc, err, sizeof err), -1);
+    assert_non_null(strstr(err, "document: not JSON (line 1"));
+}
+
+static const struct refusal wrong_types[] = {
+    {"\"cpus\": [", "\"cpus\": 7, \"x\": [", "cpus: not an array"},
+    {"\"samples\": 10", "\"samples\": -10", "cpus[0]: samples: negative count -10"},
+    {"\"samples\": 10", "\"samples\": 10.0", "cpus[0]: samples: not an integer"},
+    {"\"missed\": 1", "\"missed\": \"1\"", "cpus[0]: missed: not an integer"},
+    {"\"cpu\": 2", "\"cpu\": -2", "cpus[0]: cpu: -2 is not a CPU id"},
+    {"\"cpu\": 3", "\"cpu\": 2", "cpus[1]: CPU 2 listed twice"},
+    {"\"min\": 1000", "\"min\": null", "some statistics null, others not"},
+    {"\"min\": 1000", "\"min\": 3000", "min <= mean <= max does not hold"},
+    {"\"stddev\": 100", "\"stddev\": -1", "stddev: negative"},
+    {"\"p90\": 2000", "\"p90\": 1000", "percentiles not ascending"},
+    {"\"unit\": \"ns\"", "\"unit\": \"us\"", "histogram.unit: not \"ns\""},
+};
+
+static void test_result_read_refuses_wrong_types_and_negative_counts(void **state)
+{
+    (void)state;
+    refused_all(wrong_types, sizeof wrong_types / sizeof wrong_types[0]);
+    refused("\"overflow\": 0", "\"overflow\": -1", "overflow: negative count");
+}
+
+static const struct refusal bad_bins[] = {
+    {"[[992, 1007, 4], [1984, 2015, 6]]", "[[1984, 2015, 6], [992, 1007, 4]]",
+     "cpus[0]: histogram.bins[1]: out of order or overlapping"},
+    {"[[992, 1007, 4], [1984, 2015, 6]]", "[[992, 2000, 4], [1984, 2015, 6]]",
+     "histogram.bins[1]: out of order or overlapping"},
+    {"[992, 1007, 4]", "[1007, 992, 4]", "histogram.bins[0]: [1007, 992] is not a range"},
+    {"[992, 1007, 4]", "[992, 1007, -4]", "histogram.bins[0]: negative count -4"},
+    {"[992, 1007, 4]", "[992, 1007]", "histogram.bins[0]: not [lo, hi, count]"},
+    {"[992, 1007, 4]", "[992, 1007, 5]", "bins and overflow hold 11 values, samples says 10"},
+    {"[[992, 1007, 4], [1984, 2015, 6]]",
+     "[[1, 1, 9223372036854775807], [2, 2, 9223372036854775807], [3, 3, 2]]",
+     "histogram.bins: counts overflow"},
+};
+
+static void test_result_read_refuses_bins_out_of_order_or_not_adding_up(void **state)
+{
+    (void)state;
+    refused_all(bad_bins, sizeof bad_bins / sizeof bad_bins[0]);
+    char *more = edited("\"all\": {\"samples\": 15", "\"all\": {\"samples\": 16");
+    char *text = replaced(more, "6]], \"overflow\": 1}}}", "7]], \"overflow\": 1}}}");
+    struct result_doc doc;
+    char err[256] = "";
+    assert_int_equal(read_text(text, &doc, err, sizeof err), -1);
+    assert_string_equal(err, "all: samples: 16, the CPUs add up to 15");
+    free(text);
+    free(more);
+}
+
+static const struct refusal absurd[] = {
+    {"\"cpus\": [", "\"cpus\": [], \"x\": [", "cpus: 0 entries"},
+    {"\"cpu\": 2", "\"cpu\": 99999", "cpu: 99999 is not a CPU id"},
+};
+
+static void test_result_read_refuses_absurd_sizes(void **state)
+{
+    (void)state;
+    refused_all(absurd, sizeof absurd / sizeof absurd[0]);
+    /* more bins than a histogram has */
+    size_t n = 4000;
+    size_t len = n * 32 + 64;
+    char *bins = malloc(len);
+    assert_non_null(bins);
+    size_t used = (size_t)snprintf(bins, len, "[");
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(bins + used, len - used, "%s[%zu, %zu, 0]", i ? "," : "", i, i);
+    snprintf(bins + used, len - used, "]");
+    char *text = edited("[[992, 1007, 4], [1984, 2015, 6]]", bins);
+    struct result_doc doc;
+    char err[256] = "";
+    assert_int_equal(read_text(text, &doc, err, sizeof err), -1);
+    assert_non_null(strstr(err, "4000 bins, more than the"));
+    free(text);
+    free(bins);
+    assert_int_equal(
+        result_read_buffer(good_doc, RESULT_READ_MAX_BYTES + 1u, &doc, err, sizeof err), -1);
+    assert_non_null(strstr(err, "larger than"));
+}
+
+static void test_result_read_gives_the_header_of_other_kinds(void **state)
+{
+    (void)state;
+    struct result_doc doc;
+    char err[256] = "";
+    const char *text = "{\"tool\": \"jitterlab\", \"schema\": 1, \"kind\": \"inspect\"}";
+    if (read_text(text, &doc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_string_equal(doc.kind, "inspect");
+    assert_int_equal(doc.ncpus, 0);
+    result_doc_free(&doc);
+    assert_int_equal(result_read_file("/nonexistent/result.json", &doc, err, sizeof err), -1);
+    assert_string_equal(err, "No such file or directory");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_result_read_reads_a_real_run_document),
+        cmocka_unit_test(test_result_read_fills_every_field),
+        cmocka_unit_test(test_result_read_gives_null_statistics_for_an_empty_cpu),
+        cmocka_unit_test(test_result_read_refuses_foreign_documents),
+        cmocka_unit_test(test_result_read_refuses_wrong_types_and_negative_counts),
+        cmocka_unit_test(test_result_read_refuses_bins_out_of_order_or_not_adding_up),
+        cmocka_unit_test(test_result_read_refuses_absurd_sizes),
+        cmocka_unit_test(test_result_read_gives_the_header_of_other_kinds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
