@@ -18,6 +18,7 @@
 #include "engine/engine.h"
 
 #include "common/clock.h"
+#include "engine/cycle_clock.h"
 #include "stats/window.h"
 
 #include <errno.h>
@@ -34,16 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define ENGINE_HAVE_TSC 1
-#else
-#define ENGINE_HAVE_TSC 0
-#endif
-
 #define THREAD_STACK_BYTES   (256 * 1024)
 #define STACK_PREFAULT_BYTES (64 * 1024)
-#define TSC_CALIBRATION_NS   (100 * 1000 * 1000)
 
 struct cpu_slot {
     alignas(64) struct cpu_result result; /* written by this slot's thread */
@@ -78,58 +71,6 @@ struct engine {
     alignas(64) _Atomic int finished;
 };
 
-bool engine_tsc_supported(void)
-{
-    return ENGINE_HAVE_TSC;
-}
-
-static inline uint64_t read_tsc(void)
-{
-#if ENGINE_HAVE_TSC
-    unsigned aux;
-    return __rdtscp(&aux);
-#else
-    return 0;
-#endif
-}
-
-/* CLOCK_MONOTONIC and the TSC read as one pair: the pair whose monotonic
- * reads lie closest together out of a few tries, its time the midpoint.
- * Returns the pair's uncertainty (half the spread) in ns. */
-static int64_t tsc_pair(int tries, int64_t *mono_ns, uint64_t *tsc)
-{
-    int64_t best = INT64_MAX;
-    for (int i = 0; i < tries; i++) {
-        int64_t m0 = monotonic_now_ns();
-        uint64_t t = read_tsc();
-        int64_t m1 = monotonic_now_ns();
-        if (m1 - m0 < best) {
-            best = m1 - m0;
-            *mono_ns = m0 + (m1 - m0) / 2;
-            *tsc = t;
-        }
-    }
-    return best / 2;
-}
-
-static int calibrate_tsc(struct engine *e, char *err, unsigned long errlen)
-{
-    int64_t m0 = 0, m1 = 0;
-    uint64_t t0 = 0, t1 = 0;
-    tsc_pair(50, &m0, &t0);
-    struct timespec pause = {0, TSC_CALIBRATION_NS};
-    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
-        ;
-    tsc_pair(50, &m1, &t1);
-    if (t1 <= t0 || m1 <= m0) {
-        snprintf(err, errlen, "--clock tsc: the TSC did not advance during calibration");
-        return -1;
-    }
-    e->tsc_hz = (double)(t1 - t0) * 1e9 / (double)(m1 - m0);
-    e->ns_per_tick = 1e9 / e->tsc_hz;
-    return 0;
-}
-
 static uint64_t ring_capacity(int64_t interval_ns)
 {
     /* Two seconds of samples, at least 4096, at most 2^20 entries. */
@@ -155,28 +96,6 @@ void cpu_result_init(struct cpu_result *r, int cpu)
     latency_hist_init(&r->llc_hist);
     running_stats_init(&r->ipc_milli);
     latency_hist_init(&r->ipc_milli_hist);
-}
-
-/* Whether this process may lock any amount of memory: CAP_IPC_LOCK in the
- * effective set (bit 14 of CapEff) or no RLIMIT_MEMLOCK. */
-static bool may_lock_everything(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY)
-        return true;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return geteuid() == 0;
-    char line[256];
-    unsigned long long cap = 0;
-    bool found = false;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "CapEff: %llx", &cap) == 1) {
-            found = true;
-            break;
-        }
-    fclose(f);
-    return found ? (cap >> 14) & 1 : geteuid() == 0;
 }
 
 /* The buffers the cycle loop writes, one by one (for a partial lock). */
@@ -207,7 +126,7 @@ static size_t engine_buffer(const struct engine *e, size_t k, void **addr)
 /* Locks what may be locked once everything is allocated (see the top). */
 static enum engine_lock lock_memory(struct engine *e)
 {
-    if (may_lock_everything() && mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
+    if (memory_may_lock_everything() && mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
         return ENGINE_LOCK_ALL;
     struct rlimit rl;
     if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0)
@@ -285,15 +204,16 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
     }
     e->lock = lock_memory(e);
     if (cfg->clock == ENGINE_CLOCK_TSC) {
-        if (!ENGINE_HAVE_TSC) {
+        if (!engine_tsc_supported()) {
             snprintf(err, errlen, "--clock tsc: this build's CPU architecture has no TSC");
             engine_destroy(e);
             return NULL;
         }
-        if (calibrate_tsc(e, err, errlen) != 0) {
+        if (tsc_calibrate(&e->tsc_hz, err, errlen) != 0) {
             engine_destroy(e);
             return NULL;
         }
+        e->ns_per_tick = 1e9 / e->tsc_hz;
     }
     return e;
 oom:
@@ -429,23 +349,6 @@ static inline void record_sample(struct cpu_slot *s, const struct engine_config 
     record_counters(r, m, &cs);
     r->samples++;
     sample_ring_push(&s->ring, &cs);
-}
-
-/* The cycle loop's clock: CLOCK_MONOTONIC, or the TSC converted from an
- * anchor pair taken just before the cycle's sleep. */
-struct cycle_clock {
-    bool use_tsc;
-    double ns_per_tick;
-    int64_t anchor_mono;
-    uint64_t anchor_tsc;
-};
-
-static inline int64_t cycle_clock_now(const struct cycle_clock *c)
-{
-    if (!c->use_tsc)
-        return monotonic_now_ns();
-    int64_t ticks = (int64_t)(read_tsc() - c->anchor_tsc);
-    return c->anchor_mono + (int64_t)((double)ticks * c->ns_per_tick);
 }
 
 static void thread_setup(struct cpu_slot *s)

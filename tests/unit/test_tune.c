@@ -301,7 +301,10 @@ static void test_tune_journal_of_others_is_refused(void **state)
     craft_journal(root, st, "timer-migration", "/proc/sys/kernel/timer_migration", "1");
     assert_int_equal(tune_journal_load(st, &j, err, sizeof err), 0);
     tune_plan_free(&j.changes);
-    chmod(st, 0622);
+    chmod(st, 0620); /* group-writable alone is enough to refuse */
+    assert_int_equal(tune_journal_load(st, &j, err, sizeof err), -1);
+    assert_non_null(strstr(err, "writable by group or others"));
+    chmod(st, 0602);
     assert_int_equal(tune_journal_load(st, &j, err, sizeof err), -1);
     assert_non_null(strstr(err, "writable by group or others"));
     chmod(st, 0600);
