@@ -28,7 +28,7 @@ static bool legacy_pstates(const struct inspect_system *s, const struct cpufreq_
     return false;
 }
 
-#define PLL_RELOCK_STALL_US 110 /* Core 2 Q6600, DESIGN.md */
+#define PLL_RELOCK_STALL_US 110 /* Core 2 Q6600 (docs/inspect.md) */
 
 static void rule_cpufreq_governor(struct rule_ctx *c)
 {

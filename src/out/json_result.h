@@ -1,5 +1,5 @@
 /*
- * The result document (schema 1, DESIGN.md / docs/result-schema.md) built
+ * The result document (schema 1, docs/result-schema.md) built
  * with jansson and written atomically. The pieces (latency statistics,
  * histogram, system object) are exposed for the other documents that embed
  * the same shapes.

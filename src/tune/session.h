@@ -14,7 +14,7 @@
 #include "sys/sysroot.h"
 #include "tune/tune.h"
 
-/* Outcomes, numbered as the process exit codes they become (DESIGN.md). */
+/* Outcomes, numbered as the process exit codes they become (docs/architecture.md). */
 enum tune_outcome {
     TUNE_OK = 0,
     TUNE_FAILED = 1,      /* a lock, plan, write or restore failed */

@@ -1,6 +1,6 @@
 #!/bin/sh
 # jitterlab run, end to end, on CPU 1: the result document's fixed fields
-# (DESIGN.md, schema 1), sample accounting (samples + missed == planned
+# (docs/result-schema.md, schema 1), sample accounting (samples + missed == planned
 # cycles), percentile ordering, the samples CSV, the cyclictest-format
 # histogram file, -l, --report-every, --tolerance, --budget, --clock tsc,
 # --version / help, the plain-text summary, a two-CPU run and a run without
