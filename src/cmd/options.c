@@ -57,20 +57,25 @@ int cli_parse(const struct cli_command *cmd, struct cli_common *co, void *params
     char shortopts[64];
     snprintf(shortopts, sizeof(shortopts), ":%s", cmd->short_options);
     memset(co, 0, sizeof(*co));
+    /* getopt starts afresh only when optind is 0 (glibc keeps its permutation
+     * state otherwise): parse argv from `first` as if it were a new vector. */
+    int shift = first > 0 ? first - 1 : 0;
+    char **av = argv + shift;
+    int ac = argc - shift;
     opterr = 0;
-    optind = first;
+    optind = 0;
     int c, rc;
-    while ((c = getopt_long(argc, argv, shortopts, cmd->long_options, NULL)) != -1) {
+    while ((c = getopt_long(ac, av, shortopts, cmd->long_options, NULL)) != -1) {
         if (is_common(c)) {
-            if ((rc = common_option(cmd, co, c, argv)) >= 0)
+            if ((rc = common_option(cmd, co, c, av)) >= 0)
                 return rc;
         } else if ((rc = cmd->option(params, c, optarg)) != 0) {
             return rc;
         }
     }
     if (rest)
-        *rest = optind;
-    else if ((rc = check_no_more_args(cmd->name, argc, argv)) != 0)
+        *rest = optind + shift;
+    else if ((rc = check_no_more_args(cmd->name, ac, av)) != 0)
         return rc;
     if (!co->sysroot_dir)
         co->sysroot_dir = getenv("JITTERLAB_SYSROOT");

@@ -72,15 +72,15 @@ static inline void cli_capture_end(struct cli_capture *c)
 
 /* Defines `static int parse(const char *line, struct cli_capture *cap)`:
  * runs PARSE_FN(argc, argv, PARAMS) on the words of line, capturing. */
-#define CLI_DEFINE_PARSE(PARSE_FN, PARAMS)                                                        \
-    static int parse(const char *line, struct cli_capture *cap)                                   \
-    {                                                                                             \
-        struct cli_args a;                                                                        \
-        char **argv = cli_args_split(&a, line);                                                   \
-        cli_capture_begin(cap);                                                                   \
-        int rc = PARSE_FN(a.argc, argv, PARAMS);                                                  \
-        cli_capture_end(cap);                                                                     \
-        return rc;                                                                                \
+#define CLI_DEFINE_PARSE(PARSE_FN, PARAMS)                                                         \
+    static int parse(const char *line, struct cli_capture *cap)                                    \
+    {                                                                                              \
+        static struct cli_args a; /* params keep pointers into it */                               \
+        char **argv = cli_args_split(&a, line);                                                    \
+        cli_capture_begin(cap);                                                                    \
+        int rc = PARSE_FN(a.argc, argv, PARAMS);                                                   \
+        cli_capture_end(cap);                                                                      \
+        return rc;                                                                                 \
     }
 
 /* A bad command line and the one message it must give (exit 2). */
