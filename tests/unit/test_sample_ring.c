@@ -11,9 +11,11 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "engine/ring.h"
 
@@ -69,11 +71,19 @@ static void test_ring_full_counts_drops_and_keeps_oldest(void **state)
 }
 
 #define CONCURRENT_COUNT 300000u
-/* Bounds on a broken ring: the producer gives up after this many retries of
- * one value, the consumer after this many empty polls in a row, so that a
- * lost or stuck index fails the test instead of hanging the suite. */
-#define MAX_RETRIES_PER_VALUE 10000000u
-#define MAX_EMPTY_POLLS       50000000u
+/* Bounds on a broken ring: the producer gives up when one value has waited
+ * this long for room, the consumer when nothing came for this long, so that
+ * a lost or stuck index fails the test instead of hanging the suite. Both
+ * yield while they wait, so that a serialising host (valgrind, one CPU)
+ * lets the other side run. */
+#define STUCK_NS (10LL * 1000 * 1000 * 1000)
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 struct concurrent {
     struct sample_ring ring;
@@ -85,21 +95,24 @@ static void *producer(void *arg)
 {
     struct concurrent *c = arg;
     struct sample_ring *r = &c->ring;
-    uint32_t retries = 0;
+    int64_t waiting_since = 0;
     for (uint32_t i = 0; i < CONCURRENT_COUNT;) {
         struct cycle_sample s = {.seq = i, .latency_ns = (int64_t)i * 3};
         uint64_t before = r->drops;
         sample_ring_push(r, &s);
         if (r->drops == before) {
             i++;
-            retries = 0;
+            waiting_since = 0;
             continue;
         }
         r->drops = before; /* retry: this test wants every value through */
-        if (++retries > MAX_RETRIES_PER_VALUE) {
+        if (!waiting_since)
+            waiting_since = now_ns();
+        else if (now_ns() - waiting_since > STUCK_NS) {
             atomic_store(&c->producer_gave_up, true);
             break;
         }
+        sched_yield();
     }
     atomic_store(&c->producer_done, true);
     return NULL;
@@ -116,17 +129,19 @@ static void test_ring_concurrent_transfer_is_lossless_and_ordered(void **state)
     assert_int_equal(pthread_create(&t, NULL, producer, &c), 0);
     struct cycle_sample out[256];
     uint32_t expect = 0;
-    uint32_t empty_polls = 0;
-    while (expect < CONCURRENT_COUNT && empty_polls < MAX_EMPTY_POLLS) {
+    int64_t empty_since = 0;
+    while (expect < CONCURRENT_COUNT && (!empty_since || now_ns() - empty_since < STUCK_NS)) {
         bool done = atomic_load(&c.producer_done);
         uint64_t got = sample_ring_pop(&c.ring, out, 256);
         if (got == 0) {
             if (done)
                 break; /* nothing more will come */
-            empty_polls++;
+            if (!empty_since)
+                empty_since = now_ns();
+            sched_yield();
             continue;
         }
-        empty_polls = 0;
+        empty_since = 0;
         for (uint64_t i = 0; i < got; i++) {
             assert_int_equal(out[i].seq, expect);
             assert_int_equal(out[i].latency_ns, (int64_t)expect * 3);
