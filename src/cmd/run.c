@@ -268,11 +268,6 @@ int cmd_run(int argc, char **argv)
         .counters_mask = p.counters_mask,
     };
     struct collector_config ccfg = {
-        .interval_ns = p.interval_ns,
-        .duration_ns = p.duration_ns,
-        .loops = p.loops,
-        .deadline_ns = p.deadline_ns,
-        .tolerance_ns = p.tolerance_ns,
         .report_every_ns = p.report_every_ns,
         .report_every_samples = p.report_every_samples,
         .keep_windows = p.keep_windows,

@@ -20,22 +20,23 @@
 #define DRAIN_BATCH       4096
 
 /* How many windows the run can close at most. */
-static uint64_t windows_expected(const struct collector_config *cfg, int ncpu)
+static uint64_t windows_expected(const struct collector_config *cfg,
+                                 const struct engine_config *run, int ncpu)
 {
-    uint64_t cycles = cfg->loops;
-    if (cfg->duration_ns > 0) {
-        uint64_t by_time = (uint64_t)(cfg->duration_ns / cfg->interval_ns) + 1;
+    uint64_t cycles = run->loops;
+    if (run->duration_ns > 0) {
+        uint64_t by_time = (uint64_t)(run->duration_ns / run->interval_ns) + 1;
         if (!cycles || by_time < cycles)
             cycles = by_time;
     }
     uint64_t per_cpu;
     if (cfg->report_every_samples > 0)
         per_cpu = cycles / cfg->report_every_samples + 2;
-    else if (cfg->duration_ns > 0)
-        per_cpu = (uint64_t)(cfg->duration_ns / cfg->report_every_ns) + 2;
+    else if (run->duration_ns > 0)
+        per_cpu = (uint64_t)(run->duration_ns / cfg->report_every_ns) + 2;
     else
         per_cpu =
-            (uint64_t)((double)cycles * (double)cfg->interval_ns / (double)cfg->report_every_ns) +
+            (uint64_t)((double)cycles * (double)run->interval_ns / (double)cfg->report_every_ns) +
             2;
     return per_cpu * (uint64_t)ncpu;
 }
@@ -88,7 +89,7 @@ void collector_drain(struct collector *c)
                 l->missed += s->missed;
                 l->current_ns = s->latency_ns;
                 running_stats_add(&l->exec, s->exec_ns);
-                if (response_misses_deadline(s->latency_ns, s->exec_ns, cfg->deadline_ns))
+                if (response_misses_deadline(s->latency_ns, s->exec_ns, c->rules.deadline_ns))
                     l->deadline_misses++;
                 running_stats_add(&l->latency, s->latency_ns);
                 latency_hist_add(l->hist, s->latency_ns);
@@ -107,13 +108,14 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
                    const struct collector_sinks *sinks, struct engine *eng, char *err,
                    size_t errlen)
 {
+    const struct engine_config *run = engine_config(eng);
     memset(c, 0, sizeof(*c));
     c->cfg = cfg;
     if (sinks)
         c->sinks = *sinks;
-    c->rules = (struct window_rules){.interval_ns = cfg->interval_ns,
-                                     .deadline_ns = cfg->deadline_ns,
-                                     .tolerance_ns = cfg->tolerance_ns};
+    c->rules = (struct window_rules){.interval_ns = run->interval_ns,
+                                     .deadline_ns = run->deadline_ns,
+                                     .tolerance_ns = run->tolerance_ns};
     c->eng = eng;
     c->n = engine_cpu_count(eng);
     c->live = calloc((size_t)c->n, sizeof(*c->live));
@@ -126,7 +128,7 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
         return -1;
     }
     if (collector_periodic(cfg)) {
-        uint64_t want = windows_expected(cfg, c->n);
+        uint64_t want = windows_expected(cfg, run, c->n);
         c->kept_cap = cfg->keep_windows < want ? cfg->keep_windows : want;
         if (c->kept_cap > 0) {
             c->kept = calloc(c->kept_cap, sizeof(*c->kept));
@@ -154,7 +156,7 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
 
 void collector_run(struct collector *c, bool *interrupted)
 {
-    const struct collector_config *cfg = c->cfg;
+    const struct engine_config *run = engine_config(c->eng);
     int64_t start = engine_start_ns(c->eng);
     int64_t next_live = monotonic_now_ns() + c->sinks.live_period_ns;
     while (!engine_finished(c->eng)) {
@@ -170,11 +172,11 @@ void collector_run(struct collector *c, bool *interrupted)
             continue;
         struct live_frame f = {
             .elapsed_s = now > start ? (double)(now - start) / 1e9 : 0,
-            .total_s = (double)cfg->duration_ns / 1e9,
-            .loops = cfg->loops,
+            .total_s = (double)run->duration_ns / 1e9,
+            .loops = run->loops,
             .cpus = c->live,
             .ncpu = c->n,
-            .control_task = cfg->control_task,
+            .control_task = c->cfg->control_task,
         };
         c->sinks.live(c->sinks.ctx, &f);
         next_live = now + c->sinks.live_period_ns;

@@ -50,12 +50,9 @@ struct collector_sinks {
     int64_t live_period_ns;
 };
 
+/* What the collector adds to the engine's configuration (interval,
+ * duration, loops, deadline and tolerance come from the engine). */
 struct collector_config {
-    int64_t interval_ns;
-    int64_t duration_ns; /* 0: bounded by loops */
-    uint64_t loops;
-    int64_t deadline_ns;
-    int64_t tolerance_ns; /* < 0: none */
     int64_t report_every_ns;
     uint64_t report_every_samples;
     uint64_t keep_windows; /* windows kept for the result (all CPUs together) */

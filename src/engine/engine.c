@@ -610,6 +610,11 @@ void engine_join(struct engine *e)
     }
 }
 
+const struct engine_config *engine_config(const struct engine *e)
+{
+    return &e->cfg;
+}
+
 int engine_cpu_count(const struct engine *e)
 {
     return e->n;

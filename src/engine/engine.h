@@ -110,6 +110,8 @@ bool engine_finished(const struct engine *e);
 void engine_stop(struct engine *e);
 void engine_join(struct engine *e);
 int engine_cpu_count(const struct engine *e);
+/* The configuration the engine runs with (its own copy). */
+const struct engine_config *engine_config(const struct engine *e);
 /* Valid after engine_join. */
 const struct cpu_result *engine_result(const struct engine *e, int i);
 /* CLOCK_MONOTONIC time of planned wake-up 0, in ns. */
