@@ -1,6 +1,7 @@
 /*
  * Builds and writes the run result document (schema 1). Field names are a
- * contract with report/compare/export and other tools: add, never rename.
+ * contract with every reader (out/result_read.c, scripts, dashboards): add,
+ * never rename.
  * Times are integer nanoseconds unless the key ends in _s. Statistics of an
  * empty set are null rather than invented zeros.
  */
