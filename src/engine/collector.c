@@ -162,10 +162,13 @@ void collector_run(struct collector *c, bool *interrupted)
     while (!engine_finished(c->eng)) {
         struct timespec pause = {0, COLLECT_PERIOD_NS};
         nanosleep(&pause, NULL);
-        if (stop_requested())
+        if (stop_requested()) {
+            /* engine_join repeats the wake-up until every thread has ended;
+             * collector_finish drains what they recorded meanwhile. */
             *interrupted = true;
-        if (*interrupted)
-            engine_stop(c->eng); /* again each time: a wake-up can be lost */
+            engine_stop(c->eng);
+            return;
+        }
         collector_drain(c);
         int64_t now = monotonic_now_ns();
         if (!c->sinks.live || now < next_live)

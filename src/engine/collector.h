@@ -88,8 +88,9 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
                    size_t errlen);
 /* Drains every ring once. */
 void collector_drain(struct collector *c);
-/* Until every engine thread has ended: drains, feeds the live sink, and
- * asks the engine to stop (again and again) once a stop was requested. */
+/* Until every engine thread has ended or a stop was requested: drains and
+ * feeds the live sink; on a stop request asks the engine to stop and
+ * returns (engine_join then waits for the threads). */
 void collector_run(struct collector *c, bool *interrupted);
 /* After engine_join: last drain, windows closed at end_ns. */
 void collector_finish(struct collector *c, int64_t end_ns);
