@@ -108,6 +108,20 @@ static void plan_resume_latency(const struct tune_request *rq, struct tune_plan 
     }
 }
 
+/* One scaling_{max,min}_freq change of a policy, when it differs and is known. */
+static void plan_freq_limit(struct tune_plan *plan, const char *base, const char *file,
+                            int64_t now_khz, int64_t want_khz, const char *want, int policy,
+                            const char *what_text)
+{
+    if (now_khz == want_khz || now_khz == VALUE_UNKNOWN)
+        return;
+    char path[512], old[32], what[160];
+    snprintf(path, sizeof(path), "%s/%s", base, file);
+    snprintf(old, sizeof(old), "%lld", (long long)now_khz);
+    snprintf(what, sizeof(what), "policy%d %s", policy, what_text);
+    tune_plan_add(plan, "cpufreq", path, old, want, what);
+}
+
 static void plan_cpufreq(const struct tune_request *rq, struct tune_plan *plan)
 {
     struct cpufreq_info cf;
@@ -152,20 +166,10 @@ static void plan_cpufreq(const struct tune_request *rq, struct tune_plan *plan)
         if (fixed != VALUE_UNKNOWN && fixed > 0) {
             snprintf(value, sizeof(value), "%lld", (long long)fixed);
             /* raise max before min so that min <= max holds at every step */
-            if (pol->max_khz != fixed && pol->max_khz != VALUE_UNKNOWN) {
-                char old[32];
-                snprintf(path, sizeof(path), "%s/scaling_max_freq", base);
-                snprintf(old, sizeof(old), "%lld", (long long)pol->max_khz);
-                snprintf(what, sizeof(what), "policy%d maximum frequency (kHz)", pol->id);
-                tune_plan_add(plan, "cpufreq", path, old, value, what);
-            }
-            if (pol->min_khz != fixed && pol->min_khz != VALUE_UNKNOWN) {
-                char old[32];
-                snprintf(path, sizeof(path), "%s/scaling_min_freq", base);
-                snprintf(old, sizeof(old), "%lld", (long long)pol->min_khz);
-                snprintf(what, sizeof(what), "policy%d minimum frequency = maximum (kHz)", pol->id);
-                tune_plan_add(plan, "cpufreq", path, old, value, what);
-            }
+            plan_freq_limit(plan, base, "scaling_max_freq", pol->max_khz, fixed, value, pol->id,
+                            "maximum frequency (kHz)");
+            plan_freq_limit(plan, base, "scaling_min_freq", pol->min_khz, fixed, value, pol->id,
+                            "minimum frequency = maximum (kHz)");
         }
     }
     if (rq->boost >= 0) {
