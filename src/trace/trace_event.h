@@ -13,26 +13,26 @@
 #define TRACE_COMM_LEN 16
 
 enum trace_kind {
-    TRACE_IRQ_ENTRY,      /* irq:irq_handler_entry: id = irq number, name = handler name */
-    TRACE_IRQ_EXIT,       /* irq:irq_handler_exit: id = irq number */
-    TRACE_SOFTIRQ_ENTRY,  /* irq:softirq_entry: id = vector, name = "TIMER", "NET_RX", ... */
-    TRACE_SOFTIRQ_EXIT,   /* irq:softirq_exit: id = vector */
-    TRACE_VECTOR_ENTRY,   /* irq_vectors:X_entry: id = vector number when the event has one,
-                           * name = X ("local_timer", "reschedule", "call_function", ...) */
-    TRACE_VECTOR_EXIT,    /* irq_vectors:X_exit: as the entry */
-    TRACE_HRTIMER_ENTRY,  /* timer:hrtimer_expire_entry: id = hrtimer address,
-                           * arg = the timer's expiry time ("now" field),
-                           * name = callback symbol ("hrtimer_wakeup", ...) or its address */
-    TRACE_HRTIMER_EXIT,   /* timer:hrtimer_expire_exit: id = hrtimer address */
-    TRACE_IDLE,           /* power:cpu_idle: arg = state, -1 on exit from idle */
-    TRACE_SWITCH,         /* sched:sched_switch: pid/comm/prio = next task,
-                           * prev_pid/prev_comm/prev_prio = previous task,
-                           * arg = prev_state */
-    TRACE_WAKING,         /* sched:sched_waking: pid/comm/prio = woken task,
-                           * arg = its target CPU */
-    TRACE_WORK_START,     /* workqueue:workqueue_execute_start: id = work address,
-                           * name = function symbol or address */
-    TRACE_WORK_END,       /* workqueue:workqueue_execute_end: id = work address */
+    TRACE_IRQ_ENTRY,     /* irq:irq_handler_entry: id = irq number, name = handler name */
+    TRACE_IRQ_EXIT,      /* irq:irq_handler_exit: id = irq number */
+    TRACE_SOFTIRQ_ENTRY, /* irq:softirq_entry: id = vector, name = "TIMER", "NET_RX", ... */
+    TRACE_SOFTIRQ_EXIT,  /* irq:softirq_exit: id = vector */
+    TRACE_VECTOR_ENTRY,  /* irq_vectors:X_entry: id = vector number when the event has one,
+                          * name = X ("local_timer", "reschedule", "call_function", ...) */
+    TRACE_VECTOR_EXIT,   /* irq_vectors:X_exit: as the entry */
+    TRACE_HRTIMER_ENTRY, /* timer:hrtimer_expire_entry: id = hrtimer address,
+                          * arg = the timer's expiry time ("now" field),
+                          * name = callback symbol ("hrtimer_wakeup", ...) or its address */
+    TRACE_HRTIMER_EXIT,  /* timer:hrtimer_expire_exit: id = hrtimer address */
+    TRACE_IDLE,          /* power:cpu_idle: arg = state, -1 on exit from idle */
+    TRACE_SWITCH,        /* sched:sched_switch: pid/comm/prio = next task,
+                          * prev_pid/prev_comm/prev_prio = previous task,
+                          * arg = prev_state */
+    TRACE_WAKING,        /* sched:sched_waking: pid/comm/prio = woken task,
+                          * arg = its target CPU */
+    TRACE_WORK_START,    /* workqueue:workqueue_execute_start: id = work address,
+                          * name = function symbol or address */
+    TRACE_WORK_END,      /* workqueue:workqueue_execute_end: id = work address */
     TRACE_KIND_COUNT
 };
 

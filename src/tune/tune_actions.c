@@ -165,11 +165,18 @@ static void plan_cpufreq(const struct tune_request *rq, struct tune_plan *plan)
         int64_t fixed = rq->freq_khz > 0 ? rq->freq_khz : pol->cpuinfo_max_khz;
         if (fixed != VALUE_UNKNOWN && fixed > 0) {
             snprintf(value, sizeof(value), "%lld", (long long)fixed);
-            /* raise max before min so that min <= max holds at every step */
-            plan_freq_limit(plan, base, "scaling_max_freq", pol->max_khz, fixed, value, pol->id,
-                            "maximum frequency (kHz)");
-            plan_freq_limit(plan, base, "scaling_min_freq", pol->min_khz, fixed, value, pol->id,
-                            "minimum frequency = maximum (kHz)");
+            /* min <= max must hold at every step (older kernels refuse a
+             * write that breaks it): below the current minimum, lower min
+             * first; otherwise move max first. Restore runs in reverse. */
+            bool min_first = pol->min_khz != VALUE_UNKNOWN && fixed < pol->min_khz;
+            for (int step = 0; step < 2; step++) {
+                if ((step == 0) == min_first)
+                    plan_freq_limit(plan, base, "scaling_min_freq", pol->min_khz, fixed, value,
+                                    pol->id, "minimum frequency = maximum (kHz)");
+                else
+                    plan_freq_limit(plan, base, "scaling_max_freq", pol->max_khz, fixed, value,
+                                    pol->id, "maximum frequency (kHz)");
+            }
         }
     }
     if (rq->boost >= 0) {

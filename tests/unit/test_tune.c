@@ -410,6 +410,43 @@ static int pstate_write(const struct tune_io *io, const struct sysroot *sr, cons
     return tune_io_machine.write(&tune_io_machine, sr, path, value);
 }
 
+/* --freq pins min = max: the limit moved first is the one that keeps
+ * min <= max at every step (and restore, in reverse, keeps it too). */
+static void test_tune_freq_limits_keep_min_below_max(void **state)
+{
+    (void)state;
+    static struct sysroot sr;
+    const char *base = "/sys/devices/system/cpu/cpufreq/policy1";
+    char max_path[128], min_path[128];
+    snprintf(max_path, sizeof max_path, "%s/scaling_max_freq", base);
+    snprintf(min_path, sizeof min_path, "%s/scaling_min_freq", base);
+    /* core2-quad policy1: min 1600000, max 2400000 */
+    for (int below = 0; below < 2; below++) {
+        fixture_sysroot(&sr, "core2-quad");
+        struct tune_request rq = {.sr = &sr,
+                                  .budget_ns = 50000,
+                                  .boost = -1,
+                                  .actions = only("cpufreq"),
+                                  .freq_khz = below ? 1000000 : 2000000};
+        const char *why;
+        assert_int_equal(cpulist_parse("1", &rq.targets, &why), 0);
+        tune_plan_free(&plan);
+        assert_int_equal(tune_plan_build(&rq, &plan), 0);
+        int max_at = -1, min_at = -1;
+        for (int i = 0; i < plan.n; i++) {
+            if (strcmp(plan.change[i].path, max_path) == 0)
+                max_at = i;
+            if (strcmp(plan.change[i].path, min_path) == 0)
+                min_at = i;
+        }
+        assert_true(max_at >= 0 && min_at >= 0);
+        if (below) /* 1.0 GHz < min: lower min first, then max */
+            assert_true(min_at < max_at);
+        else /* 2.0 GHz >= min: lower max first, then raise min */
+            assert_true(max_at < min_at);
+    }
+}
+
 static void test_tune_epp_follows_the_intel_pstate_rule(void **state)
 {
     const char *root = *state;
@@ -526,6 +563,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tune_idle_states_follow_the_budget),
         cmocka_unit_test(test_tune_cpufreq_moves_ondemand_to_performance),
+        cmocka_unit_test(test_tune_freq_limits_keep_min_below_max),
         cmocka_unit_test(test_tune_tuned_machine_needs_only_a_resume_limit),
         cmocka_unit_test(test_tune_profiles_and_opt_in_actions),
         cmocka_unit_test(test_tune_value_matches_what_the_kernel_reads_back),
