@@ -49,15 +49,16 @@ struct spike_summary_row {
 };
 
 struct spike_store {
-    size_t keep;                /* capacity of kept */
-    size_t kept_count;          /* spikes in kept */
-    struct spike *kept;         /* a min-heap on latency_ns until spikes_sorted_by_time */
-    bool sorted;                /* kept is in time order (no longer a heap) */
-    uint64_t total;             /* every spike added */
-    int ncpu;                   /* size of per_cpu */
-    uint64_t *per_cpu;          /* spikes added per CPU id (ids >= ncpu are not counted here) */
-    size_t group_count;         /* groups in use, "other" included */
-    struct spike_group *groups; /* SPIKES_GROUPS_MAX + 1 ("other" last when used) */
+    size_t keep;         /* capacity of kept */
+    size_t kept_count;   /* spikes in kept */
+    struct spike *kept;  /* a min-heap on latency_ns until spikes_sorted_by_time */
+    bool sorted;         /* kept is in time order (no longer a heap) */
+    uint64_t total;      /* every spike added */
+    int ncpu;            /* size of per_cpu */
+    uint64_t *per_cpu;   /* spikes added per CPU id (ids >= ncpu are not counted here) */
+    size_t named_groups; /* groups[0 .. named_groups) */
+    /* SPIKES_GROUPS_MAX named groups, then "other" (in use when its count > 0) */
+    struct spike_group *groups;
 };
 
 /* Allocates for `keep` kept spikes (0 is allowed: only counted) and CPU ids
