@@ -232,12 +232,14 @@ static void find_start_state(const struct trace_event *events, size_t n,
 
 #define EXPIRY_SCAN_MAX 64 /* events searched for the waking inside one callback */
 
-/* Index of E (the expiry that wakes tid), or n. */
-static size_t find_expiry(const struct trace_event *events, size_t n,
-                          const struct spike_request *req)
+/* The index of E (the expiry that wakes tid) and of S (the last switch to
+ * tid after E, by wake_ns); n for none. A later expiry starts S afresh. */
+static void find_expiry_and_switch(const struct trace_event *events, size_t n,
+                                   const struct spike_request *req, size_t *expiry,
+                                   size_t *switch_in)
 {
-    size_t found = n;
     int64_t last = INT64_MIN;
+    *expiry = *switch_in = n;
     for (size_t i = 0; i < n; i++) {
         const struct trace_event *ev = &events[i];
         if (!event_counts(ev, req))
@@ -245,6 +247,8 @@ static size_t find_expiry(const struct trace_event *events, size_t n,
         int64_t t = clamped_time(ev, &last);
         if (t > req->wake_ns)
             break;
+        if (*expiry < n && ev->kind == TRACE_SWITCH && ev->pid == req->tid)
+            *switch_in = i;
         if (ev->kind != TRACE_HRTIMER_ENTRY || t < req->prev_end_ns)
             continue;
         for (size_t j = i + 1; j < n && j <= i + EXPIRY_SCAN_MAX; j++) {
@@ -255,30 +259,12 @@ static size_t find_expiry(const struct trace_event *events, size_t n,
                 in->kind == TRACE_HRTIMER_ENTRY)
                 break;
             if (in->kind == TRACE_WAKING && in->pid == req->tid) {
-                found = i;
+                *expiry = i;
+                *switch_in = n;
                 break;
             }
         }
     }
-    return found;
-}
-
-/* Index of S (the last switch to tid after E, by wake_ns), or n. */
-static size_t find_switch_in(const struct trace_event *events, size_t n,
-                             const struct spike_request *req, size_t expiry)
-{
-    size_t found = n;
-    int64_t last = INT64_MIN;
-    for (size_t i = 0; i < n; i++) {
-        const struct trace_event *ev = &events[i];
-        if (!event_counts(ev, req))
-            continue;
-        if (clamped_time(ev, &last) > req->wake_ns)
-            break;
-        if (i > expiry && ev->kind == TRACE_SWITCH && ev->pid == req->tid)
-            found = i;
-    }
-    return found;
 }
 
 /* The interrupt (an irq_vectors frame) open around E, or NULL. */
@@ -507,8 +493,8 @@ void attribute_spike(const struct trace_event *events, size_t n, const struct sp
 
     struct start_state start;
     find_start_state(events, n, req, &start);
-    size_t expiry = find_expiry(events, n, req);
-    size_t switch_in = expiry < n ? find_switch_in(events, n, req, expiry) : n;
+    size_t expiry, switch_in;
+    find_expiry_and_switch(events, n, req, &expiry, &switch_in);
     const struct trace_event *expiry_vector =
         expiry < n ? find_expiry_vector(events, n, req, &start, expiry) : NULL;
     for (unsigned k = 0; k < start.open.depth; k++)
