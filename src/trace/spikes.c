@@ -1,0 +1,224 @@
+/*
+ * The spike store (see spikes.h). The kept spikes are a binary min-heap on
+ * latency, the smallest at the root, so a spike larger than the root takes its
+ * place in O(log keep); among equal latencies the later spike sits nearer the
+ * root, so the earlier one stays. Summary groups are found by a linear search
+ * over at most SPIKES_GROUPS_MAX entries: spikes are rare next to cycles.
+ */
+#include "trace/spikes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/units.h"
+
+int spikes_init(struct spike_store *store, size_t keep, int ncpu)
+{
+    memset(store, 0, sizeof *store);
+    store->kept = keep ? calloc(keep, sizeof *store->kept) : NULL;
+    store->per_cpu = ncpu > 0 ? calloc((size_t)ncpu, sizeof *store->per_cpu) : NULL;
+    store->groups = calloc(SPIKES_GROUPS_MAX + 1, sizeof *store->groups);
+    if ((keep && !store->kept) || (ncpu > 0 && !store->per_cpu) || !store->groups) {
+        spikes_free(store);
+        return -1;
+    }
+    store->keep = keep;
+    store->ncpu = ncpu > 0 ? ncpu : 0;
+    for (size_t g = 0; g <= SPIKES_GROUPS_MAX; g++)
+        latency_hist_init(&store->groups[g].hist);
+    struct spike_group *other = &store->groups[SPIKES_GROUPS_MAX];
+    other->kind = CAUSE_UNEXPLAINED;
+    snprintf(other->name, sizeof other->name, "%s", SPIKES_OTHER_NAME);
+    return 0;
+}
+
+void spikes_free(struct spike_store *store)
+{
+    free(store->kept);
+    free(store->per_cpu);
+    free(store->groups);
+    memset(store, 0, sizeof *store);
+}
+
+/* ---- the heap of kept spikes ---- */
+
+/* a goes nearer the root than b: smaller, or as large and later. */
+static bool heap_before(const struct spike *a, const struct spike *b)
+{
+    if (a->latency_ns != b->latency_ns)
+        return a->latency_ns < b->latency_ns;
+    return a->planned_ns > b->planned_ns;
+}
+
+static void heap_swap(struct spike *a, struct spike *b)
+{
+    struct spike t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void heap_down(struct spike *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && heap_before(&h[l], &h[m]))
+            m = l;
+        if (r < n && heap_before(&h[r], &h[m]))
+            m = r;
+        if (m == i)
+            return;
+        heap_swap(&h[i], &h[m]);
+        i = m;
+    }
+}
+
+static void heap_up(struct spike *h, size_t i)
+{
+    while (i > 0 && heap_before(&h[i], &h[(i - 1) / 2])) {
+        heap_swap(&h[i], &h[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+}
+
+static void keep_spike(struct spike_store *store, const struct spike *spike)
+{
+    if (store->keep == 0)
+        return;
+    if (store->sorted) { /* in time order since spikes_sorted_by_time: a heap again */
+        for (size_t i = store->kept_count / 2; i-- > 0;)
+            heap_down(store->kept, store->kept_count, i);
+        store->sorted = false;
+    }
+    if (store->kept_count < store->keep) {
+        store->kept[store->kept_count] = *spike;
+        heap_up(store->kept, store->kept_count++);
+    } else if (heap_before(&store->kept[0], spike)) {
+        store->kept[0] = *spike;
+        heap_down(store->kept, store->kept_count, 0);
+    }
+}
+
+/* ---- the summary by dominant cause ---- */
+
+static struct spike_group *group_of(struct spike_store *store, const struct spike_cause *c)
+{
+    for (size_t g = 0; g < store->named_groups; g++) {
+        struct spike_group *group = &store->groups[g];
+        if (group->kind == c->kind && strcmp(group->name, c->name) == 0)
+            return group;
+    }
+    if (store->named_groups == SPIKES_GROUPS_MAX)
+        return &store->groups[SPIKES_GROUPS_MAX];
+    struct spike_group *group = &store->groups[store->named_groups++];
+    group->kind = c->kind;
+    memcpy(group->name, c->name, sizeof group->name);
+    group->name[sizeof group->name - 1] = '\0';
+    return group;
+}
+
+static void summarize_spike(struct spike_store *store, const struct spike *spike)
+{
+    struct spike_cause none = {.kind = CAUSE_UNEXPLAINED,
+                               .ns = spike->latency_ns > 0 ? spike->latency_ns : 0};
+    const struct spike_cause *dom =
+        spike->ncauses > 0 && spike->dominant < spike->ncauses && spike->ncauses <= SPIKE_CAUSES_MAX
+            ? &spike->causes[spike->dominant]
+            : &none;
+    struct spike_group *group = group_of(store, dom);
+    if (group != &store->groups[SPIKES_GROUPS_MAX]) {
+        group->pid = dom->pid;
+        group->prio = dom->prio;
+    }
+    if (group->count == 0 || dom->ns > group->max_ns)
+        group->max_ns = dom->ns;
+    group->count++;
+    group->total_ns += dom->ns;
+    latency_hist_add(&group->hist, dom->ns);
+}
+
+void spikes_add(struct spike_store *store, const struct spike *spike)
+{
+    store->total++;
+    if (spike->cpu >= 0 && spike->cpu < store->ncpu)
+        store->per_cpu[spike->cpu]++;
+    summarize_spike(store, spike);
+    keep_spike(store, spike);
+}
+
+static int by_time(const void *pa, const void *pb)
+{
+    const struct spike *a = pa, *b = pb;
+    if (a->planned_ns != b->planned_ns)
+        return a->planned_ns < b->planned_ns ? -1 : 1;
+    return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+}
+
+const struct spike *spikes_sorted_by_time(struct spike_store *store, size_t *count)
+{
+    if (!store->sorted && store->kept_count > 1)
+        qsort(store->kept, store->kept_count, sizeof *store->kept, by_time);
+    store->sorted = true;
+    *count = store->kept_count;
+    return store->kept;
+}
+
+static bool row_before(const struct spike_summary_row *a, const struct spike_summary_row *b)
+{
+    if (a->count != b->count)
+        return a->count > b->count;
+    return a->total_ns > b->total_ns;
+}
+
+size_t spikes_summary(const struct spike_store *store, struct spike_summary_row *rows, size_t max)
+{
+    struct spike_summary_row all[SPIKES_GROUPS_MAX + 1];
+    size_t n = 0;
+    for (size_t g = 0; store->groups && g <= SPIKES_GROUPS_MAX; g++) {
+        const struct spike_group *group = &store->groups[g];
+        if ((g < SPIKES_GROUPS_MAX && g >= store->named_groups) || group->count == 0)
+            continue;
+        struct spike_summary_row row = {
+            .kind = group->kind,
+            .name = group->name,
+            .pid = group->pid,
+            .prio = group->prio,
+            .count = group->count,
+            .share = store->total ? (double)group->count / (double)store->total : 0.0,
+            .total_ns = group->total_ns,
+            .max_ns = group->max_ns,
+            .median_ns = latency_hist_percentile(&group->hist, 50.0),
+        };
+        /* insertion sort: stable, so equal rows stay in the order first seen */
+        size_t i = n++;
+        for (; i > 0 && row_before(&row, &all[i - 1]); i--)
+            all[i] = all[i - 1];
+        all[i] = row;
+    }
+    if (n > max)
+        n = max;
+    if (n)
+        memcpy(rows, all, n * sizeof *rows);
+    return n;
+}
+
+int spike_summary_text(const struct spike_summary_row *row, uint64_t total_spikes, char *buf,
+                       size_t len)
+{
+    char median[32], who[96];
+    format_duration(row->median_ns, median, sizeof median);
+    const char *kind = cause_kind_name(row->kind);
+    if (row->kind == CAUSE_THREAD && cause_user_priority(row->prio) > 0)
+        snprintf(who, sizeof who, "thread %s/%d %s %d", row->name, (int)row->pid,
+                 cause_policy_name(row->prio), cause_user_priority(row->prio));
+    else if (row->kind == CAUSE_THREAD)
+        snprintf(who, sizeof who, "thread %s/%d %s", row->name, (int)row->pid,
+                 cause_policy_name(row->prio));
+    else if (strcmp(row->name, SPIKES_OTHER_NAME) == 0 || !row->name[0])
+        snprintf(who, sizeof who, "%s", row->name[0] ? row->name : kind);
+    else
+        snprintf(who, sizeof who, "%s %s", kind, row->name);
+    double pct = total_spikes ? 100.0 * (double)row->count / (double)total_spikes : 0.0;
+    return snprintf(buf, len, "%.0f%% of %llu spike%s: %s, median %s", pct,
+                    (unsigned long long)total_spikes, total_spikes == 1 ? "" : "s", who, median);
+}

@@ -1,0 +1,87 @@
+/*
+ * The spike store of one run: every explained spike passes through
+ * spikes_add(); the `keep` largest are kept in full (a min-heap on latency,
+ * so a new spike replaces the smallest kept one), all are counted, and all
+ * feed a summary by dominant cause. A summary group is kind + name (for a
+ * thread its comm, not its pid, so a restarted disturber stays one group;
+ * the last pid seen is kept); the first SPIKES_GROUPS_MAX groups are kept,
+ * later ones go to one "other" group. Each group keeps count, total, max and
+ * a log-linear histogram for the median. Everything is allocated once by
+ * spikes_init; adding never allocates. Pure code, no I/O.
+ */
+#ifndef JITTERLAB_TRACE_SPIKES_H
+#define JITTERLAB_TRACE_SPIKES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats/histogram.h"
+#include "trace/attribute.h"
+
+#define SPIKES_KEEP_DEFAULT 1000
+#define SPIKES_GROUPS_MAX   32
+/* The name of the group that takes dominant causes beyond SPIKES_GROUPS_MAX. */
+#define SPIKES_OTHER_NAME "other"
+
+struct spike_group {
+    uint16_t kind; /* enum cause_kind; CAUSE_UNEXPLAINED for "other" */
+    char name[TRACE_COMM_LEN * 2];
+    int32_t pid;  /* thread: the last pid seen */
+    int32_t prio; /* thread: the last priority seen */
+    uint64_t count;
+    int64_t total_ns; /* sum of the dominant parts */
+    int64_t max_ns;
+    struct latency_hist hist; /* of the dominant parts */
+};
+
+/* One summary line, as the JSON and text writers print it. */
+struct spike_summary_row {
+    uint16_t kind;
+    const char *name; /* points into the store */
+    int32_t pid;
+    int32_t prio;
+    uint64_t count;
+    double share; /* count / all spikes */
+    int64_t total_ns;
+    int64_t max_ns;
+    int64_t median_ns;
+};
+
+struct spike_store {
+    size_t keep;         /* capacity of kept */
+    size_t kept_count;   /* spikes in kept */
+    struct spike *kept;  /* a min-heap on latency_ns until spikes_sorted_by_time */
+    bool sorted;         /* kept is in time order (no longer a heap) */
+    uint64_t total;      /* every spike added */
+    int ncpu;            /* size of per_cpu */
+    uint64_t *per_cpu;   /* spikes added per CPU id (ids >= ncpu are not counted here) */
+    size_t named_groups; /* groups[0 .. named_groups) */
+    /* SPIKES_GROUPS_MAX named groups, then "other" (in use when its count > 0) */
+    struct spike_group *groups;
+};
+
+/* Allocates for `keep` kept spikes (0 is allowed: only counted) and CPU ids
+ * 0..ncpu-1. Returns 0, or -1 when out of memory (the store is then empty
+ * and spikes_free is still safe). */
+int spikes_init(struct spike_store *store, size_t keep, int ncpu);
+void spikes_free(struct spike_store *store);
+
+/* Counts the spike, feeds the summary, keeps it when among the `keep`
+ * largest (ties: the earlier one stays). Never allocates. */
+void spikes_add(struct spike_store *store, const struct spike *spike);
+
+/* The kept spikes in time order (planned_ns, then cpu); *count gets their
+ * number. Adding afterwards is allowed (the heap is rebuilt). */
+const struct spike *spikes_sorted_by_time(struct spike_store *store, size_t *count);
+
+/* The summary, by count (ties: total_ns, then first seen); writes at most
+ * max rows and returns how many. SPIKES_GROUPS_MAX + 1 rows hold all. */
+size_t spikes_summary(const struct spike_store *store, struct spike_summary_row *rows, size_t max);
+
+/* One line for people: "92% of 101 spikes: thread disturb/4711 SCHED_FIFO 95,
+ * median 1.9 ms". Returns what snprintf returns. */
+int spike_summary_text(const struct spike_summary_row *row, uint64_t total_spikes, char *buf,
+                       size_t len);
+
+#endif
