@@ -11,11 +11,11 @@
 PREFIX  ?= /usr/local
 BUILD   ?= build
 CC      ?= gcc
-PKGS    := jansson zlib
+PKGS    := jansson zlib libtracefs libtraceevent
 TEST_PKGS := cmocka
 
 # Debian packages: build, test and benchmark peers.
-DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev zlib1g-dev rt-tests \
+DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev zlib1g-dev libtracefs-dev libtraceevent-dev rt-tests \
             valgrind cppcheck clang-format procps python3 \
             clang libclang-rt-14-dev
 

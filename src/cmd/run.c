@@ -37,7 +37,54 @@
 #include "inspect/inspect_system.h"
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
+#include "trace/explain.h"
 #include "tune/session.h"
+
+/* The collector's sinks: the output stream's, and --explain beside them. */
+struct run_sinks {
+    struct collector_sinks stream;
+    struct explain *explain; /* NULL: no tracepoint explanation */
+};
+
+static void run_sink_sample(void *ctx, int cpu, const struct cycle_sample *s)
+{
+    struct run_sinks *r = ctx;
+    if (r->stream.sample)
+        r->stream.sample(r->stream.ctx, cpu, s);
+    if (r->explain)
+        explain_sample(r->explain, cpu, s);
+}
+
+static void run_sink_window(void *ctx, const struct interval_stats *w)
+{
+    struct run_sinks *r = ctx;
+    if (r->stream.window)
+        r->stream.window(r->stream.ctx, w);
+}
+
+static void run_sink_live(void *ctx, const struct live_frame *f)
+{
+    struct run_sinks *r = ctx;
+    if (r->stream.live)
+        r->stream.live(r->stream.ctx, f);
+}
+
+static void run_sink_drained(void *ctx)
+{
+    struct run_sinks *r = ctx;
+    if (r->explain)
+        explain_drained(r->explain);
+}
+
+static struct collector_sinks run_sinks_of(struct run_sinks *r)
+{
+    return (struct collector_sinks){.ctx = r,
+                                    .sample = run_sink_sample,
+                                    .window = run_sink_window,
+                                    .live = r->stream.live ? run_sink_live : NULL,
+                                    .drained = run_sink_drained,
+                                    .live_period_ns = r->stream.live_period_ns};
+}
 
 static void pin_to_housekeeping(const struct run_params *p, const struct system_info *si)
 {
@@ -173,6 +220,7 @@ static void fill_report(struct run_report *rep, const struct run_params *p, stru
     rep->version = JITTERLAB_VERSION;
     int64_t start_ns = engine_start_ns(eng);
     rep->duration_s = start_ns > 0 ? (double)(end_ns - start_ns) / 1e9 : 0;
+    rep->start_ns = start_ns;
     if (rep->duration_s < 0)
         rep->duration_s = 0;
     rep->interval_ns = p->interval_ns;
@@ -233,6 +281,11 @@ int cmd_run(int argc, char **argv)
     struct engine *eng = NULL;
     struct collector c = {0};
     struct run_stream rs = {0};
+    static struct explain explain;
+    static struct run_sinks sinks_all;
+    bool explaining = false; /* the tracepoint capture is open */
+    const char *explain_reason = NULL;
+    static char explain_err[512];
     struct load_runner *loads = NULL;
     struct latency_hist *all_hist = NULL;
     bool tuned = false; /* a tune session is open: end it (restore) at `done` */
@@ -290,10 +343,27 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "jitterlab: %s\n", err);
         goto done;
     }
+    if (p.explain) {
+        struct explain_config xcfg = {.cpus = &p.common.cpus,
+                                      .interval_ns = p.interval_ns,
+                                      .threshold_ns = p.explain_threshold_ns,
+                                      .keep = p.explain_keep,
+                                      .poll_period_ns = COLLECTOR_PERIOD_NS};
+        if (explain_open(&explain, &xcfg, explain_err, sizeof(explain_err)) == 0) {
+            explaining = true;
+        } else {
+            explain_reason = explain_err;
+            fprintf(stderr,
+                    "jitterlab: --explain: tracepoints unavailable (%s); attributing per report "
+                    "window\n",
+                    explain_err);
+        }
+    }
     struct collector_sinks sinks;
     if (run_stream_open(&rs, &scfg, err, sizeof(err)) != 0 ||
-        (sinks = run_stream_sinks(&rs), collector_init(&c, &ccfg, &sinks, eng, err, sizeof(err))) !=
-            0) {
+        (sinks_all.stream = run_stream_sinks(&rs), sinks_all.explain = explaining ? &explain : NULL,
+         sinks = run_sinks_of(&sinks_all),
+         collector_init(&c, &ccfg, &sinks, eng, err, sizeof(err))) != 0) {
         fprintf(stderr, "jitterlab: %s\n", err);
         goto done;
     }
@@ -339,6 +409,12 @@ int cmd_run(int argc, char **argv)
             goto done;
         }
         warn_after_start(&p, eng);
+        if (explaining) {
+            int tids[CPULIST_MAX_CPUS];
+            for (int i = 0; i < engine_cpu_count(eng); i++)
+                tids[i] = engine_thread_tid(eng, i);
+            explain_start(&explain, engine_start_ns(eng), tids);
+        }
         collector_run(&c, &interrupted);
         engine_join(eng);
     }
@@ -353,6 +429,8 @@ int cmd_run(int argc, char **argv)
     pm_qos_release(pm_fd);
     pm_fd = -1;
     collector_finish(&c, end_ns);
+    if (explaining)
+        explain_finish(&explain);
     run_stream_end_live(&rs);
     if (stop_requested())
         interrupted = true;
@@ -378,6 +456,12 @@ int cmd_run(int argc, char **argv)
     rep.all_exec_hist = &all_hist[1];
     rep.all_response_hist = &all_hist[2];
     fill_report(&rep, &p, eng, &c, end_ns, pm_held);
+    if (p.explain) {
+        rep.explain_method = explaining ? "tracepoints" : "window";
+        rep.explain_reason = explain_reason;
+        rep.explain_threshold_ns = p.explain_threshold_ns;
+        rep.explain = explaining ? &explain : NULL;
+    }
     run_report_merge(&rep);
 
     if (!p.common.quiet)
@@ -393,6 +477,8 @@ done:
     free(all_hist);
     load_runner_destroy(loads);
     collector_free(&c);
+    if (explaining)
+        explain_free(&explain);
     run_stream_close(&rs);
     engine_destroy(eng);
     pm_qos_release(pm_fd);

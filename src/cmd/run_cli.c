@@ -59,6 +59,10 @@ static void run_usage(FILE *out)
             "                          latency) for --budget (default 50us) before the first\n"
             "                          cycle, hold PM QoS, restore everything at the end\n"
             "                          (also after Ctrl-C/SIGTERM)\n"
+            "      --explain[=DUR]     name the cause of every sample later than DUR (bare:\n"
+            "                          us; default max(50us, 10 x the CPU's median)) from\n"
+            "                          kernel tracepoints (root); else per report window\n"
+            "      --explain-keep N    spikes kept in full, the N largest (default 1000)\n"
             "      --counters LIST     per-cycle counters: cycles, instructions, llc-misses,\n"
             "                          context-switches, cpu-migrations, page-faults, all\n"
             "  -q, --quiet             print nothing but errors\n"
@@ -93,6 +97,8 @@ enum {
     OPT_INTERVALS,
     OPT_KEEP_WINDOWS,
     OPT_WIDE,
+    OPT_EXPLAIN,
+    OPT_EXPLAIN_KEEP,
 };
 
 static const struct option run_options[] = {
@@ -118,6 +124,8 @@ static const struct option run_options[] = {
     {"intervals", required_argument, NULL, OPT_INTERVALS},
     {"keep-windows", required_argument, NULL, OPT_KEEP_WINDOWS},
     {"wide", no_argument, NULL, OPT_WIDE},
+    {"explain", optional_argument, NULL, OPT_EXPLAIN},
+    {"explain-keep", required_argument, NULL, OPT_EXPLAIN_KEEP},
     CLI_COMMON_OPTIONS,
     CLI_OPTION_END,
 };
@@ -217,6 +225,20 @@ static int run_option(void *params, int c, const char *arg)
     case OPT_WIDE:
         p->wide = true;
         break;
+    case OPT_EXPLAIN:
+        p->explain = true;
+        p->explain_threshold_ns = 0;
+        if (arg) {
+            rc = parse_positive_duration("--explain", arg, NS_PER_US, &p->explain_threshold_ns);
+            if (!rc && p->explain_threshold_ns > RUN_MAX_EXPLAIN_NS)
+                rc = usage_error("--explain", arg, "must be at most 60s");
+        }
+        break;
+    case OPT_EXPLAIN_KEEP:
+        rc = parse_int_option("--explain-keep", arg, 0, 1000000L, &v);
+        p->explain_keep = (uint64_t)v;
+        p->explain_keep_set = true;
+        break;
     case OPT_WORKLOAD:
         p->workload_text = arg;
         break;
@@ -268,6 +290,7 @@ int run_parse_args(int argc, char **argv, struct run_params *p)
     p->hist_max_ns = 1000 * NS_PER_US;
     p->seed = 1;
     p->keep_windows = RUN_DEFAULT_KEEP_WINDOWS;
+    p->explain_keep = RUN_DEFAULT_EXPLAIN_KEEP;
 
     int rc = cli_parse(&run_cli, &p->common, p, argc, argv, 1, NULL);
     if (rc >= 0)
@@ -282,6 +305,11 @@ int run_parse_args(int argc, char **argv, struct run_params *p)
     if ((p->intervals_path || p->wide) && !p->report_every_ns && !p->report_every_samples)
         return usage_error(p->intervals_path ? "--intervals" : "--wide", p->intervals_path,
                            "needs --report-every");
+    if (p->explain_keep_set && !p->explain) {
+        char n[32];
+        snprintf(n, sizeof(n), "%llu", (unsigned long long)p->explain_keep);
+        return usage_error("--explain-keep", n, "needs --explain");
+    }
     if (p->policy == SCHED_OTHER) {
         if (p->priority_set)
             return usage_error("--priority", NULL, "has no meaning with --policy other");

@@ -23,6 +23,9 @@
  * beyond any real measurement, far below where start + duration overflows. */
 #define RUN_MAX_DURATION_NS      (366LL * 24 * 3600 * NS_PER_S)
 #define RUN_DEFAULT_KEEP_WINDOWS 3600
+#define RUN_DEFAULT_EXPLAIN_KEEP 1000
+/* A spike threshold beyond this explains nothing a run could show. */
+#define RUN_MAX_EXPLAIN_NS (60 * NS_PER_S)
 
 struct run_params {
     struct cli_common common; /* cpus: as given, then as chosen by run_validate */
@@ -54,6 +57,10 @@ struct run_params {
     const char *load_text[RUN_MAX_LOADS];
     struct load_spec loads[RUN_MAX_LOADS];
     int nloads;
+    bool explain;                 /* --explain[=DUR] */
+    int64_t explain_threshold_ns; /* 0: max(50 us, 10 x the CPU's running median) */
+    uint64_t explain_keep;        /* --explain-keep: spikes kept in full */
+    bool explain_keep_set;
     uint32_t tune_actions; /* --tune[=PROFILE]; 0 = no tuning */
     const char *tune_profile;
 };

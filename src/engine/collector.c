@@ -1,6 +1,6 @@
 /*
  * The collector (see collector.h). Runs on the main thread, pinned to a
- * housekeeping CPU, waking every COLLECT_PERIOD_NS. The engine's per-CPU
+ * housekeeping CPU, waking every COLLECTOR_PERIOD_NS. The engine's per-CPU
  * results stay the exact summary; what is computed here (live figures,
  * windows, what the sinks write) comes from the rings and so misses what a
  * full ring dropped, which the summary reports.
@@ -16,8 +16,7 @@
 #include "common/stop.h"
 #include "common/units.h"
 
-#define COLLECT_PERIOD_NS (100 * NS_PER_MS)
-#define DRAIN_BATCH       4096
+#define DRAIN_BATCH 4096
 
 /* How many windows the run can close at most. */
 static uint64_t windows_expected(const struct collector_config *cfg,
@@ -102,6 +101,8 @@ void collector_drain(struct collector *c)
                 break;
         }
     }
+    if (c->sinks.drained)
+        c->sinks.drained(c->sinks.ctx);
 }
 
 int collector_init(struct collector *c, const struct collector_config *cfg,
@@ -160,7 +161,7 @@ void collector_run(struct collector *c, bool *interrupted)
     int64_t start = engine_start_ns(c->eng);
     int64_t next_live = monotonic_now_ns() + c->sinks.live_period_ns;
     while (!engine_finished(c->eng)) {
-        struct timespec pause = {0, COLLECT_PERIOD_NS};
+        struct timespec pause = {0, COLLECTOR_PERIOD_NS};
         nanosleep(&pause, NULL);
         if (stop_requested()) {
             /* engine_join repeats the wake-up until every thread has ended;

@@ -19,6 +19,9 @@
 #include "stats/running_stats.h"
 #include "stats/window.h"
 
+/* How often the collector drains the rings (what a trace buffer must hold). */
+#define COLLECTOR_PERIOD_NS (100 * 1000 * 1000)
+
 /* The collector's view of one CPU for the live display. */
 struct live_cpu {
     int cpu;
@@ -45,6 +48,9 @@ struct collector_sinks {
     void *ctx;
     void (*sample)(void *ctx, int cpu, const struct cycle_sample *s);
     void (*window)(void *ctx, const struct interval_stats *w);
+    /* Called after every drain pass (and the last one in collector_finish):
+     * what follows the samples (the trace reader of --explain) runs here. */
+    void (*drained)(void *ctx);
     /* Called every live_period_ns while the run goes on. */
     void (*live)(void *ctx, const struct live_frame *f);
     int64_t live_period_ns;

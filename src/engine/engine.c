@@ -45,6 +45,7 @@ struct cpu_slot {
     struct counter_set counters;
     char setup_error[256];         /* set by the thread before it reports ready */
     int sleep_error;               /* errno of a clock_nanosleep failure that ended the loop */
+    int tid;                       /* the thread's kernel id, set before it reports ready */
     alignas(64) _Atomic bool done; /* written once by the thread */
     alignas(64) pthread_t thread;  /* read-only after engine_start */
     bool started;
@@ -354,6 +355,7 @@ static inline void record_sample(struct cpu_slot *s, const struct engine_config 
 static void thread_setup(struct cpu_slot *s)
 {
     struct cpu_result *r = &s->result;
+    s->tid = (int)gettid();
     sigset_t only_wake;
     sigfillset(&only_wake);
     sigdelset(&only_wake, SIGUSR2);
@@ -643,6 +645,11 @@ bool engine_degraded(const struct engine *e)
 enum engine_lock engine_memory_lock(const struct engine *e)
 {
     return e->lock;
+}
+
+int engine_thread_tid(const struct engine *e, int i)
+{
+    return e->slots[i].tid;
 }
 
 int engine_sleep_error(const struct engine *e, int *cpu)

@@ -121,6 +121,9 @@ double engine_tsc_hz(const struct engine *e);
 /* True when SCHED_FIFO/RR could not be set (no privilege): ran SCHED_OTHER. */
 bool engine_degraded(const struct engine *e);
 enum engine_lock engine_memory_lock(const struct engine *e);
+/* The kernel thread id of measured CPU index i's thread (what tracepoints
+ * name it by); valid once engine_start has returned 0. */
+int engine_thread_tid(const struct engine *e, int i);
 /* Non-zero (an errno) when a thread's clock_nanosleep failed and ended its
  * loop; *cpu names the CPU. */
 int engine_sleep_error(const struct engine *e, int *cpu);

@@ -46,7 +46,8 @@ void rule_effect(struct inspect_finding *f, const char *fmt, ...)
     va_end(ap);
 }
 
-static void fix_append_v(struct inspect_finding *f, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void fix_append_v(struct inspect_finding *f,
+                                                               const char *fmt, va_list ap)
 {
     size_t used = strlen(f->fix);
     if (used < sizeof f->fix)

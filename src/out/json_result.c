@@ -287,6 +287,80 @@ static json_t *json_interval(const struct interval_stats *iv, bool with_toleranc
     return o;
 }
 
+static json_t *json_cause_head(unsigned kind, const char *name, int32_t pid)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "kind", json_string(cause_kind_name(kind)));
+    json_object_set_new(o, "name", json_string(name));
+    if (kind == CAUSE_THREAD)
+        json_object_set_new(o, "pid", json_integer(pid));
+    return o;
+}
+
+static json_t *json_spike(const struct spike *s, const char *const *policy, int64_t start_ns)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "cpu", json_integer(s->cpu));
+    json_object_set_new(o, "t_s", json_real((double)(s->wake_ns - start_ns) / 1e9));
+    json_object_set_new(o, "latency_ns", json_integer(s->latency_ns));
+    json_t *causes = json_array();
+    for (unsigned j = 0; j < s->ncauses && j < SPIKE_CAUSES_MAX; j++) {
+        const struct spike_cause *c = &s->causes[j];
+        json_t *co = json_cause_head(c->kind, c->name, c->pid);
+        if (c->kind == CAUSE_THREAD) {
+            json_object_set_new(co, "policy", json_string(policy[j] ? policy[j] : "?"));
+            json_object_set_new(co, "priority", json_integer(cause_user_priority(c->prio)));
+        } else if (c->kind == CAUSE_IRQ) {
+            json_object_set_new(co, "id", json_integer((json_int_t)c->id));
+        }
+        json_object_set_new(co, "ns", json_integer(c->ns));
+        json_array_append_new(causes, co);
+    }
+    json_object_set_new(o, "causes", causes);
+    if (s->ncauses > 0) {
+        const struct spike_cause *d = &s->causes[s->dominant];
+        json_object_set_new(o, "dominant", json_cause_head(d->kind, d->name, d->pid));
+    } else {
+        json_object_set_new(o, "dominant", json_null());
+    }
+    if (s->flags & SPIKE_EVENTS_LOST)
+        json_object_set_new(o, "events_lost", json_true());
+    return o;
+}
+
+/* "explain", "spikes" and "spike_summary" of a run with --explain. */
+static void json_explain(json_t *doc, const struct run_report *rep, int64_t start_ns)
+{
+    const struct explain *x = rep->explain;
+    json_t *e = json_object();
+    json_object_set_new(e, "method", json_string(rep->explain_method));
+    if (rep->explain_reason)
+        json_object_set_new(e, "reason", json_string(rep->explain_reason));
+    json_object_set_new(e, "threshold_ns",
+                        json_int_or_null(rep->explain_threshold_ns > 0, rep->explain_threshold_ns));
+    json_object_set_new(e, "events", json_integer(x ? (json_int_t)x->events : 0));
+    json_object_set_new(e, "events_lost", json_integer(x ? (json_int_t)x->events_lost : 0));
+    json_object_set_new(e, "spikes", json_integer(x ? (json_int_t)x->store.total : 0));
+    json_object_set_new(e, "spikes_kept", json_integer(x ? (json_int_t)x->kept_count : 0));
+    json_object_set_new(doc, "explain", e);
+    json_t *spikes = json_array();
+    json_t *summary = json_array();
+    for (size_t k = 0; x && k < x->kept_count; k++)
+        json_array_append_new(spikes, json_spike(&x->kept[k], x->kept_policy[k], start_ns));
+    for (size_t r = 0; x && r < x->nrows; r++) {
+        const struct spike_summary_row *row = &x->rows[r];
+        json_t *o = json_cause_head(row->kind, row->name, row->pid);
+        json_object_set_new(o, "count", json_integer((json_int_t)row->count));
+        json_object_set_new(o, "share", json_real(row->share));
+        json_object_set_new(o, "total_ns", json_integer(row->total_ns));
+        json_object_set_new(o, "max_ns", json_integer(row->max_ns));
+        json_object_set_new(o, "median_ns", json_integer(row->median_ns));
+        json_array_append_new(summary, o);
+    }
+    json_object_set_new(doc, "spikes", spikes);
+    json_object_set_new(doc, "spike_summary", summary);
+}
+
 json_t *json_run_result(const struct run_report *rep)
 {
     json_t *doc = json_object();
@@ -339,6 +413,8 @@ json_t *json_run_result(const struct run_report *rep)
         json_object_set_new(doc, "intervals_dropped",
                             json_integer((json_int_t)rep->intervals_dropped));
     }
+    if (rep->explain_method)
+        json_explain(doc, rep, rep->start_ns);
     return doc;
 }
 

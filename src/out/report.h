@@ -17,6 +17,7 @@
 #include "stats/window.h"
 #include "inspect/inspect_system.h"
 #include "sys/system_info.h"
+#include "trace/explain.h"
 #include "tune/tune.h"
 
 struct run_report {
@@ -25,6 +26,7 @@ struct run_report {
     char **argv;
     char started_at[40]; /* RFC 3339 UTC */
     double duration_s;
+    int64_t start_ns; /* CLOCK_MONOTONIC of planned wake-up 0 */
     bool interrupted;
     const struct system_info *system;
     const struct inspect_system *machine; /* NULL: only system_info is known */
@@ -77,6 +79,11 @@ struct run_report {
     const struct interval_stats *intervals; /* the newest windows, oldest first */
     uint64_t interval_count;
     uint64_t intervals_dropped; /* windows closed but not kept (--keep-windows) */
+    /* --explain: NULL when not asked for */
+    const char *explain_method;    /* "tracepoints" or "window" */
+    const char *explain_reason;    /* window: why no tracepoints */
+    int64_t explain_threshold_ns;  /* 0: the default rule */
+    const struct explain *explain; /* tracepoints: the finished explainer */
 };
 
 /* Merges the per-CPU results into the all_* fields (all_hist must point at

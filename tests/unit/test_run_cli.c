@@ -151,6 +151,25 @@ static void test_run_sysroot_from_environment_unless_given(void **state)
     unsetenv("JITTERLAB_SYSROOT");
 }
 
+static void test_run_explain_threshold_and_keep(void **state)
+{
+    (void)state;
+    parse_ok("run");
+    assert_false(params.explain);
+    assert_int_equal(params.explain_keep, 1000);
+    parse_ok("run --explain");
+    assert_true(params.explain);
+    assert_int_equal(params.explain_threshold_ns, 0); /* the default rule */
+    parse_ok("run --explain=500us --explain-keep 0");
+    assert_int_equal(params.explain_threshold_ns, 500 * NS_PER_US);
+    assert_int_equal(params.explain_keep, 0); /* only counted */
+    parse_ok("run --explain=20 --explain-keep 1000000");
+    assert_int_equal(params.explain_threshold_ns, 20 * NS_PER_US); /* bare: us */
+    assert_int_equal(params.explain_keep, 1000000);
+    parse_ok("run --explain=60s");
+    assert_int_equal(params.explain_threshold_ns, 60 * NS_PER_S);
+}
+
 static void test_run_help_prints_usage_and_exits_0(void **state)
 {
     (void)state;
@@ -193,6 +212,16 @@ static const struct cli_bad_case bad_cases[] = {
      "--load cpu --load cpu --load cpu --load cpu --load cpu --load cpu --load cpu --load cpu "
      "--load pulse",
      "jitterlab: --load pulse: too many loads (at most 16)\n"},
+    {"run --explain=0", "jitterlab: --explain 0: must be greater than 0\n"},
+    {"run --explain=-5us", "jitterlab: --explain -5us: must not be negative\n"},
+    {"run --explain=fast",
+     "jitterlab: --explain fast: not a duration (write e.g. 250us, 1.5ms, 10s)\n"},
+    {"run --explain=61s", "jitterlab: --explain 61s: must be at most 60s\n"},
+    {"run --explain --explain-keep 1000001",
+     "jitterlab: --explain-keep 1000001: must be a whole number from 0 to 1000000\n"},
+    {"run --explain --explain-keep x",
+     "jitterlab: --explain-keep x: must be a whole number from 0 to 1000000\n"},
+    {"run --explain-keep 10", "jitterlab: --explain-keep 10: needs --explain\n"},
     {"run --bogus", "jitterlab: run: unknown option '--bogus' (see jitterlab help run)\n"},
     {"run -x", "jitterlab: run: unknown option '-x' (see jitterlab help run)\n"},
     {"run -i", "jitterlab: -i: needs a value\n"},
@@ -217,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_run_policy_other_has_priority_zero),
         cmocka_unit_test(test_run_tune_profile_realtime),
         cmocka_unit_test(test_run_sysroot_from_environment_unless_given),
+        cmocka_unit_test(test_run_explain_threshold_and_keep),
         cmocka_unit_test(test_run_help_prints_usage_and_exits_0),
         cmocka_unit_test(test_run_bad_input_exits_2_with_the_exact_message),
     };

@@ -1,0 +1,49 @@
+/*
+ * Kernel tracepoints on the measured CPUs, read while the run goes on:
+ * tracefs for the event formats (mounted on demand), one perf_event_open
+ * per tracepoint and CPU with CLOCK_MONOTONIC timestamps, all of a CPU's
+ * events in one mmap'ed ring buffer, decoded into struct trace_event
+ * (trace_decode.h). Needs root or CAP_PERFMON; without them open fails with
+ * a one-line reason and the caller falls back to what it has.
+ *
+ * Life cycle: trace_capture_open (before the engine starts) ->
+ * trace_capture_enable -> trace_capture_read* (collector) ->
+ * trace_capture_disable -> trace_capture_close.
+ */
+#ifndef JITTERLAB_TRACE_CAPTURE_H
+#define JITTERLAB_TRACE_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sys/cpulist.h"
+#include "trace/trace_event.h"
+
+struct trace_capture;
+
+/* Opens every tracepoint on every CPU of cpus, with a ring buffer of
+ * bytes_per_cpu (rounded up to a power-of-two number of pages), disabled.
+ * 0, or -1 with a one-line reason in err (no tracefs, perf refused, ...). */
+int trace_capture_open(const struct cpulist *cpus, size_t bytes_per_cpu, struct trace_capture **out,
+                       char *err, size_t errlen);
+int trace_capture_enable(struct trace_capture *tc);
+int trace_capture_disable(struct trace_capture *tc);
+/* Decodes up to max events recorded on the CPU of index cpu_index (in the
+ * cpulist given to open) into out; 0 when nothing new. Collector only. */
+size_t trace_capture_read(struct trace_capture *tc, int cpu_index, struct trace_event *out,
+                          size_t max);
+/* Records the kernel dropped (buffer full) or that could not be decoded. */
+uint64_t trace_capture_lost(const struct trace_capture *tc);
+/* Events decoded so far, all CPUs. */
+uint64_t trace_capture_events(const struct trace_capture *tc);
+/* The wanted tracepoints this kernel lacks, comma-separated ("" if none). */
+const char *trace_capture_missing(const struct trace_capture *tc);
+/* The ring buffer size actually used per CPU. */
+size_t trace_capture_buffer_bytes(const struct trace_capture *tc);
+void trace_capture_close(struct trace_capture *tc);
+
+/* The ring buffer size for a run: enough for what the collector's poll
+ * period collects at this interval with a wide margin, within 1..16 MiB. */
+size_t trace_capture_bytes_for(int64_t interval_ns, int64_t poll_period_ns);
+
+#endif

@@ -1,0 +1,284 @@
+/*
+ * `run --explain` on the collector thread (see explain.h). Per measured
+ * CPU: a linear window of the newest decoded events (compacted, never
+ * grown), the spikes waiting for their events, and a latency histogram
+ * for the default threshold. A spike waits until the CPU's trace buffer has
+ * been read empty after the drain that delivered it: every event up to its
+ * wake-up is then in the window, since the kernel writes each event when it
+ * happens.
+ */
+#include "trace/explain.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/histogram.h"
+#include "trace/attribute.h"
+#include "trace/capture.h"
+
+#define WINDOW_EVENTS  32768 /* per CPU: ~3 MiB */
+#define CHUNK_EVENTS   2048
+#define PENDING_SPIKES 1024 /* per CPU between two drain passes */
+#define P50_EVERY      256  /* samples between two updates of the median */
+
+struct pending_spike {
+    int64_t planned_ns;
+    int64_t wake_ns;
+    int64_t prev_end_ns;
+    unsigned flags;
+};
+
+struct explain_cpu {
+    int cpu;
+    int tid;
+    struct trace_event *window;
+    size_t nwindow;
+    struct pending_spike *pending;
+    size_t npending;
+    struct latency_hist hist;
+    uint64_t since_p50;
+    int64_t p50_ns;
+    int64_t prev_end_ns; /* end of the previous cycle's work; < 0: unknown */
+    uint64_t spikes;
+};
+
+int explain_open(struct explain *x, const struct explain_config *cfg, char *err, size_t errlen)
+{
+    memset(x, 0, sizeof(*x));
+    x->cfg = *cfg;
+    x->ncpu = cfg->cpus->count;
+    size_t bytes = trace_capture_bytes_for(cfg->interval_ns, cfg->poll_period_ns);
+    if (trace_capture_open(cfg->cpus, bytes, &x->capture, err, errlen) != 0)
+        return -1;
+    int max_cpu = 0;
+    for (int i = 0; i < x->ncpu; i++)
+        if (cfg->cpus->cpu[i] > max_cpu)
+            max_cpu = cfg->cpus->cpu[i];
+    x->cpu = calloc((size_t)x->ncpu, sizeof(*x->cpu));
+    x->kept_policy = calloc(cfg->keep ? cfg->keep : 1, sizeof(*x->kept_policy));
+    if (!x->cpu || !x->kept_policy || spikes_init(&x->store, cfg->keep, max_cpu + 1) != 0)
+        goto oom;
+    for (int i = 0; i < x->ncpu; i++) {
+        struct explain_cpu *c = &x->cpu[i];
+        c->cpu = cfg->cpus->cpu[i];
+        c->prev_end_ns = -1;
+        latency_hist_init(&c->hist);
+        c->window = calloc(WINDOW_EVENTS, sizeof(*c->window));
+        c->pending = calloc(PENDING_SPIKES, sizeof(*c->pending));
+        if (!c->window || !c->pending)
+            goto oom;
+        /* resident before the run: the collector never faults them in */
+        memset(c->window, 0, WINDOW_EVENTS * sizeof(*c->window));
+    }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory for the trace windows");
+    explain_free(x);
+    return -1;
+}
+
+int explain_start(struct explain *x, int64_t start_ns, const int *tids)
+{
+    x->start_ns = start_ns;
+    for (int i = 0; i < x->ncpu; i++)
+        x->cpu[i].tid = tids[i];
+    return trace_capture_enable(x->capture);
+}
+
+static int cpu_index(const struct explain *x, int cpu)
+{
+    for (int i = 0; i < x->ncpu; i++)
+        if (x->cpu[i].cpu == cpu)
+            return i;
+    return -1;
+}
+
+/* First index in [0, n) whose time is >= t (events are in time order). */
+static size_t first_at_or_after(const struct trace_event *ev, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ev[mid].t_ns < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void attribute_pending(struct explain *x, struct explain_cpu *c,
+                              const struct pending_spike *p)
+{
+    /* One interval before the previous cycle's end: the state at the
+     * planned time (who runs, what handler is open) is rebuilt from it. */
+    size_t lo = first_at_or_after(c->window, c->nwindow, p->prev_end_ns - x->cfg.interval_ns);
+    size_t hi = first_at_or_after(c->window, c->nwindow, p->wake_ns + 1);
+    struct spike_request req = {.cpu = c->cpu,
+                                .tid = c->tid,
+                                .planned_ns = p->planned_ns,
+                                .wake_ns = p->wake_ns,
+                                .prev_end_ns = p->prev_end_ns,
+                                .flags = p->flags};
+    if (lo == 0 && c->nwindow > 0 && c->window[0].t_ns > p->prev_end_ns)
+        req.flags |= SPIKE_EVENTS_LOST; /* the window no longer reaches back far enough */
+    struct spike s;
+    attribute_spike(c->window + lo, hi > lo ? hi - lo : 0, &req, &s);
+    spikes_add(&x->store, &s);
+}
+
+/* Attributes the pending spikes that woke before `before` (all of them
+ * with INT64_MAX), keeping the others in order. */
+static void attribute_ready(struct explain *x, struct explain_cpu *c, int64_t before)
+{
+    size_t left = 0;
+    for (size_t k = 0; k < c->npending; k++) {
+        if (c->pending[k].wake_ns < before)
+            attribute_pending(x, c, &c->pending[k]);
+        else
+            c->pending[left++] = c->pending[k];
+    }
+    c->npending = left;
+}
+
+/* Makes room for one more chunk: keeps what the oldest pending spike needs,
+ * or the newest half of the window when that is too much. */
+static void compact_window(struct explain *x, struct explain_cpu *c)
+{
+    if (c->nwindow + CHUNK_EVENTS <= WINDOW_EVENTS)
+        return;
+    int64_t need_from = c->nwindow ? c->window[c->nwindow - 1].t_ns - 2 * x->cfg.interval_ns : 0;
+    for (size_t k = 0; k < c->npending; k++)
+        if (c->pending[k].prev_end_ns - x->cfg.interval_ns < need_from)
+            need_from = c->pending[k].prev_end_ns - x->cfg.interval_ns;
+    size_t from = first_at_or_after(c->window, c->nwindow, need_from);
+    if (c->nwindow - from > WINDOW_EVENTS / 2) {
+        from = c->nwindow - WINDOW_EVENTS / 2;
+        for (size_t k = 0; k < c->npending; k++)
+            c->pending[k].flags |= SPIKE_EVENTS_LOST;
+    }
+    memmove(c->window, c->window + from, (c->nwindow - from) * sizeof(*c->window));
+    c->nwindow -= from;
+}
+
+static void read_cpu(struct explain *x, int i)
+{
+    struct explain_cpu *c = &x->cpu[i];
+    for (;;) {
+        uint64_t lost_before = trace_capture_lost(x->capture);
+        compact_window(x, c);
+        size_t n = trace_capture_read(x->capture, i, c->window + c->nwindow, CHUNK_EVENTS);
+        c->nwindow += n;
+        if (trace_capture_lost(x->capture) != lost_before)
+            for (size_t k = 0; k < c->npending; k++)
+                c->pending[k].flags |= SPIKE_EVENTS_LOST;
+        if (n < CHUNK_EVENTS)
+            break;
+        attribute_ready(x, c, c->window[c->nwindow - 1].t_ns);
+    }
+    attribute_ready(x, c, INT64_MAX); /* the buffer is empty: every event is in */
+}
+
+static int64_t threshold_of(const struct explain *x, const struct explain_cpu *c)
+{
+    if (x->cfg.threshold_ns > 0)
+        return x->cfg.threshold_ns;
+    int64_t t = EXPLAIN_P50_FACTOR * c->p50_ns;
+    return t > EXPLAIN_MIN_THRESHOLD_NS ? t : EXPLAIN_MIN_THRESHOLD_NS;
+}
+
+void explain_sample(struct explain *x, int cpu, const struct cycle_sample *s)
+{
+    int i = cpu_index(x, cpu);
+    if (i < 0)
+        return;
+    struct explain_cpu *c = &x->cpu[i];
+    int64_t wake = x->start_ns + s->t_ns;
+    int64_t planned = wake - s->latency_ns;
+    int64_t prev_end =
+        c->prev_end_ns >= 0 && s->missed == 0 ? c->prev_end_ns : planned - x->cfg.interval_ns;
+    c->prev_end_ns = wake + s->exec_ns;
+    latency_hist_add(&c->hist, s->latency_ns);
+    if (++c->since_p50 >= P50_EVERY) {
+        c->p50_ns = latency_hist_percentile(&c->hist, 50);
+        c->since_p50 = 0;
+    }
+    if (s->latency_ns <= threshold_of(x, c))
+        return;
+    c->spikes++;
+    if (c->npending == PENDING_SPIKES) {
+        /* More spikes than a pass can hold: explain the oldest with what
+         * the window has now. */
+        c->pending[0].flags |= SPIKE_EVENTS_LOST;
+        attribute_pending(x, c, &c->pending[0]);
+        memmove(c->pending, c->pending + 1, (c->npending - 1) * sizeof(*c->pending));
+        c->npending--;
+    }
+    c->pending[c->npending++] = (struct pending_spike){
+        .planned_ns = planned, .wake_ns = wake, .prev_end_ns = prev_end, .flags = 0};
+}
+
+void explain_drained(struct explain *x)
+{
+    for (int i = 0; i < x->ncpu; i++)
+        read_cpu(x, i);
+}
+
+const char *explain_thread_policy(int32_t pid, int32_t prio)
+{
+    if (prio < 0)
+        return "SCHED_DEADLINE";
+    int policy = pid > 0 ? sched_getscheduler(pid) : -1;
+    if (policy >= 0)
+        policy &= ~SCHED_RESET_ON_FORK;
+    if (prio < 100)
+        return policy == SCHED_RR ? "SCHED_RR" : policy == SCHED_FIFO ? "SCHED_FIFO" : "RT";
+    return policy == SCHED_BATCH  ? "SCHED_BATCH"
+           : policy == SCHED_IDLE ? "SCHED_IDLE"
+                                  : "SCHED_OTHER";
+}
+
+void explain_finish(struct explain *x)
+{
+    if (x->finished)
+        return;
+    trace_capture_disable(x->capture);
+    explain_drained(x);
+    x->finished = true;
+    x->events = trace_capture_events(x->capture);
+    x->events_lost = trace_capture_lost(x->capture);
+    x->kept = spikes_sorted_by_time(&x->store, &x->kept_count);
+    x->nrows = spikes_summary(&x->store, x->rows, SPIKES_GROUPS_MAX + 1);
+    /* The policy now, while the tasks most likely still exist. */
+    for (size_t k = 0; k < x->kept_count; k++)
+        for (size_t j = 0; j < x->kept[k].ncauses && j < SPIKE_CAUSES_MAX; j++)
+            x->kept_policy[k][j] =
+                x->kept[k].causes[j].kind == CAUSE_THREAD
+                    ? explain_thread_policy(x->kept[k].causes[j].pid, x->kept[k].causes[j].prio)
+                    : NULL;
+    for (size_t r = 0; r < x->nrows; r++)
+        x->row_policy[r] = x->rows[r].kind == CAUSE_THREAD
+                               ? explain_thread_policy(x->rows[r].pid, x->rows[r].prio)
+                               : NULL;
+}
+
+uint64_t explain_cpu_spikes(const struct explain *x, int i)
+{
+    return x->cpu[i].spikes;
+}
+
+void explain_free(struct explain *x)
+{
+    if (x->cpu)
+        for (int i = 0; i < x->ncpu; i++) {
+            free(x->cpu[i].window);
+            free(x->cpu[i].pending);
+        }
+    free(x->cpu);
+    free(x->kept_policy);
+    spikes_free(&x->store);
+    trace_capture_close(x->capture);
+    memset(x, 0, sizeof(*x));
+}

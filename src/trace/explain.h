@@ -1,0 +1,79 @@
+/*
+ * `run --explain`: from the collector's samples and the tracepoint capture
+ * to explained spikes. Each sample above the threshold becomes a pending
+ * spike; after every drain pass the collector calls explain_drained, which
+ * reads the trace buffers into a bounded per-CPU window of recent events
+ * and attributes (trace/attribute.h) every pending spike whose events have
+ * all arrived; the spike store (trace/spikes.h) keeps the largest and the
+ * summary. Everything is allocated by explain_open, before the engine
+ * starts; nothing here touches the measuring threads.
+ */
+#ifndef JITTERLAB_TRACE_EXPLAIN_H
+#define JITTERLAB_TRACE_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/ring.h"
+#include "sys/cpulist.h"
+#include "trace/spikes.h"
+
+/* Spike threshold when none is given: max(EXPLAIN_MIN_THRESHOLD_NS,
+ * EXPLAIN_P50_FACTOR x the CPU's running median latency). */
+#define EXPLAIN_MIN_THRESHOLD_NS (50 * 1000)
+#define EXPLAIN_P50_FACTOR       10
+
+struct explain_config {
+    const struct cpulist *cpus;
+    int64_t interval_ns;
+    int64_t threshold_ns; /* 0: the default rule */
+    size_t keep;          /* spikes kept in full */
+    int64_t poll_period_ns;
+};
+
+struct explain_cpu;
+struct trace_capture;
+
+struct explain {
+    struct explain_config cfg;
+    struct trace_capture *capture;
+    struct explain_cpu *cpu;
+    int ncpu;
+    int64_t start_ns; /* CLOCK_MONOTONIC of the run's planned wake-up 0 */
+    struct spike_store store;
+    /* filled by explain_finish */
+    bool finished;
+    uint64_t events;
+    uint64_t events_lost;
+    const struct spike *kept;
+    size_t kept_count;
+    struct spike_summary_row rows[SPIKES_GROUPS_MAX + 1];
+    size_t nrows;
+    const char *(*kept_policy)[SPIKE_CAUSES_MAX]; /* per kept spike and cause */
+    const char *row_policy[SPIKES_GROUPS_MAX + 1];
+};
+
+/* Opens the capture and allocates everything. 0; or -1 with the reason the
+ * tracepoints cannot be used in err (the caller falls back). */
+int explain_open(struct explain *x, const struct explain_config *cfg, char *err, size_t errlen);
+/* Once the engine runs: its start time and each thread's tid (by CPU
+ * index); enables the capture. */
+int explain_start(struct explain *x, int64_t start_ns, const int *tids);
+/* Collector sink: one sample of the CPU cpu (the real id). */
+void explain_sample(struct explain *x, int cpu, const struct cycle_sample *s);
+/* Collector: after each drain pass. */
+void explain_drained(struct explain *x);
+/* After the last drain: reads what is left, attributes every pending
+ * spike, sorts the kept ones by time and resolves thread policies. */
+void explain_finish(struct explain *x);
+/* Spikes detected on the CPU of index i. */
+uint64_t explain_cpu_spikes(const struct explain *x, int i);
+void explain_free(struct explain *x);
+
+/* The policy of a real-time or normal thread for people: SCHED_FIFO or
+ * SCHED_RR when the task still exists, else "RT" for kernel priorities
+ * below 100; SCHED_OTHER (or BATCH/IDLE) otherwise; SCHED_DEADLINE below 0. */
+const char *explain_thread_policy(int32_t pid, int32_t prio);
+
+#endif

@@ -1,0 +1,45 @@
+#!/bin/sh
+# run --explain through the tracepoint capture, end to end, on CPU 1: with
+# a 1 us threshold nearly every cycle is a spike, so a 1 s run at 1 ms must
+# report method "tracepoints", decoded events, kept spikes, and for every
+# spike causes whose parts add up exactly to its latency. A run without
+# root must fall back to the window method with a reason, printed once.
+# The thorough cause-by-cause tests live in run_explain.sh. About 3 s.
+. "$(dirname "$0")/lib.sh"
+
+if ! is_root; then
+    ok "tracepoint explanation # SKIP needs root"
+else
+    J=$T/explain.json
+    "$JL" run -a 1 -i 1ms -D 1s --explain=1us --json "$J" >"$T/out" 2>"$T/err"
+    rc_is "--explain=1us run exits 0" 0 $?
+    pyt "$J" <<'PY'
+x = d.get("explain", {})
+t("method is tracepoints", 'x["method"] == "tracepoints"', 'x')
+t("threshold_ns is the given 1 us", 'x["threshold_ns"] == 1000', 'x.get("threshold_ns")')
+t("events were decoded", 'x["events"] > 0', 'x.get("events")')
+t("spikes were detected and kept", 'x["spikes"] > 0 and 0 < x["spikes_kept"] <= x["spikes"]', 'x')
+t("spikes list holds the kept ones", 'len(d["spikes"]) == x["spikes_kept"]', 'len(d["spikes"])')
+bad = [s for s in d["spikes"] if sum(c["ns"] for c in s["causes"]) != s["latency_ns"]]
+t("every spike's causes add up to its latency", 'not bad', 'bad[:3]')
+t("spikes are on CPU 1", 'all(s["cpu"] == 1 for s in d["spikes"])', '')
+t("spikes are in time order", 'all(a["t_s"] <= b["t_s"] for a, b in zip(d["spikes"], d["spikes"][1:]))', '')
+t("summary shares add up to 1", 'abs(sum(r["share"] for r in d["spike_summary"]) - 1) < 1e-6', 'd["spike_summary"]')
+PY
+    check "text summary names the spikes" grep -q "Spikes above 1us: .* on CPU 1" "$T/out"
+fi
+
+# Without privileges perf_event_open is refused (perf_event_paranoid >= 2).
+if is_root && command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+    J=$T/window.json
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$JL" run -a 1 -i 1ms -D 300ms --explain \
+        --json "$J" >"$T/out" 2>"$T/err"
+    rc_is "unprivileged --explain run exits 0" 0 $?
+    check "falls back with one line" test "$(grep -c 'tracepoints unavailable' "$T/err")" -eq 1
+    pyt "$J" <<'PY'
+t("method is window", 'd["explain"]["method"] == "window"', 'd.get("explain")')
+t("reason says why", 'len(d["explain"].get("reason", "")) > 0', 'd.get("explain")')
+PY
+else
+    ok "window fallback # SKIP needs root (to drop privileges) and perf_event_paranoid >= 2"
+fi
