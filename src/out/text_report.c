@@ -57,8 +57,9 @@ void text_loads(FILE *out, const struct load_spec *specs, int n, const struct lo
     }
 }
 
-/* "Spikes above 500 µs: 101 on CPU 1; causes: 92% thread disturb/4711
- * SCHED_FIFO 95 (median 1.9 ms), ..." */
+/* "Spikes above 500 us: 101 on CPU 1", then the largest causes, one per line:
+ * "  92% of 101 spikes: thread disturb/4711 SCHED_FIFO 95, median 1.9 ms". */
+#define TEXT_SPIKE_ROWS 5
 static void text_spikes(FILE *out, const struct run_report *rep)
 {
     const struct explain *x = rep->explain;
@@ -66,28 +67,27 @@ static void text_spikes(FILE *out, const struct run_report *rep)
     if (rep->explain_threshold_ns > 0)
         format_duration(rep->explain_threshold_ns, thr, sizeof(thr));
     else
-        snprintf(thr, sizeof(thr), "max(50us, 10 x median)");
+        snprintf(thr, sizeof(thr), "max(50 us, 10 x median)");
     if (!x) {
         fprintf(out, "\nSpikes above %s: not attributed (%s)\n", thr,
                 rep->explain_reason ? rep->explain_reason : "no tracepoints");
         return;
     }
     fprintf(out, "\nSpikes above %s: ", thr);
-    for (int i = 0; i < x->ncpu; i++)
+    uint64_t total = 0;
+    for (int i = 0; i < x->ncpu; i++) {
+        total += explain_cpu_spikes(x, i);
         fprintf(out, "%s%llu on CPU %d", i ? ", " : "",
                 (unsigned long long)explain_cpu_spikes(x, i), rep->cpus->cpu[i]);
-    for (size_t r = 0; r < x->nrows; r++) {
-        const struct spike_summary_row *row = &x->rows[r];
-        char median[32];
-        format_duration(row->median_ns, median, sizeof(median));
-        fprintf(out, "%s%.0f%% %s %s", r ? ", " : "; causes: ", row->share * 100,
-                cause_kind_name(row->kind), row->name);
-        if (row->kind == CAUSE_THREAD)
-            fprintf(out, "/%d %s %d", row->pid, x->row_policy[r] ? x->row_policy[r] : "?",
-                    cause_user_priority(row->prio));
-        fprintf(out, " (median %s)", median);
     }
-    fprintf(out, "\n");
+    fprintf(out, " (%llu trace events)\n", (unsigned long long)x->events);
+    for (size_t r = 0; r < x->nrows && r < TEXT_SPIKE_ROWS; r++) {
+        char line[256];
+        spike_summary_text(&x->rows[r], total, x->row_policy[r], line, sizeof(line));
+        fprintf(out, "  %s\n", line);
+    }
+    if (x->nrows > TEXT_SPIKE_ROWS)
+        fprintf(out, "  (%zu more causes in the JSON result)\n", x->nrows - TEXT_SPIKE_ROWS);
     if (x->events_lost)
         fprintf(out,
                 "note: %llu trace events lost (buffer full); spikes in that range are "

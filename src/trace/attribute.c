@@ -388,6 +388,9 @@ static void add_piece(struct parts *p, const struct walk *w, int64_t ns)
     if (!w->has_expiry) {
         if (run->known && run->pid != 0)
             parts_add(p, CAUSE_THREAD, run->comm, sizeof run->comm, run->pid, run->prio, 0, ns);
+        else if (run->known) /* idle, and nothing recorded how the CPU left it */
+            parts_add(p, CAUSE_UNEXPLAINED, "idle, wake-up not traced", TRACE_COMM_LEN * 2, 0, 0, 0,
+                      ns);
         else
             parts_add(p, CAUSE_UNEXPLAINED, w->unexplained_name, TRACE_COMM_LEN * 2, 0, 0, 0, ns);
     } else if (!w->after_expiry) {

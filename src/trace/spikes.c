@@ -202,20 +202,23 @@ size_t spikes_summary(const struct spike_store *store, struct spike_summary_row 
     return n;
 }
 
-int spike_summary_text(const struct spike_summary_row *row, uint64_t total_spikes, char *buf,
-                       size_t len)
+int spike_summary_text(const struct spike_summary_row *row, uint64_t total_spikes,
+                       const char *policy, char *buf, size_t len)
 {
+    if (!policy)
+        policy = cause_policy_name(row->prio);
     char median[32], who[96];
     format_duration(row->median_ns, median, sizeof median);
     const char *kind = cause_kind_name(row->kind);
     if (row->kind == CAUSE_THREAD && cause_user_priority(row->prio) > 0)
-        snprintf(who, sizeof who, "thread %s/%d %s %d", row->name, (int)row->pid,
-                 cause_policy_name(row->prio), cause_user_priority(row->prio));
+        snprintf(who, sizeof who, "thread %s/%d %s %d", row->name, (int)row->pid, policy,
+                 cause_user_priority(row->prio));
     else if (row->kind == CAUSE_THREAD)
-        snprintf(who, sizeof who, "thread %s/%d %s", row->name, (int)row->pid,
-                 cause_policy_name(row->prio));
+        snprintf(who, sizeof who, "thread %s/%d %s", row->name, (int)row->pid, policy);
     else if (strcmp(row->name, SPIKES_OTHER_NAME) == 0 || !row->name[0])
         snprintf(who, sizeof who, "%s", row->name[0] ? row->name : kind);
+    else if (row->kind == CAUSE_UNEXPLAINED)
+        snprintf(who, sizeof who, "%s (%s)", kind, row->name);
     else
         snprintf(who, sizeof who, "%s %s", kind, row->name);
     double pct = total_spikes ? 100.0 * (double)row->count / (double)total_spikes : 0.0;

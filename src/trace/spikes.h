@@ -80,8 +80,9 @@ const struct spike *spikes_sorted_by_time(struct spike_store *store, size_t *cou
 size_t spikes_summary(const struct spike_store *store, struct spike_summary_row *rows, size_t max);
 
 /* One line for people: "92% of 101 spikes: thread disturb/4711 SCHED_FIFO 95,
- * median 1.9 ms". Returns what snprintf returns. */
-int spike_summary_text(const struct spike_summary_row *row, uint64_t total_spikes, char *buf,
-                       size_t len);
+ * median 1.9 ms". policy names a thread's policy when the caller knows it
+ * (NULL: derived from the priority). Returns what snprintf returns. */
+int spike_summary_text(const struct spike_summary_row *row, uint64_t total_spikes,
+                       const char *policy, char *buf, size_t len);
 
 #endif

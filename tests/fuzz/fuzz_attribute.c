@@ -84,6 +84,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char line[256];
     size_t rows_n = spikes_summary(&store, rows, SPIKES_GROUPS_MAX + 1);
     for (size_t i = 0; i < rows_n; i++)
-        spike_summary_text(&rows[i], store.total, line, sizeof line);
+        spike_summary_text(&rows[i], store.total, NULL, line, sizeof line);
     return 0;
 }

@@ -402,14 +402,15 @@ static void test_thread_still_running_late_without_sleep(void **state)
 }
 
 /* Without any switch before the planned time, the first switch's prev task
- * was running; without an expiry, idle time is unexplained. */
+ * was running; without an expiry, idle time is unexplained, and named so
+ * when the CPU is known to be idle but nothing recorded how it woke. */
 static void test_running_task_from_the_first_switch(void **state)
 {
     (void)state;
     sw(PLAN + 5000, 900, "hog", 120, 0, "swapper/1", 120);
     struct spike s = explain(PLAN + 8000);
     assert_int_equal(part_ns(&s, CAUSE_THREAD, "hog"), 5000);
-    assert_int_equal(part_ns(&s, CAUSE_UNEXPLAINED, "no timer expiry"), 3000);
+    assert_int_equal(part_ns(&s, CAUSE_UNEXPLAINED, "idle, wake-up not traced"), 3000);
 }
 
 static void test_more_causes_than_fit_are_folded(void **state)

@@ -188,17 +188,25 @@ static void test_summary_text(void **state)
     struct spike_summary_row rows[SPIKES_GROUPS_MAX + 1];
     size_t n = spikes_summary(&st, rows, SPIKES_GROUPS_MAX + 1);
     assert_int_equal(n, 2);
-    spike_summary_text(&rows[0], st.total, buf, sizeof buf);
+    spike_summary_text(&rows[0], st.total, NULL, buf, sizeof buf);
     assert_string_equal(buf, "92% of 101 spikes: thread disturb/4711 SCHED_FIFO 95, median 1.9 ms");
-    spike_summary_text(&rows[1], st.total, buf, sizeof buf);
+    spike_summary_text(&rows[1], st.total, NULL, buf, sizeof buf);
     assert_string_equal(buf, "8% of 101 spikes: irq eth0, median 120 us");
     struct spike_summary_row row = {.kind = CAUSE_WAKEUP, .name = "", .count = 1, .median_ns = 500};
-    spike_summary_text(&row, 1, buf, sizeof buf);
+    spike_summary_text(&row, 1, NULL, buf, sizeof buf);
     assert_string_equal(buf, "100% of 1 spike: wakeup, median 500 ns");
     row = (struct spike_summary_row){
         .kind = CAUSE_THREAD, .name = "make", .pid = 9, .prio = 120, .count = 1, .median_ns = 1000};
-    spike_summary_text(&row, 2, buf, sizeof buf);
+    spike_summary_text(&row, 2, NULL, buf, sizeof buf);
     assert_string_equal(buf, "50% of 2 spikes: thread make/9 SCHED_OTHER, median 1 us");
+    /* the policy the caller read from the live task wins over the priority's guess */
+    row.prio = 4;
+    spike_summary_text(&row, 2, "SCHED_RR", buf, sizeof buf);
+    assert_string_equal(buf, "50% of 2 spikes: thread make/9 SCHED_RR 95, median 1 us");
+    row = (struct spike_summary_row){
+        .kind = CAUSE_UNEXPLAINED, .name = "events lost", .count = 1, .median_ns = 2000};
+    spike_summary_text(&row, 1, NULL, buf, sizeof buf);
+    assert_string_equal(buf, "100% of 1 spike: unexplained (events lost), median 2 us");
     spikes_free(&st);
 }
 
