@@ -1,5 +1,6 @@
 /*
- * Reads the SMT state and each CPU's thread siblings through the sysroot.
+ * Reads the SMT state and each CPU's thread siblings, core and package
+ * through the sysroot.
  * A sibling list that does not parse is noted and left empty, so that a rule
  * never guesses which CPUs share a core.
  */
@@ -31,6 +32,11 @@ int cpu_topology_read(const struct sysroot *sr, const struct cpulist *cpus,
                  cpus->cpu[i]);
         read_cpulist_noted(sr, path, out->cpu[i].thread_siblings,
                            sizeof out->cpu[i].thread_siblings, scratch, notes);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpus->cpu[i]);
+        read_int_noted(sr, path, &out->cpu[i].core_id, notes);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+                 cpus->cpu[i]);
+        read_int_noted(sr, path, &out->cpu[i].package_id, notes);
     }
     free(scratch);
     return 0;

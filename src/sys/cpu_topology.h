@@ -14,6 +14,8 @@
 struct cpu_siblings {
     int cpu;
     char thread_siblings[128]; /* kernel list form, "" when unknown */
+    int64_t core_id;           /* topology/core_id; VALUE_UNKNOWN */
+    int64_t package_id;        /* topology/physical_package_id; VALUE_UNKNOWN */
 };
 
 struct cpu_topology {

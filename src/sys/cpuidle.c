@@ -87,6 +87,22 @@ int cpuidle_read(const struct sysroot *sr, const struct cpulist *cpus, struct cp
     return 0;
 }
 
+void cpuidle_refresh_counters(const struct sysroot *sr, struct cpuidle_info *ci,
+                              struct read_notes *notes)
+{
+    for (int i = 0; i < ci->ncpu; i++) {
+        struct cpuidle_cpu *c = &ci->cpu[i];
+        for (int k = 0; k < c->nstates; k++) {
+            struct cpuidle_state_info *st = &c->state[k];
+            char path[256];
+            snprintf(path, sizeof path, CPU_DIR "/cpu%d/cpuidle/state%d/usage", c->cpu, st->index);
+            read_int_noted(sr, path, &st->usage, notes);
+            snprintf(path, sizeof path, CPU_DIR "/cpu%d/cpuidle/state%d/time", c->cpu, st->index);
+            read_int_noted(sr, path, &st->time_us, notes);
+        }
+    }
+}
+
 void cpuidle_free(struct cpuidle_info *ci)
 {
     free(ci->cpu);

@@ -53,6 +53,10 @@ struct cpuidle_info {
  * Returns 0 or -1 when out of memory. Free with cpuidle_free. */
 int cpuidle_read(const struct sysroot *sr, const struct cpulist *cpus, struct cpuidle_info *out,
                  struct read_notes *notes);
+/* Re-reads only usage and time of the states cpuidle_read found (two
+ * files per state: what telemetry needs every window). */
+void cpuidle_refresh_counters(const struct sysroot *sr, struct cpuidle_info *ci,
+                              struct read_notes *notes);
 void cpuidle_free(struct cpuidle_info *ci);
 const struct cpuidle_cpu *cpuidle_find_cpu(const struct cpuidle_info *ci, int cpu);
 

@@ -13,7 +13,7 @@
 #include "sys/read_notes.h"
 #include "sys/sysroot.h"
 
-#define IRQ_COUNT_UNKNOWN UINT64_MAX
+#define IRQ_COUNT_UNKNOWN UINT64_MAX /* = PERCPU_COUNT_UNKNOWN */
 
 struct irq_line {
     char id[16];  /* "36", "LOC", "NMI" */

@@ -225,6 +225,58 @@ int sysroot_read_value(const struct sysroot *sr, const char *abs_path, char **ou
     return (int)used;
 }
 
+long sysroot_read_file(const struct sysroot *sr, const char *abs_path, struct sysroot_buf *b)
+{
+    char path[4096 + 256];
+    b->len = 0;
+    if (b->text)
+        b->text[0] = '\0';
+    if (sysroot_path(sr, abs_path, path, sizeof path) != 0)
+        return -ENAMETOOLONG;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int err = 0;
+    for (;;) {
+        if (b->cap - b->len < 2) {
+            size_t next = b->cap ? 2 * b->cap : 16384;
+            if (next > SYSROOT_FILE_MAX + 1) {
+                err = EFBIG;
+                break;
+            }
+            char *grown = realloc(b->text, next);
+            if (!grown) {
+                err = ENOMEM;
+                break;
+            }
+            b->text = grown;
+            b->cap = next;
+        }
+        ssize_t got = read(fd, b->text + b->len, b->cap - b->len - 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            err = errno;
+        if (got <= 0)
+            break;
+        b->len += (size_t)got;
+    }
+    close(fd);
+    if (b->text)
+        b->text[err ? 0 : b->len] = '\0';
+    if (err) {
+        b->len = 0;
+        return -err;
+    }
+    return (long)b->len;
+}
+
+void sysroot_buf_free(struct sysroot_buf *b)
+{
+    free(b->text);
+    memset(b, 0, sizeof *b);
+}
+
 /* sysfs and procfs attributes take a value per write() and have no length to
  * cut; a plain file (a fixture tree) keeps stale bytes unless cut. */
 static bool is_kernel_attribute(int fd)

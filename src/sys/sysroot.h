@@ -36,6 +36,21 @@ int sysroot_write_string(const struct sysroot *sr, const char *abs_path, const c
  * length, or -errno (-EFBIG beyond SYSROOT_VALUE_MAX: never cut). */
 int sysroot_read_value(const struct sysroot *sr, const char *abs_path, char **out);
 
+/* A growable buffer for files too large for one value (/proc/interrupts of
+ * a machine with hundreds of CPUs): reused from read to read, so a reader
+ * that runs every second allocates only while the file grows. */
+struct sysroot_buf {
+    char *text; /* NUL-terminated after a read */
+    size_t len;
+    size_t cap;
+};
+/* The largest file sysroot_read_file takes. */
+#define SYSROOT_FILE_MAX (64u << 20)
+/* Reads the whole file into b (plain open: procfs and sysfs reads may pass
+ * the symlinks of /sys/class). Returns its length, or -errno (-EFBIG beyond
+ * SYSROOT_FILE_MAX). */
+long sysroot_read_file(const struct sysroot *sr, const char *abs_path, struct sysroot_buf *b);
+void sysroot_buf_free(struct sysroot_buf *b);
 /* Opens abs_path below the prefix (or "/") without following any symlink on
  * the way and without leaving the tree: openat2 with RESOLVE_BENEATH |
  * RESOLVE_NO_SYMLINKS (Linux 5.6+), else sysroot_open_walk. Never creates.

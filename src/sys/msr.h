@@ -1,0 +1,26 @@
+/*
+ * Model-specific registers through /dev/cpu/N/msr (the msr driver): one
+ * 8-byte pread at the register's number as offset. Reading a CPU's MSR
+ * this way runs rdmsr on that CPU by an inter-processor interrupt, so a
+ * caller that measures a CPU must not read its MSRs while it measures.
+ * Under a fixture sysroot the device is a plain file with the values at
+ * those offsets.
+ */
+#ifndef JITTERLAB_SYS_MSR_H
+#define JITTERLAB_SYS_MSR_H
+
+#include <stdint.h>
+
+#include "sys/sysroot.h"
+
+#define MSR_IA32_TSC   0x10
+#define MSR_SMI_COUNT  0x34 /* Intel: SMIs since reset, bits 31:0 */
+#define MSR_IA32_MPERF 0xE7
+#define MSR_IA32_APERF 0xE8
+
+/* Opens /dev/cpu/N/msr read-only: an fd, or -errno. */
+int msr_open(const struct sysroot *sr, int cpu);
+/* 0 with *value, or -errno (-EIO: the CPU has no such register). */
+int msr_read(int fd, uint32_t reg, uint64_t *value);
+
+#endif
