@@ -1,0 +1,76 @@
+/*
+ * What telemetry.c (sources, snapshots) and telemetry_delta.c (figures
+ * from two snapshots) share. Not for other modules.
+ */
+#ifndef JITTERLAB_TELEMETRY_TELEMETRY_INTERNAL_H
+#define JITTERLAB_TELEMETRY_TELEMETRY_INTERNAL_H
+
+#include "sys/percpu_table.h"
+#include "sys/proc_stat.h"
+#include "sys/sensors.h"
+#include "telemetry/perf_counters.h"
+#include "telemetry/telemetry.h"
+
+/* Where the MSR-based figures come from. */
+enum msr_via { MSR_VIA_NONE, MSR_VIA_PERF, MSR_VIA_DEV };
+/* Where a frequency without APERF comes from. */
+enum freq_via { FREQ_VIA_NONE, FREQ_VIA_CPUFREQ, FREQ_VIA_CPUINFO };
+
+struct snap_cpu {
+    int64_t msr_t_ns;
+    bool msr_ok;
+    uint64_t msr[MSR_COUNTERS];
+    int64_t freq_khz; /* cpufreq / cpuinfo, at the snapshot; < 0 unknown */
+    uint64_t ctxt;
+    int64_t idle_usage[CPUIDLE_MAX_STATES];
+    int64_t idle_time_us[CPUIDLE_MAX_STATES];
+};
+
+struct snapshot {
+    bool taken;
+    int64_t t_ns;
+    struct proc_stat stat;
+    bool stat_ok;
+    struct percpu_table irqs;
+    bool irqs_ok;
+    struct percpu_table softirqs;
+    bool softirqs_ok;
+    struct snap_cpu *cpu;
+    uint64_t energy_uj[SENSORS_MAX_ENERGY];
+    bool energy_ok[SENSORS_MAX_ENERGY];
+};
+
+struct telemetry {
+    struct telemetry_config cfg;
+    struct sysroot sr;
+    struct cpulist cpus;
+    struct telemetry_source source[TELEMETRY_FIGURES];
+    enum msr_via msr_via;
+    bool msr_have[MSR_COUNTERS];
+    struct perf_msr_group perf_msr;
+    int *msr_fd; /* MSR_VIA_DEV: one per CPU */
+    enum freq_via freq_via;
+    bool use_idle, use_ctxt, use_temps, use_energy;
+    struct perf_switch_counter switches;
+    struct cpuidle_info idle;
+    struct sensors *sensors;
+    int64_t *core_id, *package_id; /* per CPU; -1 unknown */
+    struct sysroot_buf buf;
+    struct snapshot snap[2];
+    int cur; /* snap[cur] is the newest */
+    int nsoftirq;
+    char softirq_name[TELEMETRY_SOFTIRQ_MAX][16];
+    struct read_notes notes;
+};
+
+static inline const struct snapshot *snap_new(const struct telemetry *t)
+{
+    return &t->snap[t->cur];
+}
+
+static inline const struct snapshot *snap_old(const struct telemetry *t)
+{
+    return &t->snap[1 - t->cur];
+}
+
+#endif
