@@ -139,23 +139,14 @@ static void print_duty(FILE *out, const struct load_runner *lr, const struct loa
     fflush(out);
 }
 
-static int write_json(const struct load_params *p, int argc, char **argv,
-                      const struct load_spec *spec, const struct load_runner *lr,
+static int write_json(const struct load_params *p, const struct system_info *si, int argc,
+                      char **argv, const struct load_spec *spec, const struct load_runner *lr,
                       const char *started_at, double duration_s, bool interrupted)
 {
-    json_t *doc = json_object();
-    json_object_set_new(doc, "tool", json_string("jitterlab"));
-    json_object_set_new(doc, "schema", json_integer(1));
-    json_object_set_new(doc, "kind", json_string("load"));
-    json_object_set_new(doc, "version", json_string(JITTERLAB_VERSION));
-    json_t *args = json_array();
-    json_array_append_new(args, json_string("jitterlab"));
-    for (int i = 0; i < argc; i++)
-        json_array_append_new(args, json_string(argv[i]));
-    json_object_set_new(doc, "argv", args);
-    json_object_set_new(doc, "started_at", json_string(started_at));
+    json_t *doc = json_document_new("load", JITTERLAB_VERSION, argc, argv, started_at);
     json_object_set_new(doc, "duration_s", json_real(duration_s));
     json_object_set_new(doc, "interrupted", json_boolean(interrupted));
+    json_object_set_new(doc, "system", json_system_info(si));
     json_object_set_new(doc, "loads", json_load_list(spec, 1, &p->sched, lr));
     int rc = json_write_file(doc, p->common.json_path);
     json_decref(doc);
@@ -221,7 +212,7 @@ int cmd_load(int argc, char **argv)
     }
     rc = EXIT_OK;
     if (p.common.json_path &&
-        write_json(&p, argc, argv, &spec, lr, started_at, elapsed_s, interrupted) != 0) {
+        write_json(&p, &si, argc, argv, &spec, lr, started_at, elapsed_s, interrupted) != 0) {
         fprintf(stderr, "jitterlab: --json %s: cannot write\n", p.common.json_path);
         rc = EXIT_RUNTIME;
     }

@@ -361,19 +361,26 @@ static void json_explain(json_t *doc, const struct run_report *rep, int64_t star
     json_object_set_new(doc, "spike_summary", summary);
 }
 
-json_t *json_run_result(const struct run_report *rep)
+json_t *json_document_new(const char *kind, const char *version, int argc, char **argv,
+                          const char *started_at)
 {
     json_t *doc = json_object();
     json_object_set_new(doc, "tool", json_string("jitterlab"));
     json_object_set_new(doc, "schema", json_integer(1));
-    json_object_set_new(doc, "kind", json_string("run"));
-    json_object_set_new(doc, "version", json_string(rep->version));
-    json_t *argv = json_array();
-    json_array_append_new(argv, json_string("jitterlab"));
-    for (int i = 0; i < rep->argc; i++)
-        json_array_append_new(argv, json_string(rep->argv[i]));
-    json_object_set_new(doc, "argv", argv);
-    json_object_set_new(doc, "started_at", json_string(rep->started_at));
+    json_object_set_new(doc, "kind", json_string(kind));
+    json_object_set_new(doc, "version", json_string(version));
+    json_t *args = json_array();
+    json_array_append_new(args, json_string("jitterlab"));
+    for (int i = 0; i < argc; i++)
+        json_array_append_new(args, json_string(argv[i]));
+    json_object_set_new(doc, "argv", args);
+    json_object_set_new(doc, "started_at", json_string(started_at));
+    return doc;
+}
+
+json_t *json_run_result(const struct run_report *rep)
+{
+    json_t *doc = json_document_new("run", rep->version, rep->argc, rep->argv, rep->started_at);
     json_object_set_new(doc, "duration_s", json_real(rep->duration_s));
     json_object_set_new(doc, "interrupted", json_boolean(rep->interrupted));
     json_object_set_new(doc, "system",

@@ -20,6 +20,11 @@ json_t *json_latency_stats(const struct running_stats *s, const struct latency_h
 /* {unit: "ns", bins: [[lo, hi, count], ...], overflow, underflow, max_ns} */
 json_t *json_histogram(const struct latency_hist *h);
 json_t *json_system_info(const struct system_info *si);
+/* The header every document starts with: tool, schema, kind, version,
+ * argv (with "jitterlab" first: argv here starts at the subcommand),
+ * started_at. */
+json_t *json_document_new(const char *kind, const char *version, int argc, char **argv,
+                          const char *started_at);
 json_t *json_run_result(const struct run_report *rep);
 /* Writes a document atomically (pretty, keys in insertion order). 0 or -1 (errno). */
 int json_write_file(json_t *doc, const char *path);
