@@ -14,6 +14,8 @@ static const struct subcommand subcommands[] = {
     {"load", cmd_load, SUBCOMMAND_WARN_STALE_TUNE,
      "run a pinned, bounded best-effort load (cpu, pulse, cache, memory, cmd)"},
     {"tune", cmd_tune, 0, "apply, hold, show or restore reversible latency tuning"},
+    {"stat", cmd_stat, 0,
+     "show frequency, idle states, interrupts and steal per CPU (turbostat-like)"},
 };
 
 int main(int argc, char **argv)
