@@ -37,13 +37,18 @@
 #include "inspect/inspect_system.h"
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
+#include "telemetry/run_telemetry.h"
+#include "telemetry/telemetry.h"
 #include "trace/explain.h"
 #include "tune/session.h"
 
-/* The collector's sinks: the output stream's, and --explain beside them. */
+/* The collector's sinks: the output stream's, and --explain and the
+ * telemetry windows beside them. */
 struct run_sinks {
     struct collector_sinks stream;
-    struct explain *explain; /* NULL: no tracepoint explanation */
+    struct explain *explain;         /* NULL: no tracepoint explanation */
+    struct run_telemetry *telemetry; /* NULL: --no-telemetry */
+    int index_of_cpu[CPULIST_MAX_CPUS];
 };
 
 static void run_sink_sample(void *ctx, int cpu, const struct cycle_sample *s)
@@ -53,6 +58,15 @@ static void run_sink_sample(void *ctx, int cpu, const struct cycle_sample *s)
         r->stream.sample(r->stream.ctx, cpu, s);
     if (r->explain)
         explain_sample(r->explain, cpu, s);
+    if (r->telemetry)
+        run_telemetry_sample(r->telemetry, r->index_of_cpu[cpu], s, false);
+}
+
+static void run_sink_tick(void *ctx, int64_t t_ns)
+{
+    struct run_sinks *r = ctx;
+    if (r->telemetry)
+        run_telemetry_tick(r->telemetry, t_ns);
 }
 
 static void run_sink_window(void *ctx, const struct interval_stats *w)
@@ -74,16 +88,52 @@ static void run_sink_drained(void *ctx)
     struct run_sinks *r = ctx;
     if (r->explain)
         explain_drained(r->explain);
+    if (r->telemetry)
+        run_telemetry_poll(r->telemetry);
 }
 
-static struct collector_sinks run_sinks_of(struct run_sinks *r)
+static struct collector_sinks run_sinks_of(struct run_sinks *r, int64_t tick_period_ns)
 {
     return (struct collector_sinks){.ctx = r,
                                     .sample = run_sink_sample,
                                     .window = run_sink_window,
                                     .live = r->stream.live ? run_sink_live : NULL,
                                     .drained = run_sink_drained,
-                                    .live_period_ns = r->stream.live_period_ns};
+                                    .live_period_ns = r->stream.live_period_ns,
+                                    .tick = r->telemetry ? run_sink_tick : NULL,
+                                    .tick_period_ns = tick_period_ns};
+}
+
+/* Telemetry records the run can close at most: one per CPU and window. */
+static uint64_t telemetry_windows_expected(const struct run_params *p, int64_t period_ns)
+{
+    double run_ns =
+        p->duration_ns > 0 ? (double)p->duration_ns : (double)p->loops * (double)p->interval_ns;
+    if (p->loops && p->duration_ns > 0 && (double)p->loops * (double)p->interval_ns < run_ns)
+        run_ns = (double)p->loops * (double)p->interval_ns;
+    double per_cpu = run_ns / (double)period_ns + 3; /* the start, a late end, the last */
+    double all = per_cpu * p->common.cpus.count;
+    return all < (double)p->keep_windows ? (uint64_t)all : p->keep_windows;
+}
+
+/* Opens the telemetry of the measured CPUs; false after the message. */
+static bool open_telemetry(const struct run_params *p, const struct system_info *si,
+                           const struct sysroot *sr, struct telemetry **t, struct run_telemetry *rt)
+{
+    char err[256];
+    struct telemetry_config tcfg = {.sr = sr,
+                                    .cpus = &p->common.cpus,
+                                    .quiet = !p->telemetry_all,
+                                    .kernel_release = si->kernel};
+    *t = telemetry_open(&tcfg, err, sizeof(err));
+    if (!*t ||
+        run_telemetry_init(
+            rt, *t, telemetry_windows_expected(p, run_telemetry_period_ns(p->report_every_ns)), err,
+            sizeof(err)) != 0) {
+        fprintf(stderr, "jitterlab: %s\n", err);
+        return false;
+    }
+    return true;
 }
 
 static void pin_to_housekeeping(const struct run_params *p, const struct system_info *si)
@@ -104,7 +154,8 @@ static void pin_to_housekeeping(const struct run_params *p, const struct system_
     pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-static void print_header(const struct run_params *p, const struct system_info *si, int pm_fd)
+static void print_header(const struct run_params *p, const struct system_info *si, int pm_fd,
+                         const struct telemetry *t)
 {
     char cpus[1024], iv[32], dur[32];
     cpulist_format(&p->common.cpus, cpus, sizeof(cpus));
@@ -139,6 +190,17 @@ static void print_header(const struct run_params *p, const struct system_info *s
     else
         printf("PM QoS: CPU latency request in force: %lld µs\n",
                (long long)si->cpu_dma_latency_us);
+    if (t) {
+        char every[32], absent[512] = "";
+        size_t used = 0;
+        format_duration(run_telemetry_period_ns(p->report_every_ns), every, sizeof(every));
+        for (int f = 0; f < TELEMETRY_FIGURES; f++)
+            if (!telemetry_source(t, (enum telemetry_figure)f)->name && used < sizeof(absent))
+                used += (size_t)snprintf(absent + used, sizeof(absent) - used, "%s%s",
+                                         used ? ", " : "", telemetry_figure_key[f]);
+        printf("telemetry every %s (%s sources)%s%s\n", every, p->telemetry_all ? "all" : "quiet",
+               absent[0] ? "; absent: " : "", absent);
+    }
     fflush(stdout);
 }
 
@@ -283,7 +345,10 @@ int cmd_run(int argc, char **argv)
     struct run_stream rs = {0};
     static struct explain explain;
     static struct run_sinks sinks_all;
-    bool explaining = false; /* the tracepoint capture is open */
+    struct telemetry *tele = NULL;
+    static struct run_telemetry rtele;
+    bool telemetry_on = false; /* rtele is initialised */
+    bool explaining = false;   /* the tracepoint capture is open */
     const char *explain_reason = NULL;
     static char explain_err[512];
     struct load_runner *loads = NULL;
@@ -359,10 +424,18 @@ int cmd_run(int argc, char **argv)
                     explain_err);
         }
     }
+    if (p.telemetry) {
+        if (!open_telemetry(&p, &si, &sr, &tele, &rtele))
+            goto done;
+        telemetry_on = true;
+        for (int i = 0; i < p.common.cpus.count; i++)
+            sinks_all.index_of_cpu[p.common.cpus.cpu[i]] = i;
+    }
     struct collector_sinks sinks;
     if (run_stream_open(&rs, &scfg, err, sizeof(err)) != 0 ||
         (sinks_all.stream = run_stream_sinks(&rs), sinks_all.explain = explaining ? &explain : NULL,
-         sinks = run_sinks_of(&sinks_all),
+         sinks_all.telemetry = telemetry_on ? &rtele : NULL,
+         sinks = run_sinks_of(&sinks_all, run_telemetry_period_ns(p.report_every_ns)),
          collector_init(&c, &ccfg, &sinks, eng, err, sizeof(err))) != 0) {
         fprintf(stderr, "jitterlab: %s\n", err);
         goto done;
@@ -373,7 +446,7 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     if (!p.common.quiet)
-        print_header(&p, &si, pm_fd);
+        print_header(&p, &si, pm_fd, tele);
 
     struct run_report rep;
     memset(&rep, 0, sizeof(rep));
@@ -409,6 +482,8 @@ int cmd_run(int argc, char **argv)
             goto done;
         }
         warn_after_start(&p, eng);
+        if (telemetry_on)
+            run_telemetry_start(&rtele);
         if (explaining) {
             int tids[CPULIST_MAX_CPUS];
             for (int i = 0; i < engine_cpu_count(eng); i++)
@@ -419,6 +494,10 @@ int cmd_run(int argc, char **argv)
         engine_join(eng);
     }
     int64_t end_ns = monotonic_now_ns();
+    /* The last telemetry snapshot, before loads stop and tuning is undone. */
+    bool ran = engine_start_ns(eng) > 0;
+    if (telemetry_on && ran)
+        run_telemetry_tick(&rtele, end_ns - engine_start_ns(eng));
     if (loads)
         load_runner_stop(loads);
     int tune_rc = EXIT_OK;
@@ -431,6 +510,12 @@ int cmd_run(int argc, char **argv)
     collector_finish(&c, end_ns);
     if (explaining)
         explain_finish(&explain);
+    if (telemetry_on && ran) {
+        uint64_t missed[CPULIST_MAX_CPUS];
+        for (int i = 0; i < c.n; i++)
+            missed[i] = engine_result(eng, i)->missed;
+        run_telemetry_finish(&rtele, missed);
+    }
     run_stream_end_live(&rs);
     if (stop_requested())
         interrupted = true;
@@ -456,6 +541,13 @@ int cmd_run(int argc, char **argv)
     rep.all_exec_hist = &all_hist[1];
     rep.all_response_hist = &all_hist[2];
     fill_report(&rep, &p, eng, &c, end_ns, pm_held);
+    if (telemetry_on && ran) {
+        rep.telemetry = tele;
+        rep.telemetry_period_ns = run_telemetry_period_ns(p.report_every_ns);
+        rep.telemetry_all = p.telemetry_all;
+        rep.telemetry_windows =
+            run_telemetry_windows(&rtele, &rep.telemetry_count, &rep.telemetry_dropped);
+    }
     if (p.explain) {
         rep.explain_method = explaining ? "tracepoints" : "window";
         rep.explain_reason = explain_reason;
@@ -479,6 +571,9 @@ done:
     collector_free(&c);
     if (explaining)
         explain_free(&explain);
+    if (telemetry_on)
+        run_telemetry_free(&rtele);
+    telemetry_close(tele);
     run_stream_close(&rs);
     engine_destroy(eng);
     pm_qos_release(pm_fd);

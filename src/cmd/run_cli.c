@@ -63,6 +63,12 @@ static void run_usage(FILE *out)
             "                          us; default max(50us, 10 x the CPU's median)) from\n"
             "                          kernel tracepoints (root); else per report window\n"
             "      --explain-keep N    spikes kept in full, the N largest (default 1000)\n"
+            "      --telemetry MODE    per window and CPU: frequency, busy, idle states, IRQs,\n"
+            "                          softirqs, context switches, steal (every --report-every\n"
+            "                          DUR, default 1s); quiet (default): only sources read\n"
+            "                          without interrupting a measured CPU; all: also MSRs,\n"
+            "                          coretemp and RAPL, read by IPI\n"
+            "      --no-telemetry      none of that\n"
             "      --counters LIST     per-cycle counters: cycles, instructions, llc-misses,\n"
             "                          context-switches, cpu-migrations, page-faults, all\n"
             "  -q, --quiet             print nothing but errors\n"
@@ -99,6 +105,8 @@ enum {
     OPT_WIDE,
     OPT_EXPLAIN,
     OPT_EXPLAIN_KEEP,
+    OPT_TELEMETRY,
+    OPT_NO_TELEMETRY,
 };
 
 static const struct option run_options[] = {
@@ -126,6 +134,8 @@ static const struct option run_options[] = {
     {"wide", no_argument, NULL, OPT_WIDE},
     {"explain", optional_argument, NULL, OPT_EXPLAIN},
     {"explain-keep", required_argument, NULL, OPT_EXPLAIN_KEEP},
+    {"telemetry", required_argument, NULL, OPT_TELEMETRY},
+    {"no-telemetry", no_argument, NULL, OPT_NO_TELEMETRY},
     CLI_COMMON_OPTIONS,
     CLI_OPTION_END,
 };
@@ -239,6 +249,18 @@ static int run_option(void *params, int c, const char *arg)
         p->explain_keep = (uint64_t)v;
         p->explain_keep_set = true;
         break;
+    case OPT_TELEMETRY:
+        if (strcmp(arg, "quiet") == 0 || strcmp(arg, "all") == 0) {
+            p->telemetry = true;
+            p->telemetry_all = strcmp(arg, "all") == 0;
+        } else {
+            rc = usage_error("--telemetry", arg, "must be quiet or all");
+        }
+        break;
+    case OPT_NO_TELEMETRY:
+        p->telemetry = false;
+        p->telemetry_all = false;
+        break;
     case OPT_WORKLOAD:
         p->workload_text = arg;
         break;
@@ -291,6 +313,7 @@ int run_parse_args(int argc, char **argv, struct run_params *p)
     p->seed = 1;
     p->keep_windows = RUN_DEFAULT_KEEP_WINDOWS;
     p->explain_keep = RUN_DEFAULT_EXPLAIN_KEEP;
+    p->telemetry = true;
 
     int rc = cli_parse(&run_cli, &p->common, p, argc, argv, 1, NULL);
     if (rc >= 0)

@@ -26,6 +26,17 @@
 #define RUN_DEFAULT_EXPLAIN_KEEP 1000
 /* A spike threshold beyond this explains nothing a run could show. */
 #define RUN_MAX_EXPLAIN_NS (60 * NS_PER_S)
+/* Telemetry windows without --report-every DUR, and the shortest: a
+ * snapshot reads a dozen procfs files, which takes a millisecond or more. */
+#define RUN_DEFAULT_TELEMETRY_NS NS_PER_S
+#define RUN_MIN_TELEMETRY_NS     (100 * NS_PER_MS)
+
+/* The telemetry window: --report-every DUR when it is at least 100 ms,
+ * else 1 s. */
+static inline int64_t run_telemetry_period_ns(int64_t report_every_ns)
+{
+    return report_every_ns >= RUN_MIN_TELEMETRY_NS ? report_every_ns : RUN_DEFAULT_TELEMETRY_NS;
+}
 
 struct run_params {
     struct cli_common common; /* cpus: as given, then as chosen by run_validate */
@@ -61,6 +72,8 @@ struct run_params {
     int64_t explain_threshold_ns; /* 0: max(50 us, 10 x the CPU's running median) */
     uint64_t explain_keep;        /* --explain-keep: spikes kept in full */
     bool explain_keep_set;
+    bool telemetry;        /* on unless --no-telemetry */
+    bool telemetry_all;    /* --telemetry all: also sources read by interrupting a CPU */
     uint32_t tune_actions; /* --tune[=PROFILE]; 0 = no tuning */
     const char *tune_profile;
 };

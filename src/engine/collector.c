@@ -155,14 +155,23 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
     return 0;
 }
 
+/* Sleeps until the absolute CLOCK_MONOTONIC time t_ns (or a signal). */
+static void sleep_until(int64_t t_ns)
+{
+    struct timespec ts = {(time_t)(t_ns / NS_PER_S), (long)(t_ns % NS_PER_S)};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
 void collector_run(struct collector *c, bool *interrupted)
 {
     const struct engine_config *run = engine_config(c->eng);
     int64_t start = engine_start_ns(c->eng);
     int64_t next_live = monotonic_now_ns() + c->sinks.live_period_ns;
+    int64_t tick_period = c->sinks.tick ? c->sinks.tick_period_ns : 0;
+    int64_t next_tick = tick_period > 0 ? start + tick_period : INT64_MAX;
     while (!engine_finished(c->eng)) {
-        struct timespec pause = {0, COLLECTOR_PERIOD_NS};
-        nanosleep(&pause, NULL);
+        int64_t wake = monotonic_now_ns() + COLLECTOR_PERIOD_NS;
+        sleep_until(wake < next_tick ? wake : next_tick);
         if (stop_requested()) {
             /* engine_join repeats the wake-up until every thread has ended;
              * collector_finish drains what they recorded meanwhile. */
@@ -170,8 +179,13 @@ void collector_run(struct collector *c, bool *interrupted)
             engine_stop(c->eng);
             return;
         }
-        collector_drain(c);
         int64_t now = monotonic_now_ns();
+        if (now >= next_tick) {
+            c->sinks.tick(c->sinks.ctx, now - start);
+            while (next_tick <= now)
+                next_tick += tick_period; /* a late wake-up skips, never bunches */
+        }
+        collector_drain(c);
         if (!c->sinks.live || now < next_live)
             continue;
         struct live_frame f = {

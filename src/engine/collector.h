@@ -54,6 +54,11 @@ struct collector_sinks {
     /* Called every live_period_ns while the run goes on. */
     void (*live)(void *ctx, const struct live_frame *f);
     int64_t live_period_ns;
+    /* Called every tick_period_ns of the run (0: never), before the drain
+     * that follows, with the time relative to the run start: the
+     * telemetry's snapshots. The collector wakes for it on time. */
+    void (*tick)(void *ctx, int64_t t_ns);
+    int64_t tick_period_ns;
 };
 
 /* What the collector adds to the engine's configuration (interval,

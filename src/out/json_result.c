@@ -15,6 +15,7 @@
 #include "common/atomic_file.h"
 #include "out/json_inspect.h"
 #include "out/json_load.h"
+#include "out/json_telemetry.h"
 #include "sys/cpulist.h"
 
 static json_t *json_int_or_null(bool present, int64_t v)
@@ -262,8 +263,14 @@ static json_t *json_config(const struct run_report *rep)
     json_object_set_new(
         c, "report_every_samples",
         json_int_or_null(rep->report_every_samples > 0, (int64_t)rep->report_every_samples));
-    json_object_set_new(c, "keep_windows",
-                        json_int_or_null(rep->has_intervals, (int64_t)rep->keep_windows));
+    json_object_set_new(
+        c, "keep_windows",
+        json_int_or_null(rep->has_intervals || rep->telemetry, (int64_t)rep->keep_windows));
+    json_object_set_new(c, "telemetry",
+                        rep->telemetry ? json_pack("{s:I,s:s}", "period_ns",
+                                                   (json_int_t)rep->telemetry_period_ns, "mode",
+                                                   rep->telemetry_all ? "all" : "quiet")
+                                       : json_null());
     return c;
 }
 
@@ -361,6 +368,35 @@ static void json_explain(json_t *doc, const struct run_report *rep, int64_t star
     json_object_set_new(doc, "spike_summary", summary);
 }
 
+/* "telemetry_sources", "telemetry" (one entry per window and CPU) and
+ * "telemetry_dropped". */
+static void json_telemetry(json_t *doc, const struct run_report *rep)
+{
+    json_object_set_new(doc, "telemetry_sources", json_telemetry_sources(rep->telemetry));
+    json_t *names = json_telemetry_source_names(rep->telemetry);
+    json_t *arr = json_array();
+    for (uint64_t k = 0; k < rep->telemetry_count; k++) {
+        const struct telemetry_window *w = &rep->telemetry_windows[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "t_s", json_real((double)w->t_ns / 1e9));
+        json_object_set_new(o, "cpu", json_integer(w->cpu));
+        json_object_set_new(o, "samples", json_integer((json_int_t)w->samples));
+        json_object_set_new(o, "missed", json_integer((json_int_t)w->missed));
+        json_object_set_new(o, "max_ns", json_int_or_null(w->samples > 0, w->max_ns));
+        json_object_set_new(o, "p99_ns", json_int_or_null(w->samples > 0, w->p99_ns));
+        json_object_set_new(o, "mean_ns",
+                            w->samples > 0 ? json_real(round(w->mean_ns * 10) / 10) : json_null());
+        if (rep->explain_method)
+            json_object_set_new(o, "spikes", json_integer((json_int_t)w->spikes));
+        json_telemetry_figures(o, &w->fig, rep->telemetry);
+        json_object_set(o, "source", names);
+        json_array_append_new(arr, o);
+    }
+    json_decref(names);
+    json_object_set_new(doc, "telemetry", arr);
+    json_object_set_new(doc, "telemetry_dropped", json_integer((json_int_t)rep->telemetry_dropped));
+}
+
 json_t *json_document_new(const char *kind, const char *version, int argc, char **argv,
                           const char *started_at)
 {
@@ -420,6 +456,8 @@ json_t *json_run_result(const struct run_report *rep)
         json_object_set_new(doc, "intervals_dropped",
                             json_integer((json_int_t)rep->intervals_dropped));
     }
+    if (rep->telemetry)
+        json_telemetry(doc, rep);
     if (rep->explain_method)
         json_explain(doc, rep, rep->start_ns);
     return doc;

@@ -17,6 +17,8 @@
 #include "stats/window.h"
 #include "inspect/inspect_system.h"
 #include "sys/system_info.h"
+#include "telemetry/run_telemetry.h"
+#include "telemetry/telemetry.h"
 #include "trace/explain.h"
 #include "tune/tune.h"
 
@@ -79,6 +81,13 @@ struct run_report {
     const struct interval_stats *intervals; /* the newest windows, oldest first */
     uint64_t interval_count;
     uint64_t intervals_dropped; /* windows closed but not kept (--keep-windows) */
+    /* telemetry: NULL with --no-telemetry (or when the run never started) */
+    const struct telemetry *telemetry;
+    int64_t telemetry_period_ns;
+    bool telemetry_all;                               /* --telemetry all */
+    const struct telemetry_window *telemetry_windows; /* oldest first */
+    uint64_t telemetry_count;
+    uint64_t telemetry_dropped;
     /* --explain: NULL when not asked for */
     const char *explain_method;    /* "tracepoints" or "window" */
     const char *explain_reason;    /* window: why no tracepoints */
