@@ -201,7 +201,9 @@ void explain_sample(struct explain *x, int cpu, const struct cycle_sample *s)
         c->prev_end_ns >= 0 && s->missed == 0 ? c->prev_end_ns : planned - x->cfg.interval_ns;
     c->prev_end_ns = wake + s->exec_ns;
     latency_hist_add(&c->hist, s->latency_ns);
-    if (++c->since_p50 >= P50_EVERY) {
+    /* For the first P50_EVERY samples the median follows every sample:
+     * compared with a median of 0, they would all be spikes above 50 us. */
+    if (++c->since_p50 >= P50_EVERY || c->hist.count <= P50_EVERY) {
         c->p50_ns = latency_hist_percentile(&c->hist, 50);
         c->since_p50 = 0;
     }
