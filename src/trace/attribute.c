@@ -1,10 +1,12 @@
 /*
  * Spike attribution (the model is written down in attribute.h). Four walks
  * over the events of one CPU, none of which allocates: the handlers already
- * open when the array starts (exits without entries) and whether the CPU
- * starts idle; the expiry E of the thread's timer and the switch S to it; the
- * local-timer interrupt that runs E; then the timeline from planned_ns to
- * wake_ns, each piece going to the innermost activity. The parts gather in a
+ * open when the array starts (exits without entries), whether the CPU
+ * starts idle and who runs; the expiry E of the thread's timer and the
+ * switch S to it; the local-timer interrupt that runs E; then the timeline
+ * from planned_ns to wake_ns, each piece going to the innermost activity,
+ * and the running task corrected by every event that says in which task it
+ * was recorded (switches out of the idle task may leave no event). The parts gather in a
  * small fixed table keyed by kind, name, pid and id, and are folded into at
  * most SPIKE_CAUSES_MAX at the end. Timestamps are clamped so that they never
  * go back, which is all the ordering the walks rely on.
@@ -180,6 +182,54 @@ static void copy_name(char *dst, size_t dst_len, const char *src, size_t src_len
     dst[len] = '\0';
 }
 
+/* The task an event was recorded in, when the event says: a switch's prev
+ * task (0: the idle task), or the current tid perf stores with every other
+ * event but sched_waking (whose pid is the woken task). There a 0 says
+ * nothing: the idle task, or a record built without it. -1: not told. */
+static int32_t event_task(const struct trace_event *ev)
+{
+    if (ev->kind == TRACE_SWITCH)
+        return ev->prev_pid >= 0 ? ev->prev_pid : -1;
+    if (ev->kind == TRACE_WAKING || ev->pid <= 0)
+        return -1;
+    return ev->pid;
+}
+
+#define NAME_SCAN_MAX 4096 /* events searched each way for a task's comm */
+
+/* Whether ev names task pid (comm and priority), and if so into *t. */
+static bool task_from_event(const struct trace_event *ev, int32_t pid, struct task *t)
+{
+    if (ev->kind == TRACE_SWITCH && ev->prev_pid == pid) {
+        copy_name(t->comm, sizeof t->comm, ev->prev_comm, sizeof ev->prev_comm);
+        t->prio = ev->prev_prio;
+        return true;
+    }
+    if ((ev->kind == TRACE_SWITCH || ev->kind == TRACE_WAKING) && ev->pid == pid) {
+        copy_name(t->comm, sizeof t->comm, ev->name, sizeof ev->name);
+        t->prio = ev->prio;
+        return true;
+    }
+    return false;
+}
+
+/* Task pid, seen running at events[i] by an event that carries only its
+ * tid: its comm and priority from the nearest switch or waking that names
+ * it, later ones first (the task switches out before our thread runs),
+ * else "tid N". */
+static void task_named(const struct trace_event *events, size_t n, size_t i,
+                       const struct spike_request *req, int32_t pid, struct task *t)
+{
+    *t = (struct task){.known = true, .pid = pid, .prio = 120};
+    for (size_t j = i; j < n && j <= i + NAME_SCAN_MAX; j++)
+        if (event_counts(&events[j], req) && task_from_event(&events[j], pid, t))
+            return;
+    for (size_t j = i; j-- > 0 && i - j <= NAME_SCAN_MAX;)
+        if (event_counts(&events[j], req) && task_from_event(&events[j], pid, t))
+            return;
+    snprintf(t->comm, sizeof t->comm, "tid %d", (int)pid);
+}
+
 /* What the CPU was doing when the array starts. */
 struct start_state {
     struct handler_stack open; /* handlers already open (innermost on top) */
@@ -215,13 +265,9 @@ static void find_start_state(const struct trace_event *events, size_t n,
         } else if (ev->kind == TRACE_IDLE && !seen_idle) {
             seen_idle = true;
             idle_exit_first = idle_state_of(ev) == IDLE_NONE;
-        } else if (ev->kind == TRACE_SWITCH && !start->running.known) {
-            start->running.known = true;
-            start->running.pid = ev->prev_pid;
-            start->running.prio = ev->prev_prio;
-            copy_name(start->running.comm, sizeof start->running.comm, ev->prev_comm,
-                      sizeof ev->prev_comm);
         }
+        if (!start->running.known && event_task(ev) >= 0)
+            task_named(events, n, i, req, event_task(ev), &start->running);
     }
     /* The first exit without an entry closes the innermost open handler. */
     for (unsigned k = n_unmatched; k-- > 0;)
@@ -332,6 +378,7 @@ struct walk {
     struct task running;
     int64_t idle;
     bool has_expiry, after_expiry, after_switch;
+    bool slept; /* our thread switched out after prev_end_ns: it waits for this cycle */
     const char *unexplained_name;
 };
 
@@ -386,7 +433,9 @@ static void add_piece(struct parts *p, const struct walk *w, int64_t ns)
     const struct task *run = &w->running;
     bool other = run->known && run->pid != 0 && run->pid != w->req->tid;
     if (!w->has_expiry) {
-        if (run->known && run->pid != 0)
+        if (run->known && run->pid == w->req->tid && w->slept) /* woken, wake-up not traced */
+            parts_add(p, CAUSE_WAKEUP, "", 1, 0, 0, 0, ns);
+        else if (run->known && run->pid != 0)
             parts_add(p, CAUSE_THREAD, run->comm, sizeof run->comm, run->pid, run->prio, 0, ns);
         else if (run->known) /* idle, and nothing recorded how the CPU left it */
             parts_add(p, CAUSE_UNEXPLAINED, "idle, wake-up not traced", TRACE_COMM_LEN * 2, 0, 0, 0,
@@ -407,7 +456,23 @@ static void add_piece(struct parts *p, const struct walk *w, int64_t ns)
     }
 }
 
-static void walk_apply(struct walk *w, const struct trace_event *ev, bool ours)
+/* An event recorded in another task than the one the walk has running
+ * says that task ran up to it: the switch to it left no event (switches
+ * out of the idle task, and everything recorded in its context, are
+ * missing on some kernels), so it takes the whole stretch since the
+ * previous event; when the idle task was running, the moment it left the
+ * CPU is not known. */
+static void walk_reveal(struct walk *w, const struct trace_event *events, size_t n, size_t i)
+{
+    int32_t pid = event_task(&events[i]);
+    if (pid < 0 || (w->running.known && w->running.pid == pid))
+        return;
+    task_named(events, n, i, w->req, pid, &w->running);
+    if (pid != 0)
+        w->idle = IDLE_NONE;
+}
+
+static void walk_apply(struct walk *w, const struct trace_event *ev, int64_t t, bool ours)
 {
     bool entry;
     int type = frame_type_of(ev->kind, &entry);
@@ -418,6 +483,8 @@ static void walk_apply(struct walk *w, const struct trace_event *ev, bool ours)
     } else if (ev->kind == TRACE_IDLE) {
         w->idle = idle_state_of(ev);
     } else if (ev->kind == TRACE_SWITCH) {
+        if (ev->prev_pid == w->req->tid && ev->pid != w->req->tid && t >= w->req->prev_end_ns)
+            w->slept = true;
         w->running.known = true;
         w->running.pid = ev->pid;
         w->running.prio = ev->prio;
@@ -523,11 +590,12 @@ void attribute_spike(const struct trace_event *events, size_t n, const struct sp
             continue;
         int64_t t = clamped_time(ev, &last);
         int64_t end = t < req->wake_ns ? t : req->wake_ns;
+        walk_reveal(&w, events, n, i);
         if (end > cursor) {
             add_piece(&parts, &w, end - cursor);
             cursor = end;
         }
-        walk_apply(&w, ev, i == expiry || ev == expiry_vector);
+        walk_apply(&w, ev, t, i == expiry || ev == expiry_vector);
         if (i == expiry)
             w.after_expiry = true;
         if (i == switch_in)

@@ -29,12 +29,26 @@
  *       after S, and our own hrtimer callback: `wakeup`.
  *   - Without E (no expiry found: events missing, or the thread never slept
  *     because the previous cycle ended after planned_ns): handlers as above,
- *     a known task running -> `thread` (our own thread included: it was still
- *     busy with the previous cycle), the rest -> `unexplained`.
+ *     our own thread after it went to sleep for this cycle (a switch away
+ *     from it at or after prev_end_ns) -> `wakeup` (its wake-up left no
+ *     events); any other known task running -> `thread` (our own thread
+ *     included when it never slept: it was still busy with the previous
+ *     cycle), the rest -> `unexplained`.
+ * The running task comes from the switches (their next task) and from the
+ * task each event was recorded in: a switch's prev task, and for every other
+ * event but sched_waking the current tid perf stores with it (0 there says
+ * nothing). An event recorded in a task other than the one running means the
+ * switch to that task left no event: it takes the whole stretch since the
+ * previous event. Some kernels record nothing while the idle task runs (not
+ * its switch to the next task, nor the interrupts it takes; Linux 6.18 on a
+ * VM does so), so a task woken on an idle CPU first shows in its own events
+ * or in the switch that ends its run, and the idle time before it ran cannot
+ * be told apart from its own. Its comm and priority come from the nearest
+ * switch or waking that names it ("tid N" if none).
  * The state at planned_ns (running task, idle, open handlers) is rebuilt from
  * the events before it; when the array starts inside a handler, an exit
- * without an entry says so; when no switch precedes planned_ns, the first
- * switch's prev task is taken as running. Events whose range the capture lost
+ * without an entry says so; before the first event that tells the running
+ * task, that task is taken as running. Events whose range the capture lost
  * (SPIKE_EVENTS_LOST) make the whole latency one `unexplained` part.
  *
  * Hostile input never breaks the sum: timestamps are clamped to be

@@ -413,6 +413,154 @@ static void test_running_task_from_the_first_switch(void **state)
     assert_int_equal(part_ns(&s, CAUSE_UNEXPLAINED, "idle, wake-up not traced"), 3000);
 }
 
+/* Recorded beside `spinner 1 95 2000 50300` (FIFO 95, tid 10838) on a Linux
+ * 6.18 VM, where nothing is recorded while the idle task runs: not the
+ * switch from idle to the spinner nor the interrupts it takes. The measuring
+ * thread (tid 10840, FIFO 90) went to sleep; the spinner took the idle CPU
+ * unseen. Times relative to the planned wake-up, as captured. */
+#define REAL_TID  10840
+#define SPIN_TID  10838
+#define SPIN_PRIO 4 /* FIFO 95 */
+
+static void real_sleep(int64_t dt)
+{
+    sw(PLAN + dt, REAL_TID, "jitterlab/1", 9, 0, "swapper/1", 120);
+}
+
+static struct trace_event *in_spinner(int64_t dt, unsigned kind, const char *name, uint64_t id)
+{
+    struct trace_event *e = ev_add(PLAN + dt, kind, name, id);
+    e->pid = SPIN_TID; /* perf's sample tid: the task the event was recorded in */
+    return e;
+}
+
+static struct spike explain_real(int64_t wake_dt, int64_t prev_end_dt)
+{
+    struct spike s;
+    struct spike_request req = request(PLAN + wake_dt);
+    req.tid = REAL_TID;
+    req.prev_end_ns = PLAN + prev_end_dt;
+    attribute_spike(evs, nev, &req, &s);
+    assert_sum_exact(&s);
+    return s;
+}
+
+static void assert_spinner_dominant(const struct spike *s, int64_t ns)
+{
+    const struct spike_cause *d = &s->causes[s->dominant];
+    assert_int_equal(d->kind, CAUSE_THREAD);
+    assert_string_equal(d->name, "spinner");
+    assert_int_equal(d->pid, SPIN_TID);
+    assert_int_equal(cause_user_priority(d->prio), 95);
+    assert_int_equal(d->ns, ns);
+}
+
+/* Our timer expired 38 us late inside the spinner's context; the first
+ * switch is the spinner's to us. Was: timer-irq-late + wakeup 1392997. */
+static void test_real_spinner_seen_only_in_its_own_events_is_the_thread(void **state)
+{
+    (void)state;
+    const uint64_t timer = UINT64_C(0xffffc90004fa3c48);
+    real_sleep(-1925969);
+    real_sleep(-933223);
+    in_spinner(37902, TRACE_VECTOR_ENTRY, "local_timer", 0xec);
+    in_spinner(38643, TRACE_HRTIMER_ENTRY, "hrtimer_wakeup", timer)->arg = PLAN + 38343;
+    struct trace_event *w = ev_add(PLAN + 39435, TRACE_WAKING, "jitterlab/1", 0);
+    w->pid = REAL_TID;
+    w->prio = 9;
+    w->arg = 1;
+    in_spinner(40667, TRACE_HRTIMER_EXIT, NULL, timer);
+    in_spinner(44004, TRACE_VECTOR_EXIT, "local_timer", 0xec);
+    sw(PLAN + 1427392, SPIN_TID, "spinner", SPIN_PRIO, REAL_TID, "jitterlab/1", 9);
+    struct spike s = explain_real(1431640, -935167);
+
+    assert_int_equal(s.flags, 0);
+    assert_int_equal(s.ncauses, 3);
+    assert_int_equal(part_ns(&s, CAUSE_TIMER_IRQ_LATE, ""), 38643);
+    /* our callback, then from the switch to the clock read */
+    assert_int_equal(part_ns(&s, CAUSE_WAKEUP, ""), 2024 + 4248);
+    /* the rest of our interrupt (it interrupted the spinner) and up to the switch */
+    assert_spinner_dominant(&s, 1431640 - 38643 - 2024 - 4248);
+}
+
+/* Our timer expired while the CPU was idle (nothing recorded): the only
+ * trace of the spinner is the switch that ends its run. Was: unexplained
+ * "idle, wake-up not traced" 2056749 + thread jitterlab/1 5501. */
+static void test_real_spinner_seen_only_in_its_switch_out_is_the_thread(void **state)
+{
+    (void)state;
+    real_sleep(-1924894);
+    real_sleep(-941306);
+    sw(PLAN + 2056749, SPIN_TID, "spinner", SPIN_PRIO, REAL_TID, "jitterlab/1", 9);
+    struct spike s = explain_real(2062250, -943219);
+
+    assert_true(s.flags & SPIKE_NO_EXPIRY);
+    assert_int_equal(s.ncauses, 2);
+    assert_spinner_dominant(&s, 2056749);
+    /* our thread had gone to sleep: from the switch to it, its wake-up */
+    assert_int_equal(part_ns(&s, CAUSE_WAKEUP, ""), 5501);
+}
+
+/* As before, with the tick taken in the spinner's context: the thread part
+ * is cut by the timer interrupt, and named from the later switch. Was:
+ * unexplained 2042654. */
+static void test_real_spinner_interrupted_by_the_tick_is_the_thread(void **state)
+{
+    (void)state;
+    const uint64_t tick = UINT64_C(0xffff888627d206f8);
+    real_sleep(-876240);
+    in_spinner(1547874, TRACE_VECTOR_ENTRY, "local_timer", 0xec);
+    in_spinner(1548756, TRACE_HRTIMER_ENTRY, "tick_nohz_handler", tick)->arg = PLAN + 1548456;
+    in_spinner(1587159, TRACE_HRTIMER_EXIT, NULL, tick);
+    in_spinner(1590716, TRACE_VECTOR_EXIT, "local_timer", 0xec);
+    sw(PLAN + 2085496, SPIN_TID, "spinner", SPIN_PRIO, REAL_TID, "jitterlab/1", 9);
+    struct spike s = explain_real(2091006, -881420);
+
+    assert_spinner_dominant(&s, 1547874 + (2085496 - 1590716));
+    assert_int_equal(part_ns(&s, CAUSE_TIMER, "local_timer"), 882 + 3557);
+    assert_int_equal(part_ns(&s, CAUSE_TIMER, "tick_nohz_handler"), 38403);
+    assert_int_equal(part_ns(&s, CAUSE_WAKEUP, ""), 5510);
+    assert_int_equal(part_ns(&s, CAUSE_UNEXPLAINED, NULL), -1);
+}
+
+/* Our thread slept, was switched in unseen (its timer expired in idle) and
+ * was preempted by a disturber the tick woke: our thread's own stretches are
+ * its wake-up, not a `thread` part of its own. */
+static void test_thread_woken_unseen_then_preempted_is_wakeup(void **state)
+{
+    (void)state;
+    sw(PLAN - 500000, TID, "measure", 1, 0, "swapper/1", 120);
+    ev_add(PLAN + 1000, TRACE_VECTOR_ENTRY, "local_timer", 236)->pid = TID;
+    ev_add(PLAN + 1100, TRACE_HRTIMER_ENTRY, "hrtimer_wakeup", 0x77)->pid = TID;
+    ev_add(PLAN + 1200, TRACE_WAKING, "disturb", 0)->pid = 4711;
+    ev_add(PLAN + 1300, TRACE_HRTIMER_EXIT, NULL, 0x77)->pid = TID;
+    ev_add(PLAN + 1400, TRACE_VECTOR_EXIT, "local_timer", 236)->pid = TID;
+    sw(PLAN + 2000, TID, "measure", 1, 4711, "disturb", 4);
+    sw(PLAN + 50000, 4711, "disturb", 4, TID, "measure", 1);
+    struct spike s = explain(PLAN + 51000);
+
+    assert_true(s.flags & SPIKE_NO_EXPIRY);
+    assert_int_equal(part_ns(&s, CAUSE_WAKEUP, ""), 1000 + 600 + 1000);
+    assert_int_equal(part_ns(&s, CAUSE_TIMER, "hrtimer_wakeup"), 200);
+    assert_int_equal(part_ns(&s, CAUSE_TIMER, "local_timer"), 200);
+    assert_int_equal(part_ns(&s, CAUSE_THREAD, "disturb"), 48000);
+    assert_int_equal(part_ns(&s, CAUSE_THREAD, "measure"), -1);
+}
+
+/* A task seen only in its events' tid, never named by a switch or waking. */
+static void test_task_known_only_by_its_tid(void **state)
+{
+    (void)state;
+    sw(PLAN - 500000, TID, "measure", 1, 0, "swapper/1", 120);
+    ev_add(PLAN + 3000, TRACE_IRQ_ENTRY, "eth0", 24)->pid = 777;
+    ev_add(PLAN + 4000, TRACE_IRQ_EXIT, NULL, 24)->pid = 777;
+    struct spike s = explain(PLAN + 6000);
+
+    assert_int_equal(part_ns(&s, CAUSE_THREAD, "tid 777"), 3000 + 2000);
+    assert_int_equal(part_ns(&s, CAUSE_IRQ, "eth0"), 1000);
+    assert_int_equal(s.causes[s.dominant].pid, 777);
+}
+
 static void test_more_causes_than_fit_are_folded(void **state)
 {
     (void)state;
@@ -520,6 +668,11 @@ int main(void)
         cmocka_unit_test_setup(test_nesting_deeper_than_the_stack, reset),
         cmocka_unit_test_setup(test_thread_still_running_late_without_sleep, reset),
         cmocka_unit_test_setup(test_running_task_from_the_first_switch, reset),
+        cmocka_unit_test_setup(test_real_spinner_seen_only_in_its_own_events_is_the_thread, reset),
+        cmocka_unit_test_setup(test_real_spinner_seen_only_in_its_switch_out_is_the_thread, reset),
+        cmocka_unit_test_setup(test_real_spinner_interrupted_by_the_tick_is_the_thread, reset),
+        cmocka_unit_test_setup(test_thread_woken_unseen_then_preempted_is_wakeup, reset),
+        cmocka_unit_test_setup(test_task_known_only_by_its_tid, reset),
         cmocka_unit_test_setup(test_more_causes_than_fit_are_folded, reset),
         cmocka_unit_test_setup(test_dominant_tie_goes_to_the_first, reset),
         cmocka_unit_test_setup(test_events_of_other_cpus_are_ignored, reset),
