@@ -75,6 +75,7 @@ static void close_window(struct run_telemetry *rt, int i)
     c->open = false;
     struct telemetry_window w = {
         .t_ns = rt->boundary_ns,
+        .duration_ns = rt->boundary_ns - rt->prev_boundary,
         .cpu = rt->pending[i].cpu,
         .samples = c->samples,
         .missed = c->missed,

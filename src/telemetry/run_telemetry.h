@@ -23,7 +23,8 @@
 
 /* One CPU over one telemetry window. */
 struct telemetry_window {
-    int64_t t_ns; /* end of the window (the snapshot), relative to the run start */
+    int64_t t_ns;        /* end of the window (the snapshot), relative to the run start */
+    int64_t duration_ns; /* from the snapshot before */
     int cpu;
     uint64_t samples;
     uint64_t missed;

@@ -87,20 +87,22 @@ static void window_metrics(const struct telemetry_window *w, const struct softir
                            struct cpu_metrics *m, size_t row)
 {
     const struct telemetry_cpu_figures *f = &w->fig;
+    /* counts as rates, so that a short last window compares with the rest */
+    double per_s = w->duration_ns > 0 ? 1e9 / (double)w->duration_ns : 1;
     for (int k = 0; k < f->nirq; k++) {
         struct metric_key key;
         irq_key(&f->irq[k], &key);
-        put(m, row, key.kind, key.name, METRIC_COUNT, (double)f->irq[k].count);
+        put(m, row, key.kind, key.name, METRIC_COUNT, (double)f->irq[k].count * per_s);
     }
     if (f->softirqs >= 0)
         for (int k = 0; k < sq->n && k < TELEMETRY_SOFTIRQ_MAX; k++)
             if (f->softirq[k] > 0)
-                put(m, row, "softirq", sq->name[k], METRIC_COUNT, (double)f->softirq[k]);
+                put(m, row, "softirq", sq->name[k], METRIC_COUNT, (double)f->softirq[k] * per_s);
     if (f->ctxt >= 0)
-        put(m, row, "thread", "context switches", METRIC_COUNT, (double)f->ctxt);
+        put(m, row, "thread", "context switches", METRIC_COUNT, (double)f->ctxt * per_s);
     put(m, row, "steal", "steal", METRIC_STEAL, f->steal_pct);
     if (f->smi >= 0)
-        put(m, row, "smi", "SMI", METRIC_SMI, (double)f->smi);
+        put(m, row, "smi", "SMI", METRIC_SMI, (double)f->smi * per_s);
     put(m, row, "frequency", "avg_mhz", METRIC_FREQUENCY, f->avg_mhz);
     for (int k = 0; k < f->nidle; k++)
         if (strcmp(f->idle[k].name, "POLL") != 0)
@@ -151,18 +153,39 @@ static void explain_cpu(const struct telemetry_window *w, const size_t *idx, siz
     double *column = malloc(n * sizeof(double));
     if (!column)
         return;
-    size_t quiet = 0;
+    /* The baseline comes from the quiet windows when there are enough of
+     * them to have a median worth the name, else from all; windows without
+     * a sample or much shorter than the others (the last one) stay out. */
+    int64_t longest = 0;
     for (size_t r = 0; r < n; r++)
-        quiet += w[idx[r]].spikes == 0;
+        if (w[idx[r]].duration_ns > longest)
+            longest = w[idx[r]].duration_ns;
+    bool *usable = calloc(n, sizeof(bool));
+    if (!usable) {
+        free(column);
+        return;
+    }
+    size_t quiet = 0, nusable = 0;
+    for (size_t r = 0; r < n; r++) {
+        usable[r] = w[idx[r]].samples > 0 && w[idx[r]].duration_ns * 10 >= longest;
+        nusable += usable[r];
+        quiet += usable[r] && w[idx[r]].spikes == 0;
+    }
+    bool from_quiet = quiet >= 3 || quiet * 4 >= nusable;
     for (int k = 0; k < m->nkeys; k++) {
         size_t c = 0;
         for (size_t r = 0; r < n; r++)
-            if (quiet == 0 || w[idx[r]].spikes == 0)
+            if ((usable[r] || nusable == 0) && (!from_quiet || w[idx[r]].spikes == 0))
                 column[c++] = m->value[r * METRICS_MAX + (size_t)k];
+        if (c == 0) {
+            baseline[k] = 0;
+            continue;
+        }
         qsort(column, c, sizeof(double), cmp_double);
         baseline[k] = c % 2 ? column[c / 2] : (column[c / 2 - 1] + column[c / 2]) / 2;
     }
     free(column);
+    free(usable);
     for (size_t r = 0; r < n; r++) {
         const struct telemetry_window *win = &w[idx[r]];
         if (win->spikes == 0)

@@ -171,6 +171,49 @@ static void test_cpus_have_their_own_baselines_and_results_are_in_time_order(voi
     window_explanation_free(&e);
 }
 
+static void test_counts_compare_as_rates_and_a_short_last_window_is_no_baseline(void **state)
+{
+    (void)state;
+    struct telemetry_window w[5];
+    for (int k = 0; k < 4; k++) {
+        w[k] = quiet_window(1, (k + 1) * 1000000000LL);
+        w[k].duration_ns = 1000000000LL;
+        w[k].spikes = 1;
+    }
+    /* the last 1 ms of the run: 1 timer interrupt is the usual rate, and
+     * as the only quiet window it must not become the baseline */
+    w[4] = quiet_window(1, 4001000000LL);
+    w[4].duration_ns = 1000000;
+    w[4].fig.irq[0].count = 1;
+    w[4].samples = 1;
+    add_irq(&w[2], "36", "virtio1-req.0", 300);
+    struct window_explanation e;
+    assert_int_equal(window_explain(w, 5, softirq_names, 10, &e), 0);
+    assert_int_equal(e.nspike, 4);
+    assert_int_equal(e.spike[0].ncauses, 0); /* 1000/s is the usual, not 1000x of 1/s */
+    assert_int_equal(e.spike[2].ncauses, 1);
+    assert_string_equal(e.spike[2].cause[0].name, "virtio1-req.0");
+    assert_true(e.spike[2].cause[0].value == 300);
+    window_explanation_free(&e);
+}
+
+static void test_one_quiet_window_among_many_is_no_baseline(void **state)
+{
+    (void)state;
+    struct telemetry_window w[9];
+    for (int k = 0; k < 9; k++) {
+        w[k] = quiet_window(1, (k + 1) * 1000000000LL);
+        w[k].spikes = k == 4 ? 0 : 1;
+    }
+    w[4].fig.ctxt = 10; /* the one quiet second happened to be unusually calm */
+    struct window_explanation e;
+    assert_int_equal(window_explain(w, 9, softirq_names, 10, &e), 0);
+    assert_int_equal(e.nspike, 8);
+    for (size_t k = 0; k < e.nspike; k++)
+        assert_int_equal(e.spike[k].ncauses, 0);
+    window_explanation_free(&e);
+}
+
 static void test_no_spike_no_allocation(void **state)
 {
     (void)state;
@@ -191,6 +234,8 @@ int main(void)
         cmocka_unit_test(test_steal_frequency_and_switches_rank_by_how_far_they_stand_out),
         cmocka_unit_test(test_every_window_spiky_takes_the_median_of_all),
         cmocka_unit_test(test_cpus_have_their_own_baselines_and_results_are_in_time_order),
+        cmocka_unit_test(test_counts_compare_as_rates_and_a_short_last_window_is_no_baseline),
+        cmocka_unit_test(test_one_quiet_window_among_many_is_no_baseline),
         cmocka_unit_test(test_no_spike_no_allocation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
