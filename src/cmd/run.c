@@ -46,7 +46,7 @@
  * telemetry windows beside them. */
 struct run_sinks {
     struct collector_sinks stream;
-    struct explain *explain;         /* NULL: no tracepoint explanation */
+    struct explain *explain;         /* NULL: no --explain */
     struct run_telemetry *telemetry; /* NULL: --no-telemetry */
     int index_of_cpu[CPULIST_MAX_CPUS];
 };
@@ -56,10 +56,9 @@ static void run_sink_sample(void *ctx, int cpu, const struct cycle_sample *s)
     struct run_sinks *r = ctx;
     if (r->stream.sample)
         r->stream.sample(r->stream.ctx, cpu, s);
-    if (r->explain)
-        explain_sample(r->explain, cpu, s);
+    bool spike = r->explain && explain_sample(r->explain, cpu, s);
     if (r->telemetry)
-        run_telemetry_sample(r->telemetry, r->index_of_cpu[cpu], s, false);
+        run_telemetry_sample(r->telemetry, r->index_of_cpu[cpu], s, spike);
 }
 
 static void run_sink_tick(void *ctx, int64_t t_ns)
@@ -348,7 +347,7 @@ int cmd_run(int argc, char **argv)
     struct telemetry *tele = NULL;
     static struct run_telemetry rtele;
     bool telemetry_on = false; /* rtele is initialised */
-    bool explaining = false;   /* the tracepoint capture is open */
+    bool explaining = false;   /* explain is open (with or without tracepoints) */
     const char *explain_reason = NULL;
     static char explain_err[512];
     struct load_runner *loads = NULL;
@@ -414,14 +413,18 @@ int cmd_run(int argc, char **argv)
                                       .threshold_ns = p.explain_threshold_ns,
                                       .keep = p.explain_keep,
                                       .poll_period_ns = COLLECTOR_PERIOD_NS};
-        if (explain_open(&explain, &xcfg, explain_err, sizeof(explain_err)) == 0) {
-            explaining = true;
-        } else {
+        int xrc = explain_open(&explain, &xcfg, explain_err, sizeof(explain_err));
+        if (xrc < 0) {
+            fprintf(stderr, "jitterlab: --explain: %s\n", explain_err);
+            goto done;
+        }
+        explaining = true;
+        if (xrc > 0) {
             explain_reason = explain_err;
-            fprintf(stderr,
-                    "jitterlab: --explain: tracepoints unavailable (%s); attributing per report "
-                    "window\n",
-                    explain_err);
+            fprintf(stderr, "jitterlab: --explain: tracepoints unavailable (%s); %s\n", explain_err,
+                    p.telemetry ? "attributing per telemetry window"
+                                : "with --no-telemetry there are no windows to attribute spikes "
+                                  "to: they are only counted");
         }
     }
     if (p.telemetry) {
@@ -548,11 +551,15 @@ int cmd_run(int argc, char **argv)
         rep.telemetry_windows =
             run_telemetry_windows(&rtele, &rep.telemetry_count, &rep.telemetry_dropped);
     }
-    if (p.explain) {
-        rep.explain_method = explaining ? "tracepoints" : "window";
+    if (explaining && !explain.capture && rep.telemetry &&
+        explain_by_windows(&explain, rep.telemetry_windows, rep.telemetry_count,
+                           telemetry_softirq_names(tele), telemetry_softirq_count(tele)) != 0)
+        fprintf(stderr, "jitterlab: --explain: out of memory for the window attribution\n");
+    if (explaining) {
+        rep.explain_method = explain.capture ? "tracepoints" : "window";
         rep.explain_reason = explain_reason;
         rep.explain_threshold_ns = p.explain_threshold_ns;
-        rep.explain = explaining ? &explain : NULL;
+        rep.explain = &explain;
     }
     run_report_merge(&rep);
 

@@ -335,37 +335,84 @@ static json_t *json_spike(const struct spike *s, const char *const *policy, int6
     return o;
 }
 
-/* "explain", "spikes" and "spike_summary" of a run with --explain. */
+/* The window method's "spike_windows" and summary rows. */
+static void json_window_explanation(const struct window_explanation *wx, json_t *windows,
+                                    json_t *by_cause)
+{
+    for (size_t k = 0; k < wx->nspike; k++) {
+        const struct window_spike *s = &wx->spike[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "cpu", json_integer(s->cpu));
+        json_object_set_new(o, "t_s", json_real((double)s->t_ns / 1e9));
+        json_object_set_new(o, "spikes", json_integer((json_int_t)s->spikes));
+        json_object_set_new(o, "max_ns", json_integer(s->max_ns));
+        json_t *causes = json_array();
+        for (int j = 0; j < s->ncauses; j++)
+            json_array_append_new(
+                causes, json_pack("{s:s,s:s,s:f,s:f,s:f}", "kind", s->cause[j].kind, "name",
+                                  s->cause[j].name, "value", s->cause[j].value, "baseline",
+                                  s->cause[j].baseline, "excess", s->cause[j].excess));
+        json_object_set_new(o, "causes", causes);
+        json_object_set_new(
+            o, "dominant",
+            s->ncauses ? json_pack("{s:s,s:s}", "kind", s->cause[0].kind, "name", s->cause[0].name)
+                       : json_pack("{s:s,s:s}", "kind", "unexplained", "name",
+                                   "nothing above the CPU's usual"));
+        json_array_append_new(windows, o);
+    }
+    for (size_t r = 0; r < wx->nrows; r++) {
+        const struct window_summary_row *row = &wx->row[r];
+        json_array_append_new(
+            by_cause, json_pack("{s:s,s:s,s:I,s:f,s:I,s:I}", "kind", row->kind, "name", row->name,
+                                "windows", (json_int_t)row->windows, "share", row->share, "spikes",
+                                (json_int_t)row->spikes, "max_ns", (json_int_t)row->max_ns));
+    }
+}
+
+/* "explain", "spikes" (tracepoints) or "spike_windows" (window method),
+ * and "spike_summary" {method, by_cause} of a run with --explain. */
 static void json_explain(json_t *doc, const struct run_report *rep, int64_t start_ns)
 {
     const struct explain *x = rep->explain;
+    bool traced = x->capture != NULL;
     json_t *e = json_object();
     json_object_set_new(e, "method", json_string(rep->explain_method));
     if (rep->explain_reason)
         json_object_set_new(e, "reason", json_string(rep->explain_reason));
     json_object_set_new(e, "threshold_ns",
                         json_int_or_null(rep->explain_threshold_ns > 0, rep->explain_threshold_ns));
-    json_object_set_new(e, "events", json_integer(x ? (json_int_t)x->events : 0));
-    json_object_set_new(e, "events_lost", json_integer(x ? (json_int_t)x->events_lost : 0));
-    json_object_set_new(e, "spikes", json_integer(x ? (json_int_t)x->store.total : 0));
-    json_object_set_new(e, "spikes_kept", json_integer(x ? (json_int_t)x->kept_count : 0));
+    json_object_set_new(e, "events", json_integer((json_int_t)x->events));
+    json_object_set_new(e, "events_lost", json_integer((json_int_t)x->events_lost));
+    json_object_set_new(e, "spikes", json_integer((json_int_t)explain_spikes(x)));
+    if (traced)
+        json_object_set_new(e, "spikes_kept", json_integer((json_int_t)x->kept_count));
+    else
+        json_object_set_new(e, "windows_with_spikes", json_integer((json_int_t)x->windows.nspike));
     json_object_set_new(doc, "explain", e);
-    json_t *spikes = json_array();
-    json_t *summary = json_array();
-    for (size_t k = 0; x && k < x->kept_count; k++)
-        json_array_append_new(spikes, json_spike(&x->kept[k], x->kept_policy[k], start_ns));
-    for (size_t r = 0; x && r < x->nrows; r++) {
-        const struct spike_summary_row *row = &x->rows[r];
-        json_t *o = json_cause_head(row->kind, row->name, row->pid);
-        json_object_set_new(o, "count", json_integer((json_int_t)row->count));
-        json_object_set_new(o, "share", json_real(row->share));
-        json_object_set_new(o, "total_ns", json_integer(row->total_ns));
-        json_object_set_new(o, "max_ns", json_integer(row->max_ns));
-        json_object_set_new(o, "median_ns", json_integer(row->median_ns));
-        json_array_append_new(summary, o);
+    json_t *by_cause = json_array();
+    if (traced) {
+        json_t *spikes = json_array();
+        for (size_t k = 0; k < x->kept_count; k++)
+            json_array_append_new(spikes, json_spike(&x->kept[k], x->kept_policy[k], start_ns));
+        for (size_t r = 0; r < x->nrows; r++) {
+            const struct spike_summary_row *row = &x->rows[r];
+            json_t *o = json_cause_head(row->kind, row->name, row->pid);
+            json_object_set_new(o, "count", json_integer((json_int_t)row->count));
+            json_object_set_new(o, "share", json_real(row->share));
+            json_object_set_new(o, "total_ns", json_integer(row->total_ns));
+            json_object_set_new(o, "max_ns", json_integer(row->max_ns));
+            json_object_set_new(o, "median_ns", json_integer(row->median_ns));
+            json_array_append_new(by_cause, o);
+        }
+        json_object_set_new(doc, "spikes", spikes);
+    } else {
+        json_t *windows = json_array();
+        json_window_explanation(&x->windows, windows, by_cause);
+        json_object_set_new(doc, "spike_windows", windows);
     }
-    json_object_set_new(doc, "spikes", spikes);
-    json_object_set_new(doc, "spike_summary", summary);
+    json_object_set_new(
+        doc, "spike_summary",
+        json_pack("{s:s,s:o}", "method", rep->explain_method, "by_cause", by_cause));
 }
 
 /* "telemetry_sources", "telemetry" (one entry per window and CPU) and

@@ -57,9 +57,29 @@ void text_loads(FILE *out, const struct load_spec *specs, int n, const struct lo
     }
 }
 
+#define TEXT_SPIKE_ROWS 5
+
+/* Without tracepoints: what stood out in the windows with spikes,
+ * "  60% of 5 windows with spikes: irq virtio1-req.0 (12 spikes, max 2.1 ms)". */
+static void text_window_spikes(FILE *out, const struct run_report *rep)
+{
+    const struct window_explanation *wx = &rep->explain->windows;
+    fprintf(out, ", in %zu telemetry windows (no tracepoints: %s)\n", wx->nspike,
+            rep->explain_reason ? rep->explain_reason : "unavailable");
+    for (size_t r = 0; r < wx->nrows && r < TEXT_SPIKE_ROWS; r++) {
+        const struct window_summary_row *row = &wx->row[r];
+        char max[32];
+        format_duration(row->max_ns, max, sizeof(max));
+        fprintf(out, "  %.0f%% of %zu windows with spikes: %s %s (%llu spikes, max %s)\n",
+                row->share * 100, wx->nspike, row->kind, row->name, (unsigned long long)row->spikes,
+                max);
+    }
+    if (wx->nrows > TEXT_SPIKE_ROWS)
+        fprintf(out, "  (%zu more causes in the JSON result)\n", wx->nrows - TEXT_SPIKE_ROWS);
+}
+
 /* "Spikes above 500 us: 101 on CPU 1", then the largest causes, one per line:
  * "  92% of 101 spikes: thread disturb/4711 SCHED_FIFO 95, median 1.9 ms". */
-#define TEXT_SPIKE_ROWS 5
 static void text_spikes(FILE *out, const struct run_report *rep)
 {
     const struct explain *x = rep->explain;
@@ -68,17 +88,16 @@ static void text_spikes(FILE *out, const struct run_report *rep)
         format_duration(rep->explain_threshold_ns, thr, sizeof(thr));
     else
         snprintf(thr, sizeof(thr), "max(50 us, 10 x median)");
-    if (!x) {
-        fprintf(out, "\nSpikes above %s: not attributed (%s)\n", thr,
-                rep->explain_reason ? rep->explain_reason : "no tracepoints");
-        return;
-    }
     fprintf(out, "\nSpikes above %s: ", thr);
     uint64_t total = 0;
     for (int i = 0; i < x->ncpu; i++) {
         total += explain_cpu_spikes(x, i);
         fprintf(out, "%s%llu on CPU %d", i ? ", " : "",
                 (unsigned long long)explain_cpu_spikes(x, i), rep->cpus->cpu[i]);
+    }
+    if (!x->capture) {
+        text_window_spikes(out, rep);
+        return;
     }
     fprintf(out, " (%llu trace events)\n", (unsigned long long)x->events);
     for (size_t r = 0; r < x->nrows && r < TEXT_SPIKE_ROWS; r++) {

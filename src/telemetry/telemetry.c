@@ -314,8 +314,10 @@ static void choose_sensors(struct telemetry *t)
 static void keep_softirq_names(struct telemetry *t, const struct percpu_table *sq)
 {
     t->nsoftirq = sq->nrow < TELEMETRY_SOFTIRQ_MAX ? sq->nrow : TELEMETRY_SOFTIRQ_MAX;
-    for (int k = 0; k < t->nsoftirq; k++)
+    for (int k = 0; k < t->nsoftirq; k++) {
         text_copy(t->softirq_name[k], sizeof t->softirq_name[k], sq->row[k].id);
+        t->softirq_ptr[k] = t->softirq_name[k];
+    }
 }
 
 static void read_msrs(struct telemetry *t, struct snapshot *s)
@@ -512,6 +514,11 @@ double telemetry_elapsed_s(const struct telemetry *t)
 int telemetry_softirq_count(const struct telemetry *t)
 {
     return t->nsoftirq;
+}
+
+const char *const *telemetry_softirq_names(const struct telemetry *t)
+{
+    return t->softirq_ptr;
 }
 
 const char *telemetry_softirq_name(const struct telemetry *t, int k)

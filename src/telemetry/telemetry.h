@@ -123,6 +123,8 @@ void telemetry_cpu_delta(const struct telemetry *t, int i, struct telemetry_cpu_
  * -1 when unknown. */
 int64_t telemetry_system_ctxt(const struct telemetry *t);
 int telemetry_softirq_count(const struct telemetry *t);
+/* The vector names, telemetry_softirq_count of them. */
+const char *const *telemetry_softirq_names(const struct telemetry *t);
 const char *telemetry_softirq_name(const struct telemetry *t, int k);
 const struct read_notes *telemetry_notes(const struct telemetry *t);
 void telemetry_close(struct telemetry *t);

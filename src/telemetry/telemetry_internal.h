@@ -60,6 +60,7 @@ struct telemetry {
     int cur; /* snap[cur] is the newest */
     int nsoftirq;
     char softirq_name[TELEMETRY_SOFTIRQ_MAX][16];
+    const char *softirq_ptr[TELEMETRY_SOFTIRQ_MAX]; /* softirq_name[k] */
     struct read_notes notes;
 };
 

@@ -50,8 +50,9 @@ int explain_open(struct explain *x, const struct explain_config *cfg, char *err,
     x->cfg = *cfg;
     x->ncpu = cfg->cpus->count;
     size_t bytes = trace_capture_bytes_for(cfg->interval_ns, cfg->poll_period_ns);
+    err[0] = '\0';
     if (trace_capture_open(cfg->cpus, bytes, &x->capture, err, errlen) != 0)
-        return -1;
+        x->capture = NULL; /* the window method: spikes are only detected and counted */
     int max_cpu = 0;
     for (int i = 0; i < x->ncpu; i++)
         if (cfg->cpus->cpu[i] > max_cpu)
@@ -65,6 +66,8 @@ int explain_open(struct explain *x, const struct explain_config *cfg, char *err,
         c->cpu = cfg->cpus->cpu[i];
         c->prev_end_ns = -1;
         latency_hist_init(&c->hist);
+        if (!x->capture)
+            continue;
         c->window = calloc(WINDOW_EVENTS, sizeof(*c->window));
         c->pending = calloc(PENDING_SPIKES, sizeof(*c->pending));
         if (!c->window || !c->pending)
@@ -72,7 +75,7 @@ int explain_open(struct explain *x, const struct explain_config *cfg, char *err,
         /* resident before the run: the collector never faults them in */
         memset(c->window, 0, WINDOW_EVENTS * sizeof(*c->window));
     }
-    return 0;
+    return x->capture ? 0 : 1;
 oom:
     snprintf(err, errlen, "out of memory for the trace windows");
     explain_free(x);
@@ -84,7 +87,7 @@ int explain_start(struct explain *x, int64_t start_ns, const int *tids)
     x->start_ns = start_ns;
     for (int i = 0; i < x->ncpu; i++)
         x->cpu[i].tid = tids[i];
-    return trace_capture_enable(x->capture);
+    return x->capture ? trace_capture_enable(x->capture) : 0;
 }
 
 static int cpu_index(const struct explain *x, int cpu)
@@ -189,11 +192,11 @@ static int64_t threshold_of(const struct explain *x, const struct explain_cpu *c
     return t > EXPLAIN_MIN_THRESHOLD_NS ? t : EXPLAIN_MIN_THRESHOLD_NS;
 }
 
-void explain_sample(struct explain *x, int cpu, const struct cycle_sample *s)
+bool explain_sample(struct explain *x, int cpu, const struct cycle_sample *s)
 {
     int i = cpu_index(x, cpu);
     if (i < 0)
-        return;
+        return false;
     struct explain_cpu *c = &x->cpu[i];
     int64_t wake = x->start_ns + s->t_ns;
     int64_t planned = wake - s->latency_ns;
@@ -208,8 +211,10 @@ void explain_sample(struct explain *x, int cpu, const struct cycle_sample *s)
         c->since_p50 = 0;
     }
     if (s->latency_ns <= threshold_of(x, c))
-        return;
+        return false;
     c->spikes++;
+    if (!x->capture)
+        return true;
     if (c->npending == PENDING_SPIKES) {
         /* More spikes than a pass can hold: explain the oldest with what
          * the window has now. */
@@ -220,12 +225,23 @@ void explain_sample(struct explain *x, int cpu, const struct cycle_sample *s)
     }
     c->pending[c->npending++] = (struct pending_spike){
         .planned_ns = planned, .wake_ns = wake, .prev_end_ns = prev_end, .flags = 0};
+    return true;
 }
 
 void explain_drained(struct explain *x)
 {
+    if (!x->capture)
+        return;
     for (int i = 0; i < x->ncpu; i++)
         read_cpu(x, i);
+}
+
+uint64_t explain_spikes(const struct explain *x)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < x->ncpu; i++)
+        n += x->cpu[i].spikes;
+    return n;
 }
 
 const char *explain_thread_policy(int32_t pid, int32_t prio)
@@ -246,9 +262,11 @@ void explain_finish(struct explain *x)
 {
     if (x->finished)
         return;
+    x->finished = true;
+    if (!x->capture)
+        return;
     trace_capture_disable(x->capture);
     explain_drained(x);
-    x->finished = true;
     x->events = trace_capture_events(x->capture);
     x->events_lost = trace_capture_lost(x->capture);
     x->kept = spikes_sorted_by_time(&x->store, &x->kept_count);
@@ -266,6 +284,13 @@ void explain_finish(struct explain *x)
                                : NULL;
 }
 
+int explain_by_windows(struct explain *x, const struct telemetry_window *w, size_t n,
+                       const char *const *softirq_names, int nsoftirq)
+{
+    window_explanation_free(&x->windows);
+    return window_explain(w, n, softirq_names, nsoftirq, &x->windows);
+}
+
 uint64_t explain_cpu_spikes(const struct explain *x, int i)
 {
     return x->cpu[i].spikes;
@@ -281,6 +306,7 @@ void explain_free(struct explain *x)
     free(x->cpu);
     free(x->kept_policy);
     spikes_free(&x->store);
+    window_explanation_free(&x->windows);
     trace_capture_close(x->capture);
     memset(x, 0, sizeof(*x));
 }

@@ -6,7 +6,9 @@
  * and attributes (trace/attribute.h) every pending spike whose events have
  * all arrived; the spike store (trace/spikes.h) keeps the largest and the
  * summary. Everything is allocated by explain_open, before the engine
- * starts; nothing here touches the measuring threads.
+ * starts; nothing here touches the measuring threads. Without tracepoints
+ * the same threshold detects and counts the spikes, and at the end the
+ * telemetry windows explain them (trace/window_explain.h).
  */
 #ifndef JITTERLAB_TRACE_EXPLAIN_H
 #define JITTERLAB_TRACE_EXPLAIN_H
@@ -18,6 +20,7 @@
 #include "engine/ring.h"
 #include "sys/cpulist.h"
 #include "trace/spikes.h"
+#include "trace/window_explain.h"
 
 /* Spike threshold when none is given: max(EXPLAIN_MIN_THRESHOLD_NS,
  * EXPLAIN_P50_FACTOR x the CPU's running median latency). */
@@ -52,23 +55,32 @@ struct explain {
     size_t nrows;
     const char *(*kept_policy)[SPIKE_CAUSES_MAX]; /* per kept spike and cause */
     const char *row_policy[SPIKES_GROUPS_MAX + 1];
+    /* the window method (capture NULL): filled by explain_by_windows */
+    struct window_explanation windows;
 };
 
-/* Opens the capture and allocates everything. 0; or -1 with the reason the
- * tracepoints cannot be used in err (the caller falls back). */
+/* Opens the capture and allocates everything: 0. 1 when the tracepoints
+ * cannot be used, with the reason in err: spikes are then only detected and
+ * counted (capture NULL), for the window method. -1 when out of memory. */
 int explain_open(struct explain *x, const struct explain_config *cfg, char *err, size_t errlen);
 /* Once the engine runs: its start time and each thread's tid (by CPU
  * index); enables the capture. */
 int explain_start(struct explain *x, int64_t start_ns, const int *tids);
-/* Collector sink: one sample of the CPU cpu (the real id). */
-void explain_sample(struct explain *x, int cpu, const struct cycle_sample *s);
+/* Collector sink: one sample of the CPU cpu (the real id); true when it
+ * is a spike. */
+bool explain_sample(struct explain *x, int cpu, const struct cycle_sample *s);
 /* Collector: after each drain pass. */
 void explain_drained(struct explain *x);
 /* After the last drain: reads what is left, attributes every pending
  * spike, sorts the kept ones by time and resolves thread policies. */
 void explain_finish(struct explain *x);
-/* Spikes detected on the CPU of index i. */
+/* The window method: explains the telemetry windows whose spike counts
+ * came from explain_sample. 0, or -1 when out of memory. */
+int explain_by_windows(struct explain *x, const struct telemetry_window *w, size_t n,
+                       const char *const *softirq_names, int nsoftirq);
+/* Spikes detected on the CPU of index i, and on all. */
 uint64_t explain_cpu_spikes(const struct explain *x, int i);
+uint64_t explain_spikes(const struct explain *x);
 void explain_free(struct explain *x);
 
 /* The policy of a real-time or normal thread for people: SCHED_FIFO or

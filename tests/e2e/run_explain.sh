@@ -100,8 +100,8 @@ t("every spike's parts add up to its latency within 1%", 'sp and not far', 'far[
 t("... and exactly", 'all(sum(c["ns"] for c in s["causes"]) == s["latency_ns"] for s in sp)', '')
 pol = [c for s in hit for c in s["causes"] if is_disturber(c)]
 t("the disturber's parts say SCHED_FIFO 95", 'pol and all(c["policy"] == "SCHED_FIFO" and c["priority"] == 95 for c in pol)', 'pol[:2]')
-r0 = d["spike_summary"][0] if d["spike_summary"] else {}
-t("the summary's first row is thread disturb/tid", 'r0.get("kind") == "thread" and r0.get("name") == "disturb" and r0.get("pid") == v["tid"]', 'd["spike_summary"][:2]')
+r0 = d["spike_summary"]["by_cause"][0] if d["spike_summary"]["by_cause"] else {}
+t("the summary's first row is thread disturb/tid", 'r0.get("kind") == "thread" and r0.get("name") == "disturb" and r0.get("pid") == v["tid"]', 'd["spike_summary"]["by_cause"][:2]')
 PY
     check "the text summary names disturb/$tid SCHED_FIFO 95" grep -q "thread disturb/$tid SCHED_FIFO 95" "$T/thread.txt"
 fi

@@ -28,7 +28,7 @@ bad = [s for s in d["spikes"] if sum(c["ns"] for c in s["causes"]) != s["latency
 t("every spike's causes add up to its latency", 'not bad', 'bad[:3]')
 t("spikes are on CPU 1", 'all(s["cpu"] == 1 for s in d["spikes"])', '')
 t("spikes are in time order", 'all(a["t_s"] <= b["t_s"] for a, b in zip(d["spikes"], d["spikes"][1:]))', '')
-t("summary shares add up to 1", 'abs(sum(r["share"] for r in d["spike_summary"]) - 1) < 1e-6', 'd["spike_summary"]')
+t("summary shares add up to 1", 'abs(sum(r["share"] for r in d["spike_summary"]["by_cause"]) - 1) < 1e-6', 'd["spike_summary"]["by_cause"]')
 PY
     check "text summary names the spikes" grep -q "Spikes above 1 us: .* on CPU 1" "$T/out"
 
