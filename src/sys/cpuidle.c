@@ -13,6 +13,16 @@
 
 #define CPU_DIR "/sys/devices/system/cpu"
 
+/* A counter the kernel prints unsigned: a negative one is garbage. */
+static void read_count_noted(const struct sysroot *sr, const char *path, int64_t *out,
+                             struct read_notes *notes)
+{
+    if (read_int_noted(sr, path, out, notes) == READ_OK && *out < 0) {
+        read_notes_add(notes, path, "a negative count");
+        *out = VALUE_UNKNOWN;
+    }
+}
+
 static void read_state(const struct sysroot *sr, int cpu, int k, struct cpuidle_state_info *st,
                        struct read_notes *notes)
 {
@@ -26,7 +36,11 @@ static void read_state(const struct sysroot *sr, int cpu, int k, struct cpuidle_
                 {"below", &st->below}};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         snprintf(path, sizeof path, CPU_DIR "/cpu%d/cpuidle/state%d/%s", cpu, k, ints[i].file);
-        read_int_noted(sr, path, ints[i].value, notes);
+        /* latency, residency and disable are settings; the rest count */
+        if (i < 3)
+            read_int_noted(sr, path, ints[i].value, notes);
+        else
+            read_count_noted(sr, path, ints[i].value, notes);
     }
     snprintf(path, sizeof path, CPU_DIR "/cpu%d/cpuidle/state%d/desc", cpu, k);
     read_text(sr, path, st->desc, sizeof st->desc);
@@ -96,9 +110,9 @@ void cpuidle_refresh_counters(const struct sysroot *sr, struct cpuidle_info *ci,
             struct cpuidle_state_info *st = &c->state[k];
             char path[256];
             snprintf(path, sizeof path, CPU_DIR "/cpu%d/cpuidle/state%d/usage", c->cpu, st->index);
-            read_int_noted(sr, path, &st->usage, notes);
+            read_count_noted(sr, path, &st->usage, notes);
             snprintf(path, sizeof path, CPU_DIR "/cpu%d/cpuidle/state%d/time", c->cpu, st->index);
-            read_int_noted(sr, path, &st->time_us, notes);
+            read_count_noted(sr, path, &st->time_us, notes);
         }
     }
 }

@@ -14,8 +14,11 @@ int percpu_table_init(struct percpu_table *t, const struct cpulist *targets)
 {
     memset(t, 0, sizeof *t);
     t->target_cpu = malloc((targets->count > 0 ? (size_t)targets->count : 1) * sizeof(int));
-    if (!t->target_cpu)
+    t->target_of_column = malloc(CPULIST_MAX_CPUS * sizeof(int));
+    if (!t->target_cpu || !t->target_of_column) {
+        percpu_table_free(t);
         return -1;
+    }
     memcpy(t->target_cpu, targets->cpu, (size_t)targets->count * sizeof(int));
     t->ntarget = targets->count;
     return 0;
@@ -24,6 +27,7 @@ int percpu_table_init(struct percpu_table *t, const struct cpulist *targets)
 void percpu_table_free(struct percpu_table *t)
 {
     free(t->target_cpu);
+    free(t->target_of_column);
     free(t->row);
     free(t->counts);
     memset(t, 0, sizeof *t);
@@ -110,7 +114,8 @@ static void parse_row(const char *line, const char *colon, const char *eol, int 
     for (int i = 0; i < t->ntarget; i++)
         counts[i] = PERCPU_COUNT_UNKNOWN;
     const char *p = colon + 1;
-    for (int col = 0; col < ncolumns; col++) {
+    int col = 0;
+    for (; col < ncolumns; col++) {
         while (p < eol && (*p == ' ' || *p == '\t'))
             p++;
         if (p >= eol || !isdigit((unsigned char)*p))
@@ -126,15 +131,17 @@ static void parse_row(const char *line, const char *colon, const char *eol, int 
             counts[target_of_column[col]] = over ? PERCPU_COUNT_UNKNOWN : v;
     }
     copy_collapsed(r->desc, sizeof r->desc, p, eol);
+    /* ERR, MIS: a name, one count, nothing after it */
+    r->machine_wide = col == 1 && ncolumns > 1 && !r->numeric && r->desc[0] == '\0';
+    if (r->machine_wide && target_of_column[0] >= 0)
+        counts[target_of_column[0]] = PERCPU_COUNT_UNKNOWN;
     t->nrow++;
 }
 
 int percpu_table_parse(struct percpu_table *t, const char *text, const char **why)
 {
     t->nrow = 0;
-    int *target_of_column = malloc(CPULIST_MAX_CPUS * sizeof(int));
-    if (!target_of_column)
-        return -2;
+    int *target_of_column = t->target_of_column;
     int ncolumns = -1, rc = 0;
     for (const char *line = text; line && *line;) {
         const char *eol = strchr(line, '\n');
@@ -163,7 +170,6 @@ int percpu_table_parse(struct percpu_table *t, const char *text, const char **wh
         *why = "empty";
         rc = -1;
     }
-    free(target_of_column);
     return rc;
 }
 

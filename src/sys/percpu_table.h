@@ -3,8 +3,9 @@
  * CPU of each column ("CPU0 CPU1 ..."; offline CPUs have no column), then
  * one row per source, "ID: one count per column, then free text" (the chip
  * and handler names of an interrupt; nothing for a softirq). Some rows
- * (ERR, MIS) have a single count. The parser takes the text and keeps, per
- * row, the counts of the target CPUs only.
+ * (ERR, MIS) have a single count for the whole machine: they are marked so
+ * and give no CPU a count. The parser takes the text and keeps, per row,
+ * the counts of the target CPUs only.
  */
 #ifndef JITTERLAB_SYS_PERCPU_TABLE_H
 #define JITTERLAB_SYS_PERCPU_TABLE_H
@@ -18,9 +19,10 @@
 #define PERCPU_COUNT_UNKNOWN UINT64_MAX
 
 struct percpu_row {
-    char id[16];    /* "36", "LOC", "TIMER" */
-    char desc[128]; /* blanks collapsed; "" for softirqs */
-    bool numeric;   /* the id is a number (a device IRQ) */
+    char id[16];       /* "36", "LOC", "TIMER" */
+    char desc[128];    /* blanks collapsed; "" for softirqs */
+    bool numeric;      /* the id is a number (a device IRQ) */
+    bool machine_wide; /* one count for all CPUs (ERR, MIS): no CPU's count is known */
 };
 
 struct percpu_table {
@@ -29,7 +31,8 @@ struct percpu_table {
     int nrow;
     int cap;
     struct percpu_row *row;
-    uint64_t *counts; /* nrow x ntarget */
+    uint64_t *counts;      /* nrow x ntarget */
+    int *target_of_column; /* parse scratch, CPULIST_MAX_CPUS entries */
 };
 
 /* Sets the targets (copied). 0, or -1 when out of memory. */

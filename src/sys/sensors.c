@@ -208,7 +208,6 @@ void sensors_find(const struct sysroot *sr, struct sensors *s, struct read_notes
     if (!hwmon_package)
         each_entry(sr, "/sys/class/thermal", "thermal_zone", all_digits, thermal_zone, s, notes);
     each_entry(sr, "/sys/class/powercap", "intel-rapl:", rapl_top_level, rapl_domain, s, notes);
-    sensors_read(sr, s, notes);
 }
 
 const struct sensor_temp *sensors_package_temp(const struct sensors *s, int package)
@@ -224,7 +223,23 @@ const struct sensor_temp *sensors_core_temp(const struct sensors *s, int package
     for (int i = 0; i < s->ntemp; i++)
         if (s->temp[i].core == core && s->temp[i].package == package)
             return &s->temp[i];
+    /* Older coretemp (Core 2) labels no package: its core sensors stand
+     * for the one package there is. */
+    for (int i = 0; i < s->ntemp; i++)
+        if (s->temp[i].core == core && s->temp[i].package < 0)
+            return &s->temp[i];
     return NULL;
+}
+
+void sensors_keep(struct sensors *s, bool (*keep)(const struct sensor_temp *), bool energy)
+{
+    int n = 0;
+    for (int i = 0; i < s->ntemp; i++)
+        if (keep(&s->temp[i]))
+            s->temp[n++] = s->temp[i];
+    s->ntemp = n;
+    if (!energy)
+        s->nenergy = 0;
 }
 
 const struct sensor_energy *sensors_package_energy(const struct sensors *s, int package)
@@ -235,12 +250,16 @@ const struct sensor_energy *sensors_package_energy(const struct sensors *s, int 
     return NULL;
 }
 
-uint64_t sensors_energy_delta_uj(const struct sensor_energy *e, uint64_t before_uj,
-                                 uint64_t after_uj)
+bool sensors_energy_delta_uj(const struct sensor_energy *e, uint64_t before_uj, uint64_t after_uj,
+                             uint64_t *uj)
 {
-    if (after_uj >= before_uj)
-        return after_uj - before_uj;
-    if (e->max_range_uj > before_uj)
-        return e->max_range_uj - before_uj + after_uj;
-    return 0;
+    if (after_uj >= before_uj) {
+        *uj = after_uj - before_uj;
+        return true;
+    }
+    if (e->max_range_uj > before_uj) {
+        *uj = e->max_range_uj - before_uj + after_uj;
+        return true;
+    }
+    return false;
 }

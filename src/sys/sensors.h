@@ -45,20 +45,26 @@ struct sensors {
     struct sensor_energy energy[SENSORS_MAX_ENERGY];
 };
 
-/* Finds the sensors (and reads them once). Never fails: a machine without
- * any has ntemp = nenergy = 0. Garbage in a name or label file is noted. */
+/* Finds the sensors without reading a value (a read may interrupt a CPU).
+ * Never fails: a machine without any has ntemp = nenergy = 0. Garbage in a
+ * name or label file is noted. */
 void sensors_find(const struct sysroot *sr, struct sensors *s, struct read_notes *notes);
+/* Drops the temperature sensors keep refuses, and every energy domain
+ * unless energy, so that sensors_read never touches them. */
+void sensors_keep(struct sensors *s, bool (*keep)(const struct sensor_temp *), bool energy);
 /* Re-reads every sensor found. */
 void sensors_read(const struct sysroot *sr, struct sensors *s, struct read_notes *notes);
 
 /* The package sensor of a package (the first found), or NULL. */
 const struct sensor_temp *sensors_package_temp(const struct sensors *s, int package);
-/* The core sensor of (package, core), or NULL. */
+/* The core sensor of (package, core), or of core in no known package, or
+ * NULL. */
 const struct sensor_temp *sensors_core_temp(const struct sensors *s, int package, int core);
 /* The package energy domain of a package, or NULL. */
 const struct sensor_energy *sensors_package_energy(const struct sensors *s, int package);
-/* Energy used between two reads of one domain, with one wrap allowed. */
-uint64_t sensors_energy_delta_uj(const struct sensor_energy *e, uint64_t before_uj,
-                                 uint64_t after_uj);
+/* Energy used between two reads of one domain into *uj, with one wrap
+ * allowed; false when the counter fell and its range is unknown. */
+bool sensors_energy_delta_uj(const struct sensor_energy *e, uint64_t before_uj, uint64_t after_uj,
+                             uint64_t *uj);
 
 #endif

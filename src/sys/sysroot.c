@@ -238,12 +238,16 @@ long sysroot_read_file(const struct sysroot *sr, const char *abs_path, struct sy
         return -errno;
     int err = 0;
     for (;;) {
+        /* Room for one byte past the end (to see the end of the file) and
+         * the terminating NUL: a file of SYSROOT_FILE_MAX bytes fits. */
         if (b->cap - b->len < 2) {
-            size_t next = b->cap ? 2 * b->cap : 16384;
-            if (next > SYSROOT_FILE_MAX + 1) {
+            if (b->cap >= SYSROOT_FILE_MAX + 2) {
                 err = EFBIG;
                 break;
             }
+            size_t next = b->cap ? 2 * b->cap : 16384;
+            if (next > SYSROOT_FILE_MAX + 2)
+                next = SYSROOT_FILE_MAX + 2;
             char *grown = realloc(b->text, next);
             if (!grown) {
                 err = ENOMEM;
