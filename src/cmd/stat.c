@@ -45,7 +45,8 @@ static void stat_usage(FILE *out)
             "  -D, --duration DUR      stop after DUR (bare number: s; default: at Ctrl-C)\n"
             "      --csv FILE          one row per CPU and interval\n"
             "      --json FILE         the intervals and the sources (kind \"stat\")\n"
-            "      --keep-windows N    CPU-intervals kept for --json, the newest (default %d)\n"
+            "      --keep-windows N    CPU-intervals kept for --json, the newest, in whole\n"
+            "                          intervals, at least one (default %d)\n"
             "  -q, --quiet             print nothing but errors\n"
             "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
             "  -h, --help              this text\n",
@@ -113,7 +114,10 @@ static int keep_init(struct stat_keep *k, uint64_t keep_windows, int ncpu)
 {
     memset(k, 0, sizeof(*k));
     k->ncpu = ncpu;
+    /* whole intervals; at least one when anything is to be kept */
     k->cap = keep_windows / (uint64_t)ncpu;
+    if (k->cap == 0 && keep_windows > 0)
+        k->cap = 1;
     if (k->cap == 0)
         return 0;
     k->t_s = calloc(k->cap, sizeof(*k->t_s));

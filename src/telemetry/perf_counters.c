@@ -68,42 +68,46 @@ int perf_msr_open(struct perf_msr_group *g, const struct sysroot *sr, const stru
                     parse_event_config(text, &config[k]) == 0;
         g->have[k] = listed[k];
     }
+    /* Open the group on every CPU; an event that fails on one CPU is
+     * dropped everywhere and the groups are opened again without it, so
+     * that every CPU has the same group with a real leader. */
     int err = 0;
-    for (int i = 0; i < cpus->count; i++) {
-        int leader = -1;
-        for (int k = 0; k < MSR_COUNTERS; k++) {
-            if (!g->have[k])
-                continue;
-            struct perf_event_attr a;
-            memset(&a, 0, sizeof a);
-            a.size = sizeof a;
-            a.type = (uint32_t)type;
-            a.config = config[k];
-            a.read_format = PERF_FORMAT_GROUP;
-            int fd = perf_open(&a, cpus->cpu[i], leader);
-            if (fd < 0) {
-                err = errno;
-                g->have[k] = false; /* not on every CPU: not at all */
-                continue;
+    for (int attempt = 0; attempt <= MSR_COUNTERS; attempt++) {
+        bool dropped = false;
+        for (int i = 0; i < cpus->count && !dropped; i++) {
+            int leader = -1;
+            for (int k = 0; k < MSR_COUNTERS && !dropped; k++) {
+                if (!g->have[k])
+                    continue;
+                struct perf_event_attr a;
+                memset(&a, 0, sizeof a);
+                a.size = sizeof a;
+                a.type = (uint32_t)type;
+                a.config = config[k];
+                a.read_format = PERF_FORMAT_GROUP;
+                int fd = perf_open(&a, cpus->cpu[i], leader);
+                if (fd < 0) {
+                    err = errno;
+                    g->have[k] = false;
+                    dropped = true;
+                    break;
+                }
+                g->fd[i * MSR_COUNTERS + k] = fd;
+                if (leader < 0)
+                    leader = fd;
             }
-            g->fd[i * MSR_COUNTERS + k] = fd;
-            if (leader < 0)
-                leader = fd;
         }
-    }
-    /* An event dropped on a later CPU is closed on the earlier ones, so the
-     * group layout is the same on every CPU. */
-    int any = 0;
-    for (int k = 0; k < MSR_COUNTERS; k++) {
-        any += g->have[k];
-        if (g->have[k])
-            continue;
-        for (int i = 0; i < cpus->count; i++)
-            if (g->fd[i * MSR_COUNTERS + k] >= 0) {
-                close(g->fd[i * MSR_COUNTERS + k]);
-                g->fd[i * MSR_COUNTERS + k] = -1;
+        if (!dropped)
+            break;
+        for (int k = 0; k < cpus->count * MSR_COUNTERS; k++)
+            if (g->fd[k] >= 0) {
+                close(g->fd[k]);
+                g->fd[k] = -1;
             }
     }
+    int any = 0;
+    for (int k = 0; k < MSR_COUNTERS; k++)
+        any += g->have[k];
     if (!any) {
         bool none_listed = !listed[0] && !listed[1] && !listed[2] && !listed[3];
         if (none_listed)
@@ -125,13 +129,14 @@ int perf_msr_read(const struct perf_msr_group *g, int i, uint64_t values[MSR_COU
     if (leader < 0)
         return -1;
     /* PERF_FORMAT_GROUP: nr, then one value per member in opening order
-     * (the order of enum msr_counter). The leader may have been closed and
-     * reopened differently if the group were rebuilt; it never is. */
+     * (the order of enum msr_counter). */
     uint64_t buf[1 + MSR_COUNTERS];
+    uint64_t members = 0;
+    for (int k = 0; k < MSR_COUNTERS; k++)
+        members += g->have[k];
     ssize_t got = read(leader, buf, sizeof buf);
-    if (got < (ssize_t)sizeof(uint64_t) || buf[0] > MSR_COUNTERS ||
-        got < (ssize_t)((1 + buf[0]) * sizeof(uint64_t)))
-        return -1;
+    if (got != (ssize_t)((1 + members) * sizeof(uint64_t)) || buf[0] != members)
+        return -1; /* not the group that was opened: no stale values */
     size_t v = 1;
     for (int k = 0; k < MSR_COUNTERS; k++)
         if (g->have[k] && v <= buf[0])

@@ -86,12 +86,12 @@ static void choose_msr(struct telemetry *t)
         t->msr_fd = malloc((size_t)t->cpus.count * sizeof *t->msr_fd);
         int opened = 0;
         for (int i = 0; t->msr_fd && i < t->cpus.count; i++) {
-            t->msr_fd[i] = msr_open(&t->sr, t->cpus.cpu[i]);
-            if (t->msr_fd[i] >= 0)
+            int rc = msr_open(&t->sr, t->cpus.cpu[i], &t->msr_fd[i]);
+            if (rc == 0)
                 opened++;
             else if (!why_dev[0])
                 snprintf(why_dev, sizeof why_dev, "/dev/cpu/%d/msr: %s", t->cpus.cpu[i],
-                         strerror(-t->msr_fd[i]));
+                         strerror(-rc));
         }
         if (opened == t->cpus.count && opened > 0) {
             /* Each register counts only if every CPU has it. */
@@ -101,7 +101,7 @@ static void choose_msr(struct telemetry *t)
                 t->msr_have[k] = true;
                 for (int i = 0; i < t->cpus.count && t->msr_have[k]; i++) {
                     uint64_t v;
-                    t->msr_have[k] = msr_read(t->msr_fd[i], reg[k], &v) == 0;
+                    t->msr_have[k] = msr_read(&t->msr_fd[i], reg[k], &v) == 0;
                 }
             }
             t->msr_via = MSR_VIA_DEV;
@@ -121,7 +121,7 @@ static void choose_msr(struct telemetry *t)
         else if (t->msr_via == MSR_VIA_DEV)
             snprintf(why[k], sizeof why[k], "/dev/cpu/N/msr: no %s register", what[k]);
         else
-            snprintf(why[k], sizeof why[k], "%s; %s", why_perf,
+            snprintf(why[k], sizeof why[k], "%s, and %s", why_perf,
                      why_dev[0] ? why_dev : "no /dev/cpu/N/msr");
     }
     bool have[MSR_COUNTERS];
@@ -234,12 +234,39 @@ static void choose_ctxt(struct telemetry *t)
         set_absent(t, TELEMETRY_CTXT, "per-CPU context switches need perf on the live machine");
         return;
     }
+    if (t->cfg.quiet) {
+        /* measured here: about 0.45 us more per context switch of the CPU
+         * (bench/telemetry-overhead.sh), paid by every wake-up measured */
+        set_absent(t, TELEMETRY_CTXT,
+                   "not counted while measuring: the kernel's record of every switch delays "
+                   "the measured CPU's wake-ups");
+        return;
+    }
     if (perf_switch_open(&t->switches, &t->cpus, why, sizeof why) == 0) {
         t->use_ctxt = true;
         set_source(t, TELEMETRY_CTXT, "perf-switches");
     } else {
         set_absent(t, TELEMETRY_CTXT, why);
     }
+}
+
+/* coretemp and x86_pkg_temp read an MSR on a CPU of the package, RAPL on
+ * its lead CPU, both by IPI; k10temp and zenpower read the SMN over PCI
+ * and interrupt nobody. */
+static bool read_without_ipi(const struct sensor_temp *s)
+{
+    return strcmp(s->source, "coretemp") != 0 && strcmp(s->source, "thermal") != 0;
+}
+
+static const char *sensor_label(const struct sensor_temp *s)
+{
+    static const char *const names[] = {"coretemp", "k10temp", "zenpower", "thermal"};
+    static const char *const labels[] = {"hwmon-coretemp", "hwmon-k10temp", "hwmon-zenpower",
+                                         "thermal"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(s->source, names[k]) == 0)
+            return labels[k];
+    return "hwmon";
 }
 
 static void choose_sensors(struct telemetry *t)
@@ -262,45 +289,33 @@ static void choose_sensors(struct telemetry *t)
     }
     cpu_topology_free(&topo);
     sensors_find(&t->sr, t->sensors, &t->notes);
-    /* coretemp and x86_pkg_temp read an MSR on a CPU of the package, RAPL
-     * on its lead CPU, both by IPI; k10temp and zenpower read the SMN over
-     * PCI and interrupt nobody. */
-    int quiet_temps = 0;
+    int found_temps = t->sensors->ntemp, found_energy = t->sensors->nenergy;
+    if (t->cfg.quiet)
+        sensors_keep(t->sensors, read_without_ipi, false);
+    /* Each figure names the sensor kind it reads: the first package (core)
+     * sensor decides. */
+    const char *pkg_label = NULL, *core_label = NULL;
     for (int i = 0; i < t->sensors->ntemp; i++) {
-        struct sensor_temp *s = &t->sensors->temp[i];
-        bool by_ipi = strcmp(s->source, "coretemp") == 0 || strcmp(s->source, "thermal") == 0;
-        if (t->cfg.quiet && by_ipi)
-            s->ok = false, s->path[0] = '\0';
-        else
-            quiet_temps++;
+        const struct sensor_temp *s = &t->sensors->temp[i];
+        if (s->core < 0 && !pkg_label)
+            pkg_label = sensor_label(s);
+        if (s->core >= 0 && !core_label)
+            core_label = sensor_label(s);
     }
-    const char *temp_source = NULL;
-    bool core = false;
-    for (int i = 0; i < t->sensors->ntemp; i++)
-        if (t->sensors->temp[i].path[0]) {
-            temp_source = temp_source ? temp_source : t->sensors->temp[i].source;
-            core |= t->sensors->temp[i].core >= 0;
-        }
-    static const char *const names[] = {"coretemp", "k10temp", "zenpower", "thermal"};
-    static const char *const labels[] = {"hwmon-coretemp", "hwmon-k10temp", "hwmon-zenpower",
-                                         "thermal"};
-    const char *label = NULL;
-    for (size_t k = 0; temp_source && k < sizeof names / sizeof names[0]; k++)
-        if (strcmp(temp_source, names[k]) == 0)
-            label = labels[k];
-    const char *none = t->sensors->ntemp > 0 && quiet_temps == 0
+    const char *none = found_temps > 0 && t->sensors->ntemp == 0
                            ? IPI_WHY " (coretemp/x86_pkg_temp read an MSR by IPI)"
                            : "no coretemp, k10temp, zenpower hwmon or x86_pkg_temp zone";
-    t->use_temps = label != NULL;
-    if (label)
-        set_source(t, TELEMETRY_PKG_TEMP, label);
+    t->use_temps = pkg_label || core_label;
+    if (pkg_label)
+        set_source(t, TELEMETRY_PKG_TEMP, pkg_label);
     else
-        set_absent(t, TELEMETRY_PKG_TEMP, none);
-    if (label && core)
-        set_source(t, TELEMETRY_CORE_TEMP, label);
+        set_absent(t, TELEMETRY_PKG_TEMP, t->use_temps ? "no package sensor" : none);
+    if (core_label)
+        set_source(t, TELEMETRY_CORE_TEMP, core_label);
     else
-        set_absent(t, TELEMETRY_CORE_TEMP, label ? "the sensor has no per-core values" : none);
-    if (t->sensors->nenergy == 0) {
+        set_absent(t, TELEMETRY_CORE_TEMP,
+                   t->use_temps ? "the sensor has no per-core values" : none);
+    if (found_energy == 0) {
         set_absent(t, TELEMETRY_PKG_POWER, "no powercap RAPL domain (/sys/class/powercap)");
     } else if (t->cfg.quiet) {
         set_absent(t, TELEMETRY_PKG_POWER, IPI_WHY " (RAPL energy MSR by IPI)");
@@ -332,7 +347,7 @@ static void read_msrs(struct telemetry *t, struct snapshot *s)
         } else if (t->msr_via == MSR_VIA_DEV) {
             c->msr_ok = true;
             for (int k = 0; k < MSR_COUNTERS; k++)
-                if (t->msr_have[k] && msr_read(t->msr_fd[i], reg[k], &c->msr[k]) != 0)
+                if (t->msr_have[k] && msr_read(&t->msr_fd[i], reg[k], &c->msr[k]) != 0)
                     c->msr_ok = false;
         }
         c->msr_t_ns = telemetry_now(t);
@@ -454,14 +469,15 @@ struct telemetry *telemetry_open(const struct telemetry_config *cfg, char *err, 
     /* Files the machine lacks entirely make their figures absent. */
     const struct snapshot *s = snap_new(t);
     if (!s->irqs_ok)
-        set_absent(t, TELEMETRY_IRQS, "/proc/interrupts unreadable");
+        set_absent(t, TELEMETRY_IRQS, "/proc/interrupts missing, or not in the kernel's format");
     if (!s->softirqs_ok)
-        set_absent(t, TELEMETRY_SOFTIRQS, "/proc/softirqs unreadable");
+        set_absent(t, TELEMETRY_SOFTIRQS, "/proc/softirqs missing, or not in the kernel's format");
     if (!s->stat_ok) {
-        set_absent(t, TELEMETRY_CPU_TIME, "/proc/stat unreadable");
+        set_absent(t, TELEMETRY_CPU_TIME, "/proc/stat missing, or not in the kernel's format");
         if (t->source[TELEMETRY_BUSY_PCT].name &&
             strcmp(t->source[TELEMETRY_BUSY_PCT].name, "proc-stat") == 0)
-            set_absent(t, TELEMETRY_BUSY_PCT, "no MPERF/TSC and /proc/stat unreadable");
+            set_absent(t, TELEMETRY_BUSY_PCT,
+                       "no MPERF/TSC, and /proc/stat missing or not in the kernel's format");
     }
     return t;
 }
@@ -538,8 +554,7 @@ void telemetry_close(struct telemetry *t)
     perf_msr_close(&t->perf_msr);
     if (t->msr_fd)
         for (int i = 0; i < t->cpus.count; i++)
-            if (t->msr_fd[i] >= 0)
-                close(t->msr_fd[i]);
+            msr_close(&t->msr_fd[i]);
     free(t->msr_fd);
     perf_switch_close(&t->switches);
     cpuidle_free(&t->idle);

@@ -64,8 +64,8 @@ const char *telemetry_irq_label(const struct telemetry_irq *irq);
 
 struct telemetry_idle {
     char name[16];
-    double residency_pct;
-    uint64_t entries;
+    double residency_pct; /* NAN when unknown */
+    int64_t entries;      /* -1 when unknown */
 };
 
 /* One CPU over one window. Doubles are NAN and counts -1 where absent. */

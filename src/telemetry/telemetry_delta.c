@@ -32,8 +32,10 @@ static void msr_figures(const struct telemetry *t, const struct snap_cpu *a,
     bool ok[MSR_COUNTERS];
     for (int k = 0; k < MSR_COUNTERS; k++)
         ok[k] = t->msr_have[k] && counter_delta(a->msr[k], b->msr[k], &d[k]);
-    /* the SMI count is 32 bits wide */
-    if (t->msr_have[MSR_COUNTER_SMI] && !ok[MSR_COUNTER_SMI]) {
+    /* the SMI count is 32 bits wide: a fall from near its top is a wrap,
+     * any other fall a reset (absent) */
+    if (t->msr_have[MSR_COUNTER_SMI] && !ok[MSR_COUNTER_SMI] &&
+        a->msr[MSR_COUNTER_SMI] >= 0xF0000000u && b->msr[MSR_COUNTER_SMI] <= 0xffffffffu) {
         d[MSR_COUNTER_SMI] = (b->msr[MSR_COUNTER_SMI] - a->msr[MSR_COUNTER_SMI]) & 0xffffffffu;
         ok[MSR_COUNTER_SMI] = true;
     }
@@ -108,7 +110,8 @@ static void keep_top(struct telemetry_cpu_figures *f, const struct percpu_row *r
 }
 
 /* Delta of row r of the new table against the same id in the old one; a
- * line that appeared counts from zero. */
+ * line that appeared counts from zero, a CPU that had no column before (it
+ * came online) has no delta yet. */
 static bool row_delta(const struct percpu_table *a, const struct percpu_table *b, int r, int i,
                       uint64_t *out)
 {
@@ -118,7 +121,7 @@ static bool row_delta(const struct percpu_table *a, const struct percpu_table *b
     int ra = percpu_table_find(a, b->row[r].id, r);
     uint64_t before = ra >= 0 ? percpu_count(a, ra, i) : 0;
     if (before == PERCPU_COUNT_UNKNOWN)
-        before = 0;
+        return false;
     *out = now >= before ? now - before : now; /* a line re-registered counts anew */
     return true;
 }
@@ -128,27 +131,37 @@ static void irq_figures(const struct telemetry *t, int i, struct telemetry_cpu_f
     const struct snapshot *a = snap_old(t), *b = snap_new(t);
     if (a->irqs_ok && b->irqs_ok) {
         uint64_t total = 0;
+        bool known = false; /* the CPU has a column in both tables */
         for (int r = 0; r < b->irqs.nrow; r++) {
             uint64_t n;
-            if (!row_delta(&a->irqs, &b->irqs, r, i, &n) || n == 0)
+            if (!row_delta(&a->irqs, &b->irqs, r, i, &n))
+                continue;
+            known = true;
+            if (n == 0)
                 continue;
             total += n;
             keep_top(f, &b->irqs.row[r], n);
         }
-        f->irqs = (int64_t)total;
+        if (known)
+            f->irqs = (int64_t)total;
+        else
+            f->nirq = 0;
     }
     if (a->softirqs_ok && b->softirqs_ok) {
         uint64_t total = 0;
+        bool known = false;
         for (int r = 0; r < b->softirqs.nrow; r++) {
             uint64_t n;
             if (!row_delta(&a->softirqs, &b->softirqs, r, i, &n))
                 continue;
+            known = true;
             total += n;
             for (int k = 0; k < t->nsoftirq; k++)
                 if (strcmp(t->softirq_name[k], b->softirqs.row[r].id) == 0)
                     f->softirq[k] = n;
         }
-        f->softirqs = (int64_t)total;
+        if (known)
+            f->softirqs = (int64_t)total;
     }
 }
 
@@ -162,13 +175,13 @@ static void idle_figures(const struct telemetry *t, int i, double us,
     for (int k = 0; k < c->nstates; k++) {
         struct telemetry_idle *d = &f->idle[f->nidle];
         text_copy(d->name, sizeof d->name, c->state[k].name);
-        bool known = a->idle_time_us[k] != VALUE_UNKNOWN && b->idle_time_us[k] != VALUE_UNKNOWN &&
-                     a->idle_usage[k] != VALUE_UNKNOWN && b->idle_usage[k] != VALUE_UNKNOWN &&
+        /* unknown counts are VALUE_UNKNOWN, far below 0 */
+        bool known = a->idle_time_us[k] >= 0 && a->idle_usage[k] >= 0 &&
                      b->idle_time_us[k] >= a->idle_time_us[k] &&
                      b->idle_usage[k] >= a->idle_usage[k];
         d->residency_pct =
             known ? 100.0 * (double)(b->idle_time_us[k] - a->idle_time_us[k]) / us : NAN;
-        d->entries = known ? (uint64_t)(b->idle_usage[k] - a->idle_usage[k]) : 0;
+        d->entries = known ? b->idle_usage[k] - a->idle_usage[k] : -1;
         f->nidle++;
     }
 }
@@ -190,9 +203,10 @@ static void sensor_figures(const struct telemetry *t, int i, double s,
         const struct snapshot *a = snap_old(t), *b = snap_new(t);
         for (int e = 0; e < t->sensors->nenergy; e++)
             if (t->sensors->energy[e].package == package && a->energy_ok[e] && b->energy_ok[e]) {
-                uint64_t uj = sensors_energy_delta_uj(&t->sensors->energy[e], a->energy_uj[e],
-                                                      b->energy_uj[e]);
-                f->pkg_watts = (double)uj / 1e6 / s;
+                uint64_t uj;
+                if (sensors_energy_delta_uj(&t->sensors->energy[e], a->energy_uj[e],
+                                            b->energy_uj[e], &uj))
+                    f->pkg_watts = (double)uj / 1e6 / s;
                 break;
             }
     }

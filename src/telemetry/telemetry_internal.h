@@ -5,6 +5,7 @@
 #ifndef JITTERLAB_TELEMETRY_TELEMETRY_INTERNAL_H
 #define JITTERLAB_TELEMETRY_TELEMETRY_INTERNAL_H
 
+#include "sys/msr.h"
 #include "sys/percpu_table.h"
 #include "sys/proc_stat.h"
 #include "sys/sensors.h"
@@ -48,7 +49,7 @@ struct telemetry {
     enum msr_via msr_via;
     bool msr_have[MSR_COUNTERS];
     struct perf_msr_group perf_msr;
-    int *msr_fd; /* MSR_VIA_DEV: one per CPU */
+    struct msr_file *msr_fd; /* MSR_VIA_DEV: one per CPU */
     enum freq_via freq_via;
     bool use_idle, use_ctxt, use_temps, use_energy;
     struct perf_switch_counter switches;
