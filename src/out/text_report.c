@@ -6,6 +6,7 @@
  * prints plain lines instead.
  */
 #include "out/text_report.h"
+#include "out/text_stat.h"
 
 #include <math.h>
 #include <string.h>
@@ -167,6 +168,9 @@ void text_summary(FILE *out, const struct run_report *rep)
         fprintf(out, "\nHistogram, all CPUs (log scale)\n");
         text_histogram(out, rep->all_hist);
     }
+    if (rep->telemetry)
+        text_telemetry_summary(out, rep->telemetry, rep->telemetry_windows, rep->telemetry_count,
+                               rep->telemetry_dropped);
     if (rep->explain_method)
         text_spikes(out, rep);
 }

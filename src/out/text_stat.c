@@ -6,6 +6,7 @@
 #include "out/text_stat.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/text.h"
@@ -224,7 +225,7 @@ void stat_csv_rows(FILE *out, const struct telemetry *t, double t_s,
             for (int j = 0; j < c->nidle && !found; j++)
                 if (strcmp(c->idle[j].name, f[0].idle[k].name) == 0) {
                     csv_real(out, c->idle[j].residency_pct);
-                    fprintf(out, ",%llu", (unsigned long long)c->idle[j].entries);
+                    csv_count(out, c->idle[j].entries);
                     found = true;
                 }
             if (!found)
@@ -241,4 +242,123 @@ void stat_csv_rows(FILE *out, const struct telemetry *t, double t_s,
         }
         fputc('\n', out);
     }
+}
+
+/* One CPU's figures over several windows. */
+struct cpu_total {
+    int cpu;
+    double s;                            /* seconds covered */
+    double mhz_s, busy_s, steal_s;       /* figure x seconds, where known */
+    double mhz_cov, busy_cov, steal_cov; /* seconds with a value */
+    double irqs, softirqs, ctxt;
+    double irqs_cov, softirqs_cov, ctxt_cov;
+    int nsrc;
+    struct telemetry_irq src[16]; /* summed by id */
+};
+
+static void total_add(struct cpu_total *c, const struct telemetry_window *w)
+{
+    double s = (double)w->duration_ns / 1e9;
+    const struct telemetry_cpu_figures *f = &w->fig;
+    c->s += s;
+    if (isfinite(f->avg_mhz))
+        c->mhz_s += f->avg_mhz * s, c->mhz_cov += s;
+    if (isfinite(f->busy_pct))
+        c->busy_s += f->busy_pct * s, c->busy_cov += s;
+    if (isfinite(f->steal_pct))
+        c->steal_s += f->steal_pct * s, c->steal_cov += s;
+    if (f->irqs >= 0)
+        c->irqs += (double)f->irqs, c->irqs_cov += s;
+    if (f->softirqs >= 0)
+        c->softirqs += (double)f->softirqs, c->softirqs_cov += s;
+    if (f->ctxt >= 0)
+        c->ctxt += (double)f->ctxt, c->ctxt_cov += s;
+    for (int k = 0; k < f->nirq; k++) {
+        int j = 0;
+        while (j < c->nsrc && strcmp(c->src[j].id, f->irq[k].id) != 0)
+            j++;
+        if (j == c->nsrc) {
+            if (c->nsrc == 16)
+                continue;
+            c->src[c->nsrc++] = f->irq[k];
+            continue;
+        }
+        c->src[j].count += f->irq[k].count;
+    }
+}
+
+static double per(double v, double cov)
+{
+    return cov > 0 ? v / cov : NAN;
+}
+
+void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct telemetry_window *w,
+                            uint64_t n, uint64_t dropped)
+{
+    int ncpu = telemetry_cpu_count(t);
+    if (n == 0 || ncpu == 0)
+        return;
+    struct cpu_total *tot = calloc((size_t)ncpu, sizeof(*tot));
+    if (!tot)
+        return;
+    int seen = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        int i = 0;
+        while (i < seen && tot[i].cpu != w[k].cpu)
+            i++;
+        if (i == seen) {
+            if (seen == ncpu)
+                continue;
+            tot[seen++].cpu = w[k].cpu;
+        }
+        total_add(&tot[i], &w[k]);
+    }
+    fprintf(out, "\nTelemetry per second (%llu windows%s)\n", (unsigned long long)n,
+            dropped ? ", the newest" : "");
+    fprintf(out, "%5s", "CPU");
+    if (has(t, TELEMETRY_AVG_MHZ))
+        fprintf(out, " %8s", "Avg_MHz");
+    if (has(t, TELEMETRY_BUSY_PCT))
+        fprintf(out, " %7s", "Busy%");
+    if (has(t, TELEMETRY_IRQS))
+        fprintf(out, " %8s", "IRQ/s");
+    if (has(t, TELEMETRY_SOFTIRQS))
+        fprintf(out, " %8s", "SIRQ/s");
+    if (has(t, TELEMETRY_CTXT))
+        fprintf(out, " %8s", "CSW/s");
+    if (has(t, TELEMETRY_CPU_TIME))
+        fprintf(out, " %7s", "Steal%");
+    fprintf(out, "  busiest interrupts (/s)\n");
+    for (int i = 0; i < seen; i++) {
+        struct cpu_total *c = &tot[i];
+        fprintf(out, "%5d", c->cpu);
+        if (has(t, TELEMETRY_AVG_MHZ))
+            cell_real(out, 8, 0, per(c->mhz_s, c->mhz_cov));
+        if (has(t, TELEMETRY_BUSY_PCT))
+            cell_real(out, 7, 2, per(c->busy_s, c->busy_cov));
+        if (has(t, TELEMETRY_IRQS))
+            cell_real(out, 8, 0, per(c->irqs, c->irqs_cov));
+        if (has(t, TELEMETRY_SOFTIRQS))
+            cell_real(out, 8, 0, per(c->softirqs, c->softirqs_cov));
+        if (has(t, TELEMETRY_CTXT))
+            cell_real(out, 8, 0, per(c->ctxt, c->ctxt_cov));
+        if (has(t, TELEMETRY_CPU_TIME))
+            cell_real(out, 7, 2, per(c->steal_s, c->steal_cov));
+        fputs(" ", out);
+        /* the three largest sums */
+        for (int shown = 0; shown < 3; shown++) {
+            int best = -1;
+            for (int j = 0; j < c->nsrc; j++)
+                if (c->src[j].count > 0 && (best < 0 || c->src[j].count > c->src[best].count))
+                    best = j;
+            if (best < 0)
+                break;
+            double rate = c->s > 0 ? (double)c->src[best].count / c->s : 0.0;
+            fprintf(out, "%s %s %.*f", shown ? "," : "", telemetry_irq_label(&c->src[best]),
+                    rate < 10 ? 1 : 0, rate);
+            c->src[best].count = 0;
+        }
+        fputc('\n', out);
+    }
+    free(tot);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "telemetry/run_telemetry.h"
 #include "telemetry/telemetry.h"
 
 struct stat_table {
@@ -36,5 +37,11 @@ void stat_csv_header(FILE *out, const struct telemetry *t,
                      const struct telemetry_cpu_figures *first);
 void stat_csv_rows(FILE *out, const struct telemetry *t, double t_s,
                    const struct telemetry_cpu_figures *f, int ncpu);
+
+/* The end of a run: per measured CPU, the telemetry over the kept windows
+ * (rates per second, shares weighted by time) and its busiest interrupt
+ * sources. */
+void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct telemetry_window *w,
+                            uint64_t n, uint64_t dropped);
 
 #endif
