@@ -23,6 +23,7 @@
 #include "out/json_result.h"
 #include "out/json_telemetry.h"
 #include "out/text_stat.h"
+#include "stats/keep_ring.h"
 #include "sys/system_info.h"
 #include "telemetry/telemetry.h"
 
@@ -99,59 +100,31 @@ int stat_parse_args(int argc, char **argv, struct stat_params *p)
     return cli_parse(&stat_cli, &p->common, p, argc, argv, 1, NULL);
 }
 
-/* The newest intervals for --json: a ring of whole intervals. */
-struct stat_keep {
-    int ncpu;
-    uint64_t cap; /* intervals */
-    uint64_t taken;
-    double *t_s;
-    double *elapsed_s;
-    int64_t *ctxt_total;
-    struct telemetry_cpu_figures *fig; /* cap x ncpu */
+/* One interval for --json: every CPU's figures; the newest are kept in a
+ * keep ring of whole intervals. */
+struct stat_interval {
+    double t_s;
+    double elapsed_s;
+    int64_t ctxt_total;
+    struct telemetry_cpu_figures fig[]; /* one per CPU */
 };
 
-static int keep_init(struct stat_keep *k, uint64_t keep_windows, int ncpu)
+static size_t interval_size(int ncpu)
 {
-    memset(k, 0, sizeof(*k));
-    k->ncpu = ncpu;
-    /* whole intervals; at least one when anything is to be kept */
-    k->cap = keep_windows / (uint64_t)ncpu;
-    if (k->cap == 0 && keep_windows > 0)
-        k->cap = 1;
-    if (k->cap == 0)
-        return 0;
-    k->t_s = calloc(k->cap, sizeof(*k->t_s));
-    k->elapsed_s = calloc(k->cap, sizeof(*k->elapsed_s));
-    k->ctxt_total = calloc(k->cap, sizeof(*k->ctxt_total));
-    k->fig = calloc(k->cap * (uint64_t)ncpu, sizeof(*k->fig));
-    return k->t_s && k->elapsed_s && k->ctxt_total && k->fig ? 0 : -1;
+    return sizeof(struct stat_interval) + (size_t)ncpu * sizeof(struct telemetry_cpu_figures);
 }
 
-static void keep_add(struct stat_keep *k, double t_s, double elapsed_s, int64_t ctxt_total,
-                     const struct telemetry_cpu_figures *f)
+/* Whole intervals of keep_windows CPU-intervals; at least one when
+ * anything is to be kept. */
+static uint64_t intervals_kept(uint64_t keep_windows, int ncpu)
 {
-    if (k->cap == 0) {
-        k->taken++;
-        return;
-    }
-    uint64_t slot = k->taken++ % k->cap;
-    k->t_s[slot] = t_s;
-    k->elapsed_s[slot] = elapsed_s;
-    k->ctxt_total[slot] = ctxt_total;
-    memcpy(&k->fig[slot * (uint64_t)k->ncpu], f, (size_t)k->ncpu * sizeof(*f));
-}
-
-static void keep_free(struct stat_keep *k)
-{
-    free(k->t_s);
-    free(k->elapsed_s);
-    free(k->ctxt_total);
-    free(k->fig);
+    uint64_t cap = keep_windows / (uint64_t)ncpu;
+    return cap == 0 && keep_windows > 0 ? 1 : cap;
 }
 
 static int write_json(const struct stat_params *p, const struct system_info *si, int argc,
                       char **argv, const char *started_at, double duration_s, bool interrupted,
-                      const struct telemetry *t, const struct stat_keep *k)
+                      const struct telemetry *t, struct keep_ring *kept)
 {
     json_t *doc = json_document_new("stat", JITTERLAB_VERSION, argc, argv, started_at);
     json_object_set_new(doc, "duration_s", json_real(duration_s));
@@ -167,28 +140,29 @@ static int write_json(const struct stat_params *p, const struct system_info *si,
                   cpus, "keep_windows", (json_int_t)p->keep_windows));
     json_object_set_new(doc, "sources", json_telemetry_sources(t));
     json_t *samples = json_array();
-    uint64_t n = k->taken < k->cap ? k->taken : k->cap;
+    uint64_t n, dropped;
+    const unsigned char *first = keep_ring_oldest_first(kept, &n, &dropped);
+    int ncpu = p->common.cpus.count;
     for (uint64_t j = 0; j < n; j++) {
-        uint64_t slot = (k->taken - n + j) % k->cap;
+        const struct stat_interval *iv = (const void *)(first + j * interval_size(ncpu));
         json_t *s = json_object();
-        json_object_set_new(s, "t_s", json_real(k->t_s[slot]));
-        json_object_set_new(s, "elapsed_s", json_real(k->elapsed_s[slot]));
+        json_object_set_new(s, "t_s", json_real(iv->t_s));
+        json_object_set_new(s, "elapsed_s", json_real(iv->elapsed_s));
         json_object_set_new(s, "ctxt_total",
-                            k->ctxt_total[slot] >= 0 ? json_integer((json_int_t)k->ctxt_total[slot])
-                                                     : json_null());
+                            iv->ctxt_total >= 0 ? json_integer((json_int_t)iv->ctxt_total)
+                                                : json_null());
         json_t *rows = json_array();
-        for (int i = 0; i < k->ncpu; i++) {
+        for (int i = 0; i < ncpu; i++) {
             json_t *r = json_object();
-            const struct telemetry_cpu_figures *f = &k->fig[slot * (uint64_t)k->ncpu + (uint64_t)i];
-            json_object_set_new(r, "cpu", json_integer(f->cpu));
-            json_telemetry_figures(r, f, t);
+            json_object_set_new(r, "cpu", json_integer(iv->fig[i].cpu));
+            json_telemetry_figures(r, &iv->fig[i], t);
             json_array_append_new(rows, r);
         }
         json_object_set_new(s, "cpus", rows);
         json_array_append_new(samples, s);
     }
     json_object_set_new(doc, "samples", samples);
-    json_object_set_new(doc, "samples_dropped", json_integer((json_int_t)(k->taken - n)));
+    json_object_set_new(doc, "samples_dropped", json_integer((json_int_t)dropped));
     int rc = json_write_file(doc, p->common.json_path);
     json_decref(doc);
     return rc;
@@ -235,12 +209,14 @@ int cmd_stat(int argc, char **argv)
         return EXIT_RUNTIME;
     }
     int ncpu = p.common.cpus.count;
-    struct telemetry_cpu_figures *fig = calloc((size_t)ncpu, sizeof(*fig));
-    static struct stat_keep keep;
+    struct stat_interval *iv = calloc(1, interval_size(ncpu));
+    struct telemetry_cpu_figures *fig = iv ? iv->fig : NULL;
+    struct keep_ring kept = {0};
     struct atomic_file csv = {0};
     bool csv_open = false, csv_header = false;
     rc = EXIT_RUNTIME;
-    if (!fig || keep_init(&keep, p.common.json_path ? p.keep_windows : 0, ncpu) != 0) {
+    if (!iv || keep_ring_init(&kept, interval_size(ncpu),
+                              p.common.json_path ? intervals_kept(p.keep_windows, ncpu) : 0) != 0) {
         fprintf(stderr, "jitterlab: stat: out of memory\n");
         goto done;
     }
@@ -295,7 +271,10 @@ int cmd_stat(int argc, char **argv)
             stat_csv_rows(csv.fp, t, t_s, fig, ncpu);
             fflush(csv.fp);
         }
-        keep_add(&keep, t_s, elapsed, telemetry_system_ctxt(t), fig);
+        iv->t_s = t_s;
+        iv->elapsed_s = elapsed;
+        iv->ctxt_total = telemetry_system_ctxt(t);
+        keep_ring_add(&kept, iv);
         if (last)
             break;
         while (next <= now)
@@ -313,7 +292,7 @@ int cmd_stat(int argc, char **argv)
         }
     }
     if (p.common.json_path &&
-        write_json(&p, &si, argc, argv, started_at, duration_s, interrupted, t, &keep) != 0) {
+        write_json(&p, &si, argc, argv, started_at, duration_s, interrupted, t, &kept) != 0) {
         fprintf(stderr, "jitterlab: --json %s: %s\n", p.common.json_path, strerror(errno));
         rc = EXIT_RUNTIME;
     }
@@ -322,8 +301,8 @@ int cmd_stat(int argc, char **argv)
 done:
     if (csv_open)
         atomic_file_abort(&csv);
-    keep_free(&keep);
-    free(fig);
+    keep_ring_free(&kept);
+    free(iv);
     telemetry_close(t);
     return rc;
 }

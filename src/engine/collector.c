@@ -46,9 +46,7 @@ static void window_close(struct collector *c, int i, int64_t t_end_ns)
     if (w->samples == 0 && w->missed == 0)
         return;
     w->t_ns = t_end_ns;
-    if (c->kept_cap > 0)
-        c->kept[c->windows_closed % c->kept_cap] = *w;
-    c->windows_closed++;
+    keep_ring_add(&c->kept, w);
     if (c->sinks.window)
         c->sinks.window(c->sinks.ctx, w);
     window_reset(w, w->cpu);
@@ -130,18 +128,13 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
     }
     if (collector_periodic(cfg)) {
         uint64_t want = windows_expected(cfg, run, c->n);
-        c->kept_cap = cfg->keep_windows < want ? cfg->keep_windows : want;
-        if (c->kept_cap > 0) {
-            c->kept = calloc(c->kept_cap, sizeof(*c->kept));
-            if (!c->kept) {
-                snprintf(err, errlen,
-                         "--keep-windows %llu: cannot allocate %llu windows (%llu bytes); "
-                         "keep fewer",
-                         (unsigned long long)cfg->keep_windows, (unsigned long long)c->kept_cap,
-                         (unsigned long long)(c->kept_cap * sizeof(*c->kept)));
-                return -1;
-            }
-            memset(c->kept, 0, c->kept_cap * sizeof(*c->kept)); /* resident before the run */
+        uint64_t cap = cfg->keep_windows < want ? cfg->keep_windows : want;
+        if (keep_ring_init(&c->kept, sizeof(struct interval_stats), cap) != 0) {
+            snprintf(err, errlen,
+                     "--keep-windows %llu: cannot allocate %llu windows (%llu bytes); keep fewer",
+                     (unsigned long long)cfg->keep_windows, (unsigned long long)cap,
+                     (unsigned long long)(cap * sizeof(struct interval_stats)));
+            return -1;
         }
     }
     for (int i = 0; i < c->n; i++) {
@@ -218,31 +211,10 @@ void collector_finish(struct collector *c, int64_t end_ns)
     }
 }
 
-/* Reverses n windows in place. */
-static void reverse_windows(struct interval_stats *w, uint64_t n)
-{
-    for (uint64_t i = 0; i < n / 2; i++) {
-        struct interval_stats t = w[i];
-        w[i] = w[n - 1 - i];
-        w[n - 1 - i] = t;
-    }
-}
-
 const struct interval_stats *collector_windows(struct collector *c, uint64_t *count,
                                                uint64_t *dropped)
 {
-    uint64_t n = c->windows_closed < c->kept_cap ? c->windows_closed : c->kept_cap;
-    *count = n;
-    *dropped = c->windows_closed - n;
-    if (c->windows_closed > c->kept_cap && c->kept_cap > 0 && !c->kept_linear) {
-        /* Rotate the ring so that the oldest kept window comes first. */
-        uint64_t head = c->windows_closed % c->kept_cap;
-        reverse_windows(c->kept, head);
-        reverse_windows(c->kept + head, c->kept_cap - head);
-        reverse_windows(c->kept, c->kept_cap);
-        c->kept_linear = true;
-    }
-    return c->kept;
+    return keep_ring_oldest_first(&c->kept, count, dropped);
 }
 
 void collector_free(struct collector *c)
@@ -251,6 +223,6 @@ void collector_free(struct collector *c)
     free(c->live_hist);
     free(c->window);
     free(c->window_index);
-    free(c->kept);
+    keep_ring_free(&c->kept);
     free(c->buf);
 }

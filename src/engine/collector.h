@@ -16,6 +16,7 @@
 
 #include "engine/engine.h"
 #include "stats/histogram.h"
+#include "stats/keep_ring.h"
 #include "stats/running_stats.h"
 #include "stats/window.h"
 
@@ -80,11 +81,7 @@ struct collector {
     struct latency_hist *live_hist;
     struct interval_stats *window; /* the open window per CPU */
     int64_t *window_index;
-    /* the newest closed windows, a ring of kept_cap entries */
-    struct interval_stats *kept;
-    uint64_t kept_cap;
-    uint64_t windows_closed; /* every window closed so far */
-    bool kept_linear;        /* the ring was rotated oldest-first (at the end) */
+    struct keep_ring kept; /* the newest closed windows */
     struct cycle_sample *buf;
 };
 

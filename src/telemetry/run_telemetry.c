@@ -31,18 +31,16 @@ int run_telemetry_init(struct run_telemetry *rt, struct telemetry *t, uint64_t k
     rt->ncpu = telemetry_cpu_count(t);
     rt->cpu = calloc((size_t)rt->ncpu, sizeof(*rt->cpu));
     rt->pending = calloc((size_t)rt->ncpu, sizeof(*rt->pending));
-    rt->kept_cap = keep;
-    rt->kept = keep ? calloc(keep, sizeof(*rt->kept)) : NULL;
-    if (!rt->cpu || !rt->pending || (keep && !rt->kept)) {
+    if (!rt->cpu || !rt->pending ||
+        keep_ring_init(&rt->kept, sizeof(struct telemetry_window), keep) != 0) {
         snprintf(err, errlen,
                  "telemetry: cannot allocate %llu windows (%llu bytes); keep fewer "
                  "(--keep-windows) or run with --no-telemetry",
-                 (unsigned long long)keep, (unsigned long long)(keep * sizeof(*rt->kept)));
+                 (unsigned long long)keep,
+                 (unsigned long long)(keep * sizeof(struct telemetry_window)));
         run_telemetry_free(rt);
         return -1;
     }
-    if (rt->kept)
-        memset(rt->kept, 0, keep * sizeof(*rt->kept)); /* resident before the run */
     for (int i = 0; i < rt->ncpu; i++) {
         running_stats_init(&rt->cpu[i].latency);
         latency_hist_init(&rt->cpu[i].hist);
@@ -85,9 +83,7 @@ static void close_window(struct run_telemetry *rt, int i)
         .mean_ns = c->samples ? c->latency.mean : 0,
         .fig = rt->pending[i],
     };
-    if (rt->kept_cap)
-        rt->kept[rt->closed % rt->kept_cap] = w;
-    rt->closed++;
+    keep_ring_add(&rt->kept, &w);
     window_reset(c);
 }
 
@@ -135,35 +131,16 @@ void run_telemetry_finish(struct run_telemetry *rt, const uint64_t *missed)
     }
 }
 
-static void reverse(struct telemetry_window *w, uint64_t n)
-{
-    for (uint64_t i = 0; i < n / 2; i++) {
-        struct telemetry_window t = w[i];
-        w[i] = w[n - 1 - i];
-        w[n - 1 - i] = t;
-    }
-}
-
 const struct telemetry_window *run_telemetry_windows(struct run_telemetry *rt, uint64_t *count,
                                                      uint64_t *dropped)
 {
-    uint64_t n = rt->closed < rt->kept_cap ? rt->closed : rt->kept_cap;
-    *count = n;
-    *dropped = rt->closed - n;
-    if (rt->closed > rt->kept_cap && rt->kept_cap > 0 && !rt->kept_linear) {
-        uint64_t head = rt->closed % rt->kept_cap;
-        reverse(rt->kept, head);
-        reverse(rt->kept + head, rt->kept_cap - head);
-        reverse(rt->kept, rt->kept_cap);
-        rt->kept_linear = true;
-    }
-    return rt->kept;
+    return keep_ring_oldest_first(&rt->kept, count, dropped);
 }
 
 void run_telemetry_free(struct run_telemetry *rt)
 {
     free(rt->cpu);
     free(rt->pending);
-    free(rt->kept);
+    keep_ring_free(&rt->kept);
     memset(rt, 0, sizeof(*rt));
 }

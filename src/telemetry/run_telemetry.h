@@ -18,6 +18,7 @@
 
 #include "engine/ring.h"
 #include "stats/histogram.h"
+#include "stats/keep_ring.h"
 #include "stats/running_stats.h"
 #include "telemetry/telemetry.h"
 
@@ -45,10 +46,7 @@ struct run_telemetry {
     int64_t prev_boundary; /* the one before: a window's start */
     uint64_t ticks;        /* snapshots taken since the start */
     struct telemetry_cpu_figures *pending; /* per CPU, of the window ending at boundary_ns */
-    struct telemetry_window *kept;         /* ring of kept_cap */
-    uint64_t kept_cap;
-    uint64_t closed;
-    bool kept_linear;
+    struct keep_ring kept;                 /* the newest records */
 };
 
 /* Allocates everything for ncpu CPUs (the telemetry's, in order) and at
