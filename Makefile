@@ -52,7 +52,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -o $@ $< $(LIB_OBJ) $(TEST_LIBS) $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
 
-$(BUILD)/tests/%: tests/e2e/helpers/%.c
+$(BUILD)/tests/%: tests/e2e/helpers/%.c tests/e2e/helpers/helper.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
 

@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helper.h"
+
 struct job {
     int cpu;
     int prio; /* 0: SCHED_OTHER */
@@ -48,24 +50,6 @@ struct job {
 };
 
 static atomic_bool stop_busy;
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int parse(const char *s, long min, long max, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (errno || end == s || *end || x < min || x > max)
-        return -1;
-    *out = x;
-    return 0;
-}
 
 static int pin(int cpu)
 {

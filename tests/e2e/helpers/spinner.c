@@ -22,23 +22,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int parse(const char *s, long min, long max, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (errno || end == s || *end || x < min || x > max)
-        return -1;
-    *out = x;
-    return 0;
-}
+#include "helper.h"
 
 int main(int argc, char **argv)
 {
