@@ -27,8 +27,11 @@ round_s=${3:-5}
 top=$(cd "$(dirname "$0")/.." && pwd)
 jl=${JL:-$top/build/jitterlab}
 [ -x "$jl" ] || { echo "build first: make" >&2; exit 1; }
-exec python3 - "$jl" "$cpu" "$rounds" "$round_s" "${WITH---explain}" "${WITHOUT-}" <<'PY'
+JL_BENCH="$top/bench" exec python3 - "$jl" "$cpu" "$rounds" "$round_s" "${WITH---explain}" "${WITHOUT-}" <<'PY'
 import json, os, re, subprocess, sys, tempfile
+
+sys.path.insert(0, os.environ["JL_BENCH"])
+import histogram
 
 jl, cpu, rounds, round_s = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 opts = {True: sys.argv[5].split(), False: sys.argv[6].split()}
@@ -47,15 +50,6 @@ def run(cmd):
         sys.exit("failed (%s): %s\n%s" % (status, " ".join(cmd), err))
     return ru.ru_utime + ru.ru_stime
 
-def parse_hist(text):
-    rows, overflow = {}, 0
-    for line in text.splitlines():
-        m = re.match(r"^(\d+) (\d+)", line)
-        if m:
-            rows[int(m.group(1))] = rows.get(int(m.group(1)), 0) + int(m.group(2))
-        elif line.startswith("# Histogram Overflows:"):
-            overflow = int(line.split(":")[1].split()[0])
-    return rows, overflow
 
 def jitterlab(with_opt, seconds):
     f = os.path.join(tmp, "jl.hist")
@@ -68,47 +62,29 @@ def jitterlab(with_opt, seconds):
     doc = json.load(open(j))
     if "explain" in doc and doc["explain"]["method"] != "tracepoints":
         sys.exit("--explain did not use the tracepoints: %s" % doc["explain"])
-    return parse_hist(open(f).read()), cpu_s, doc
+    return histogram.parse(open(f).read()), cpu_s, doc
 
-def merge(into, h):
-    for k, v in h[0].items():
-        into[0][k] = into[0].get(k, 0) + v
-    into[1] += h[1]
-
-def pct(h, p):
-    rows, overflow = h
-    total = sum(rows.values()) + overflow
-    rank = max(1, -(-int(p * total) // 100))
-    seen = 0
-    for k in sorted(rows):
-        seen += rows[k]
-        if seen >= rank:
-            return k
-    return ROWS
-
-def count(h):
-    return sum(h[0].values()) + h[1]
 
 def spread(xs):
     xs = sorted(xs)
     return "%.3f (%.3f .. %.3f)" % (xs[len(xs) // 2], xs[0], xs[-1])
 
 modes = ((False, "without"), (True, "with"))
-merged = {m: [{}, 0] for _, m in modes}
+merged = {m: histogram.empty() for _, m in modes}
 round_ratio = []
 events = spikes = lost = 0
 for r in range(rounds):
     p50 = {}
     for with_opt, m in (modes if r % 2 == 0 else modes[::-1]):
         h, _, doc = jitterlab(with_opt, round_s)
-        merge(merged[m], h)
-        p50[m] = pct(h, 50)
+        histogram.merge(merged[m], h)
+        p50[m] = histogram.pct(h, 50)
         if "explain" in doc:
             events += doc["explain"]["events"]
             spikes += doc["explain"]["spikes"]
             lost += doc["explain"]["events_lost"]
         print("round %d %-8s p50 %4d us  p99 %5d us  samples %d" %
-              (r + 1, m, p50[m], pct(h, 99), count(h)), flush=True)
+              (r + 1, m, p50[m], histogram.pct(h, 99), histogram.count(h)), flush=True)
     round_ratio.append(p50["with"] / p50["without"])
 
 short_s, long_s = 2, 2 + 2 * round_s
@@ -117,7 +93,7 @@ for pair in range(COST_PAIRS):
     for with_opt, m in (modes if pair % 2 == 0 else modes[::-1]):
         hs, cs, _ = jitterlab(with_opt, short_s)
         hl, cl, _ = jitterlab(with_opt, long_s)
-        slopes[m].append((cl - cs) / (count(hl) - count(hs)) * 1e6)
+        slopes[m].append((cl - cs) / (histogram.count(hl) - histogram.count(hs)) * 1e6)
         print("cost %d %-8s %.3f us/cycle" % (pair + 1, m, slopes[m][-1]), flush=True)
 cost = {m: sorted(s)[len(s) // 2] for m, s in slopes.items()}
 pair_ratio = [w / o for w, o in zip(slopes["with"], slopes["without"])]
@@ -125,12 +101,12 @@ pair_ratio = [w / o for w, o in zip(slopes["with"], slopes["without"])]
 print()
 print("%-24s %10s %10s %8s" % ("", "with", "without", "ratio"))
 for name, p in (("p50 latency (us)", 50), ("p99 latency (us)", 99)):
-    a, b = pct(merged["with"], p), pct(merged["without"], p)
+    a, b = histogram.pct(merged["with"], p), histogram.pct(merged["without"], p)
     print("%-24s %10d %10d %8.3f" % (name, a, b, a / b if b else float("nan")))
 a, b = cost["with"], cost["without"]
 print("%-24s %10.3f %10.3f %8.3f" % ("CPU time/cycle (us)", a, b, a / b if b else float("nan")))
 print("p50 ratio per round, median (min .. max): %s" % spread(round_ratio))
 print("CPU time ratio per pair, median (min .. max): %s" % spread(pair_ratio))
 print("samples merged: with %d, without %d; with --explain: %d events, %d spikes, %d lost" %
-      (count(merged["with"]), count(merged["without"]), events, spikes, lost))
+      (histogram.count(merged["with"]), histogram.count(merged["without"]), events, spikes, lost))
 PY

@@ -24,8 +24,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 jl="$top/build/jitterlab"
 [ -x "$jl" ] || { echo "build first: make" >&2; exit 1; }
 command -v cyclictest >/dev/null || { echo "needs cyclictest: apt-get install rt-tests" >&2; exit 1; }
-exec python3 - "$jl" "$cpu" "$rounds" "$round_s" <<'PY'
+JL_BENCH="$top/bench" exec python3 - "$jl" "$cpu" "$rounds" "$round_s" <<'PY'
 import os, re, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.environ["JL_BENCH"])
+import histogram
 
 jl, cpu, rounds, round_s = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 COST_PAIRS = 3
@@ -66,59 +69,28 @@ def run(cmd):
         sys.exit("failed (%d): %s" % (p.returncode, " ".join(cmd)))
     return b"".join(out_chunks).decode(), ru.ru_utime + ru.ru_stime, peak
 
-def parse_hist(text):
-    rows, overflow, maxv = {}, 0, 0
-    for line in text.splitlines():
-        m = re.match(r"^(\d+) (\d+)", line)
-        if m:
-            rows[int(m.group(1))] = rows.get(int(m.group(1)), 0) + int(m.group(2))
-        elif line.startswith("# Histogram Overflows:"):
-            overflow = int(line.split(":")[1].split()[0])
-        elif line.startswith("# Max Latencies:"):
-            maxv = int(line.split(":")[1].split()[0])
-    return rows, overflow, maxv
 
 def jitterlab(seconds):
     f = os.path.join(tmp, "jl.hist")
     _, cpu_s, rss = run([jl, "run", "-a", cpu, "-p", "90", "-i", "1000", "-D", str(seconds),
                          "-q", "--pm-qos", "0", "--histogram-file", f,
                          "--histogram-max", "%dus" % ROWS])
-    return parse_hist(open(f).read()), cpu_s, rss
+    return histogram.parse(open(f).read()), cpu_s, rss
 
 def cyclictest(seconds):
     out, cpu_s, rss = run(["cyclictest", "-m", "-a", cpu, "-t", "1", "-p", "90", "-i", "1000",
                            "-D", str(seconds), "-q", "-h", str(ROWS)])
-    return parse_hist(out), cpu_s, rss
+    return histogram.parse(out), cpu_s, rss
 
-def merge(into, h):
-    rows, overflow, maxv = h
-    for k, v in rows.items():
-        into[0][k] = into[0].get(k, 0) + v
-    into[1] += overflow
-    into[2] = max(into[2], maxv)
-
-def pct(merged, p):
-    rows, overflow, _ = merged
-    total = sum(rows.values()) + overflow
-    rank = max(1, -(-int(p * total) // 100)) if p < 100 else total
-    seen = 0
-    for k in sorted(rows):
-        seen += rows[k]
-        if seen >= rank:
-            return k
-    return merged[2]
-
-def count(h):
-    return sum(h[0].values()) + h[1]
 
 tools = {"jitterlab": jitterlab, "cyclictest": cyclictest}
-merged = {t: [{}, 0, 0] for t in tools}
+merged = {t: histogram.empty() for t in tools}
 for r in range(rounds):
     for t, fn in tools.items():
         h, _, _ = fn(round_s)
-        merge(merged[t], h)
+        histogram.merge(merged[t], h)
         print("round %d %-10s p50 %4d us  p99 %4d us  max %5d us" %
-              (r + 1, t, pct([h[0], h[1], h[2]], 50), pct([h[0], h[1], h[2]], 99), h[2]),
+              (r + 1, t, histogram.pct(h, 50), histogram.pct(h, 99), h[2]),
               flush=True)
 
 short_s, long_s = 2, 2 + 3 * round_s
@@ -128,7 +100,7 @@ for pair in range(COST_PAIRS):
     for t, fn in tools.items():
         hs, cs, rss_s = fn(short_s)
         hl, cl, rss_l = fn(long_s)
-        slopes[t].append((cl - cs) / (count(hl) - count(hs)) * 1e6)
+        slopes[t].append((cl - cs) / (histogram.count(hl) - histogram.count(hs)) * 1e6)
         rss[t] = [max(rss[t][0], rss_s), max(rss[t][1], rss_l)]
         print("cost %d %-10s %.3f us/cycle  RSS %d / %d KiB" %
               (pair + 1, t, slopes[t][-1], rss_s, rss_l), flush=True)
@@ -137,7 +109,7 @@ cost = {t: (sorted(slopes[t])[len(slopes[t]) // 2], rss[t][0], rss[t][1]) for t 
 print()
 print("%-22s %12s %12s %8s" % ("", "jitterlab", "cyclictest", "ratio"))
 for name, p in (("p50 latency (us)", 50), ("p99 latency (us)", 99)):
-    a, b = pct(merged["jitterlab"], p), pct(merged["cyclictest"], p)
+    a, b = histogram.pct(merged["jitterlab"], p), histogram.pct(merged["cyclictest"], p)
     print("%-22s %12d %12d %8.2f" % (name, a, b, a / b if b else float("nan")))
 a, b = merged["jitterlab"][2], merged["cyclictest"][2]
 print("%-22s %12d %12d %8.2f" % ("max latency (us)", a, b, a / b if b else float("nan")))
@@ -147,5 +119,5 @@ for i, label in ((1, "peak RSS %ds (KiB)" % short_s), (2, "peak RSS %ds (KiB)" %
     a, b = cost["jitterlab"][i], cost["cyclictest"][i]
     print("%-22s %12d %12d %8.2f" % (label, a, b, a / b))
 print("samples merged: jitterlab %d, cyclictest %d" %
-      (count(merged["jitterlab"]), count(merged["cyclictest"])))
+      (histogram.count(merged["jitterlab"]), histogram.count(merged["cyclictest"])))
 PY

@@ -77,10 +77,30 @@ static void read_temp(const struct sysroot *sr, struct sensor_temp *t, struct re
     t->ok = read_int_noted(sr, t->path, &t->milli_c, notes) == READ_OK;
 }
 
+/* Room for one more of n entries of size bytes in *arr (capacity *cap, at
+ * most max): 0, or -1. */
+static int room(void **arr, int *cap, int n, int max, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    if (n >= max)
+        return -1;
+    int next = *cap ? 2 * *cap : 8;
+    if (next > max)
+        next = max;
+    void *grown = realloc(*arr, (size_t)next * size);
+    if (!grown)
+        return -1;
+    *arr = grown;
+    *cap = next;
+    return 0;
+}
+
 static struct sensor_temp *add_temp(struct sensors *s, const char *source, const char *path,
                                     int package, int core)
 {
-    if (s->ntemp >= SENSORS_MAX_TEMPS || strlen(path) >= sizeof s->temp[0].path)
+    if (strlen(path) >= sizeof s->temp[0].path ||
+        room((void **)&s->temp, &s->cap_temp, s->ntemp, SENSORS_MAX_TEMPS, sizeof *s->temp) != 0)
         return NULL;
     struct sensor_temp *t = &s->temp[s->ntemp++];
     memset(t, 0, sizeof *t);
@@ -164,7 +184,9 @@ static void rapl_domain(const struct sysroot *sr, const char *dir, struct sensor
 {
     char path[320], name[32];
     snprintf(path, sizeof path, "%s/name", dir);
-    if (read_text(sr, path, name, sizeof name) != READ_OK || s->nenergy >= SENSORS_MAX_ENERGY)
+    if (read_text(sr, path, name, sizeof name) != READ_OK ||
+        room((void **)&s->energy, &s->cap_energy, s->nenergy, SENSORS_MAX_ENERGY,
+             sizeof *s->energy) != 0)
         return;
     int package = -1;
     char tail;
@@ -196,10 +218,16 @@ void sensors_read(const struct sysroot *sr, struct sensors *s, struct read_notes
     }
 }
 
+void sensors_free(struct sensors *s)
+{
+    free(s->temp);
+    free(s->energy);
+    memset(s, 0, sizeof *s);
+}
+
 void sensors_find(const struct sysroot *sr, struct sensors *s, struct read_notes *notes)
 {
-    s->ntemp = 0;
-    s->nenergy = 0;
+    memset(s, 0, sizeof *s);
     each_entry(sr, "/sys/class/hwmon", "hwmon", all_digits, hwmon_device, s, notes);
     /* coretemp core sensors: the package of the device's package sensor */
     bool hwmon_package = false;

@@ -38,17 +38,20 @@ struct sensor_energy {
     bool ok;
 };
 
+/* Grown as sensors are found (a machine has a handful; at most the caps). */
 struct sensors {
-    int ntemp;
-    struct sensor_temp temp[SENSORS_MAX_TEMPS];
-    int nenergy;
-    struct sensor_energy energy[SENSORS_MAX_ENERGY];
+    int ntemp, cap_temp;
+    struct sensor_temp *temp;
+    int nenergy, cap_energy;
+    struct sensor_energy *energy;
 };
 
-/* Finds the sensors without reading a value (a read may interrupt a CPU).
- * Never fails: a machine without any has ntemp = nenergy = 0. Garbage in a
- * name or label file is noted. */
+/* Finds the sensors without reading a value (a read may interrupt a CPU),
+ * into s (zeroed first; free with sensors_free). A machine without any, or
+ * no memory for more, leaves ntemp = nenergy = 0 or what fitted. Garbage in
+ * a name or label file is noted. */
 void sensors_find(const struct sysroot *sr, struct sensors *s, struct read_notes *notes);
+void sensors_free(struct sensors *s);
 /* Drops the temperature sensors keep refuses, and every energy domain
  * unless energy, so that sensors_read never touches them. */
 void sensors_keep(struct sensors *s, bool (*keep)(const struct sensor_temp *), bool energy);

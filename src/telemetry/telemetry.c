@@ -274,7 +274,7 @@ static void choose_sensors(struct telemetry *t)
     struct cpu_topology topo;
     t->core_id = malloc((size_t)t->cpus.count * sizeof *t->core_id);
     t->package_id = malloc((size_t)t->cpus.count * sizeof *t->package_id);
-    t->sensors = malloc(sizeof *t->sensors);
+    t->sensors = calloc(1, sizeof *t->sensors);
     if (!t->core_id || !t->package_id || !t->sensors ||
         cpu_topology_read(&t->sr, &t->cpus, &topo, &t->notes) != 0) {
         set_absent(t, TELEMETRY_CORE_TEMP, "out of memory");
@@ -558,6 +558,8 @@ void telemetry_close(struct telemetry *t)
     free(t->msr_fd);
     perf_switch_close(&t->switches);
     cpuidle_free(&t->idle);
+    if (t->sensors)
+        sensors_free(t->sensors);
     free(t->sensors);
     free(t->core_id);
     free(t->package_id);

@@ -19,8 +19,9 @@
 
 static struct sensors *found(const struct sysroot *sr, struct read_notes *notes)
 {
-    static struct sensors s;
+    static struct sensors s; /* the last test's sensors are freed here */
     memset(notes, 0, sizeof *notes);
+    sensors_free(&s);
     sensors_find(sr, &s, notes);
     sensors_read(sr, &s, notes); /* find reads nothing */
     return &s;
