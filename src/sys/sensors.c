@@ -12,6 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
+
+/* hwmon2 before hwmon10 */
+static int compare_names(const void *a, const void *b)
+{
+    return strverscmp(a, b);
+}
+
 /* Calls fn for every entry of the class directory whose name starts with
  * prefix followed by what accept_rest accepts. */
 static void each_entry(const struct sysroot *sr, const char *dir, const char *prefix,
@@ -44,10 +52,11 @@ static void each_entry(const struct sysroot *sr, const char *dir, const char *pr
             names = grown;
             cap = next;
         }
-        snprintf(names[n++], 64, "%s", e->d_name);
+        text_copy(names[n++], 64, e->d_name); /* shorter than 64: checked above */
     }
     closedir(d);
-    qsort(names, n, sizeof *names, (int (*)(const void *, const void *))strverscmp);
+    if (n > 1)
+        qsort(names, n, sizeof *names, compare_names);
     for (size_t i = 0; i < n; i++) {
         char sub[256];
         snprintf(sub, sizeof sub, "%s/%s", dir, names[i]);

@@ -111,7 +111,7 @@ static void choose_msr(struct telemetry *t)
     static const char *const event[MSR_COUNTERS] = {"tsc", "aperf", "mperf", "smi"};
     const char *via = t->msr_via == MSR_VIA_PERF ? "perf-msr" : "msr";
     /* why each register is missing */
-    char why[MSR_COUNTERS][224];
+    char why[MSR_COUNTERS][400]; /* cut to the source's why by set_absent */
     for (int k = 0; k < MSR_COUNTERS; k++) {
         if (t->cfg.quiet)
             snprintf(why[k], sizeof why[k], "%s", why_perf);

@@ -94,7 +94,9 @@ struct spike_cause {
     char name[TRACE_COMM_LEN * 2]; /* comm, handler, vector, callback, function, idle state */
     int32_t pid;                   /* thread: its tid; 0 otherwise */
     int32_t prio;                  /* thread: kernel priority (see trace_event.h); 0 otherwise */
-    uint64_t id;                   /* irq: irq number; idle-exit: state; 0 otherwise */
+    int16_t policy; /* thread: SCHED_* when the spike was explained, -1 unknown; explain.c
+                     * sets it (the attribution itself reads no task) */
+    uint64_t id;    /* irq: irq number; idle-exit: state; 0 otherwise */
     int64_t ns;
 };
 

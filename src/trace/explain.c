@@ -129,6 +129,12 @@ static void attribute_pending(struct explain *x, struct explain_cpu *c,
         req.flags |= SPIKE_EVENTS_LOST; /* the window no longer reaches back far enough */
     struct spike s;
     attribute_spike(c->window + lo, hi > lo ? hi - lo : 0, &req, &s);
+    /* The policy now, within a poll period of the spike, while the task
+     * most likely still exists (a disturber may end before the run). */
+    for (size_t j = 0; j < s.ncauses && j < SPIKE_CAUSES_MAX; j++)
+        s.causes[j].policy = (int16_t)(s.causes[j].kind == CAUSE_THREAD && s.causes[j].pid > 0
+                                           ? sched_getscheduler(s.causes[j].pid)
+                                           : -1);
     spikes_add(&x->store, &s);
 }
 
@@ -244,11 +250,12 @@ uint64_t explain_spikes(const struct explain *x)
     return n;
 }
 
-const char *explain_thread_policy(int32_t pid, int32_t prio)
+const char *explain_thread_policy(int32_t pid, int32_t prio, int policy)
 {
     if (prio < 0)
         return "SCHED_DEADLINE";
-    int policy = pid > 0 ? sched_getscheduler(pid) : -1;
+    if (policy < 0)
+        policy = pid > 0 ? sched_getscheduler(pid) : -1;
     if (policy >= 0)
         policy &= ~SCHED_RESET_ON_FORK;
     if (prio < 100)
@@ -271,17 +278,20 @@ void explain_finish(struct explain *x)
     x->events_lost = trace_capture_lost(x->capture);
     x->kept = spikes_sorted_by_time(&x->store, &x->kept_count);
     x->nrows = spikes_summary(&x->store, x->rows, SPIKES_GROUPS_MAX + 1);
-    /* The policy now, while the tasks most likely still exist. */
+    /* The policy seen when each spike was explained; the live task's when
+     * that was unknown. */
     for (size_t k = 0; k < x->kept_count; k++)
         for (size_t j = 0; j < x->kept[k].ncauses && j < SPIKE_CAUSES_MAX; j++)
             x->kept_policy[k][j] =
                 x->kept[k].causes[j].kind == CAUSE_THREAD
-                    ? explain_thread_policy(x->kept[k].causes[j].pid, x->kept[k].causes[j].prio)
+                    ? explain_thread_policy(x->kept[k].causes[j].pid, x->kept[k].causes[j].prio,
+                                            x->kept[k].causes[j].policy)
                     : NULL;
     for (size_t r = 0; r < x->nrows; r++)
-        x->row_policy[r] = x->rows[r].kind == CAUSE_THREAD
-                               ? explain_thread_policy(x->rows[r].pid, x->rows[r].prio)
-                               : NULL;
+        x->row_policy[r] =
+            x->rows[r].kind == CAUSE_THREAD
+                ? explain_thread_policy(x->rows[r].pid, x->rows[r].prio, x->rows[r].policy)
+                : NULL;
 }
 
 int explain_by_windows(struct explain *x, const struct telemetry_window *w, size_t n,

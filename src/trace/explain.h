@@ -83,9 +83,10 @@ uint64_t explain_cpu_spikes(const struct explain *x, int i);
 uint64_t explain_spikes(const struct explain *x);
 void explain_free(struct explain *x);
 
-/* The policy of a real-time or normal thread for people: SCHED_FIFO or
- * SCHED_RR when the task still exists, else "RT" for kernel priorities
- * below 100; SCHED_OTHER (or BATCH/IDLE) otherwise; SCHED_DEADLINE below 0. */
-const char *explain_thread_policy(int32_t pid, int32_t prio);
+/* The policy of a real-time or normal thread for people, from policy (a
+ * SCHED_* value; < 0: read from the task if it still exists): SCHED_FIFO or
+ * SCHED_RR, else "RT" for kernel priorities below 100; SCHED_OTHER (or
+ * BATCH/IDLE) otherwise; SCHED_DEADLINE below 0. */
+const char *explain_thread_policy(int32_t pid, int32_t prio, int policy);
 
 #endif

@@ -129,6 +129,8 @@ static void summarize_spike(struct spike_store *store, const struct spike *spike
     if (group != &store->groups[SPIKES_GROUPS_MAX]) {
         group->pid = dom->pid;
         group->prio = dom->prio;
+        if (dom->policy >= 0 || group->count == 0)
+            group->policy = dom->policy; /* a task gone by now keeps what was seen */
     }
     if (group->count == 0 || dom->ns > group->max_ns)
         group->max_ns = dom->ns;
@@ -183,6 +185,7 @@ size_t spikes_summary(const struct spike_store *store, struct spike_summary_row 
             .name = group->name,
             .pid = group->pid,
             .prio = group->prio,
+            .policy = group->policy,
             .count = group->count,
             .share = store->total ? (double)group->count / (double)store->total : 0.0,
             .total_ns = group->total_ns,

@@ -27,8 +27,9 @@
 struct spike_group {
     uint16_t kind; /* enum cause_kind; CAUSE_UNEXPLAINED for "other" */
     char name[TRACE_COMM_LEN * 2];
-    int32_t pid;  /* thread: the last pid seen */
-    int32_t prio; /* thread: the last priority seen */
+    int32_t pid;    /* thread: the last pid seen */
+    int32_t prio;   /* thread: the last priority seen */
+    int16_t policy; /* thread: the last policy seen (spike_cause.policy) */
     uint64_t count;
     int64_t total_ns; /* sum of the dominant parts */
     int64_t max_ns;
@@ -41,6 +42,7 @@ struct spike_summary_row {
     const char *name; /* points into the store */
     int32_t pid;
     int32_t prio;
+    int16_t policy;
     uint64_t count;
     double share; /* count / all spikes */
     int64_t total_ns;

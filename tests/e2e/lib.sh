@@ -71,3 +71,17 @@ bad() {
     left=$(ls -A "$dir")
     if [ -z "$left" ] && [ ! -e "$dir/out.json" ]; then ok "$name: no output file"; else not_ok "$name: no output file" "left behind: $left"; fi
 }
+# wait_measuring OUT PID: waits until the jitterlab run PID, whose stdout
+# goes to the file OUT (not -q, so a plain line per second), has measured
+# for a second (its first "t=" line), at most 120 s (its setup may be slow:
+# under ASan --explain takes ~15 s to start); 0 when it did, 1 otherwise.
+wait_measuring() {
+    w=0
+    while ! grep -q '^t=' "$1" 2>/dev/null; do
+        kill -0 "$2" 2>/dev/null || return 1
+        [ $w -ge 1200 ] && return 1
+        sleep 0.1
+        w=$((w + 1))
+    done
+    return 0
+}

@@ -3,8 +3,9 @@
 # causes). About 20 s; at most ~50 s with every retry.
 #
 # Known cause. A thread named "disturb" at SCHED_FIFO 95 on CPU 1 spins
-# 2 ms every 50.3 ms while `run -a 1 -i 1ms -D 4s --explain=500us` measures
-# (FIFO 90): ~80 injections, each one sample 1..2.2 ms late. Asserted:
+# 2 ms every 50.3 ms for 4 s of a `run -a 1 -i 1ms -D 6s --explain=500us`
+# (FIFO 90), started once the run has measured for a second (however long
+# its setup): ~80 injections, each one sample 1..2.2 ms late. Asserted:
 # every sample above 500 us is a spike, the spikes in [1 ms, 2.2 ms] are at
 # least 70% of the injections, at least 90% of them have the dominant cause
 # `thread` disturb with the tid the helper printed (SCHED_FIFO 95), the
@@ -19,7 +20,8 @@
 # A cause that is not a thread. The helper keeps a SCHED_OTHER thread
 # ("ipi-target") busy on CPU 1 and, from CPU 0, issues private expedited
 # membarrier(2) calls back to back: each sends CPU 1 a call_function IPI
-# while the busy thread runs there. Every cycle is a spike (--explain=1us).
+# while the busy thread runs there, for 4 s of a 5.5 s run (from its first
+# second on). Every cycle is a spike (--explain=1us).
 # The control run is the same helper without the calls. The property, free
 # of any latency bound: the share of spikes with an `ipi` part named
 # call_function or call_function_single is at least 10% with the calls and
@@ -46,20 +48,21 @@ J=$T/thread.json S=$T/thread.csv
 attempt=1
 while :; do
     rm -f "$T/d.out"
-    # Both are bounded by themselves (helper: 5 s, hard stop at 6 s; run:
-    # 4 s); timeout only guards against a hang.
-    timeout -s KILL 20 "$DIST" spin 1 95 2000 50300 5 >"$T/d.out" 2>"$T/d.err" &
-    d_pid=$!
-    i=0
-    while ! grep -q '^tid ' "$T/d.out" 2>/dev/null && [ $i -lt 30 ] && kill -0 "$d_pid" 2>/dev/null; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    timeout -s KILL 20 "$JL" run -a 1 -p 90 -i 1ms -D 4s --explain=500us --samples "$S" --json "$J" \
-        >"$T/thread.txt" 2>"$T/err"
+    # The helper starts once the run has measured a second and spins for
+    # 4 s of its 6, so that every injection falls inside the measurement
+    # however long the setup takes (ASan). Both are bounded by themselves
+    # (helper: 4 s, hard stop at 5 s; run: 6 s); timeout only guards
+    # against a hang.
+    timeout -s KILL 150 "$JL" run -a 1 -p 90 -i 1ms -D 6s --explain=500us --samples "$S" \
+        --json "$J" >"$T/thread.txt" 2>"$T/err" &
+    jl_pid=$!
+    d_rc=1
+    if wait_measuring "$T/thread.txt" "$jl_pid"; then
+        timeout -s KILL 20 "$DIST" spin 1 95 2000 50300 4 >"$T/d.out" 2>"$T/d.err"
+        d_rc=$?
+    fi
+    wait "$jl_pid"
     jl_rc=$?
-    wait "$d_pid"
-    d_rc=$?
     [ "$jl_rc" -eq 0 ] && [ "$d_rc" -eq 0 ] && [ "$attempt" -lt 3 ] || break
     above=$(python3 -c 'import csv,sys; print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if int(r["latency_ns"]) > 2200000))' "$S")
     stalls=$(python3 -c 'import json,sys; print(sum(1 for s in json.load(open(sys.argv[1]))["spikes"] if all(c["kind"] == "unexplained" and c["name"] in ("idle, wake-up not traced", "no events") for c in s["causes"])))' "$J")
@@ -74,8 +77,9 @@ else
     tid=$(sed -n 's/^tid //p' "$T/d.out")
     if [ "$d_rc" -eq 0 ] && [ -n "$tid" ]; then ok "disturber ran (tid $tid, $(sed -n 's/^injections //p' "$T/d.out") injections)"; else not_ok "disturber ran" "exit status $d_rc" "$(tail -3 "$T/d.err")"; fi
     rc_is "run --explain=500us beside the disturber exits 0" 0 "$jl_rc"
-    pyt "$J" csv="$S" tid="${tid:-0}" <<'PY'
-inj = 4 / 0.0503
+    injections=$(sed -n 's/^injections //p' "$T/d.out")
+    pyt "$J" csv="$S" tid="${tid:-0}" inj="${injections:-0}" <<'PY'
+inj = int(v["inj"])  # the helper's own count: every one fell inside the run
 hdr, rows = read_csv(v["csv"])
 lat = [r[hdr.index("latency_ns")] for r in rows]
 x = d["explain"]
@@ -107,16 +111,19 @@ PY
 fi
 
 # --- IPIs: a cause that is not a thread --------------------------------------------
-# run_ipi MODE: the helper in MODE beside a 3 s run at --explain=1us.
+# run_ipi MODE: the helper in MODE for 4 s of a 5.5 s run at --explain=1us,
+# started once the run measures (so that it covers about 3/4 of the cycles).
 run_ipi() {
-    timeout -s KILL 20 "$DIST" "$1" 1 4 >"$T/$1.out" 2>"$T/$1.err" &
-    i_pid=$!
-    sleep 0.2
-    timeout -s KILL 20 "$JL" run -a 1 -i 1ms -D 3s -q --explain=1us --explain-keep 10000 \
-        --json "$T/$1.json" 2>"$T/err"
+    timeout -s KILL 150 "$JL" run -a 1 -i 1ms -D 5.5s --explain=1us --explain-keep 10000 \
+        --json "$T/$1.json" >"$T/$1.txt" 2>"$T/err" &
+    i_jl_pid=$!
+    i_rc=1
+    if wait_measuring "$T/$1.txt" "$i_jl_pid"; then
+        timeout -s KILL 20 "$DIST" "$1" 1 4 >"$T/$1.out" 2>"$T/$1.err"
+        i_rc=$?
+    fi
+    wait "$i_jl_pid"
     i_jl_rc=$?
-    wait "$i_pid"
-    i_rc=$?
 }
 # share FILE WHAT: the share of spikes with an ipi call_function* part (ipi)
 # or with a thread part ipi-target (held).

@@ -25,12 +25,16 @@ chmod 711 "$T" && mkdir -m 777 "$T/nobody"
 J=$T/nobody/window.json
 attempt=1
 while :; do
-    (sleep 2; timeout -s KILL 10 "$DIST" ipi 1 1 >"$T/d.out" 2>"$T/d.err") &
-    d_pid=$!
-    timeout -s KILL 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
-        "$JL" run -a 1 -i 1ms -D 5s --explain=100us --json "$J" >"$T/out" 2>"$T/err"
+    timeout -s KILL 120 setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$JL" run -a 1 -i 1ms -D 5s --explain=100us --json "$J" >"$T/out" 2>"$T/err" &
+    jl_pid=$!
+    # one second after the run has measured its first second: 2 s to 3 s
+    if wait_measuring "$T/out" "$jl_pid"; then
+        sleep 1
+        timeout -s KILL 10 "$DIST" ipi 1 1 >"$T/d.out" 2>"$T/d.err"
+    fi
+    wait "$jl_pid"
     jl_rc=$?
-    wait "$d_pid"
     reached=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))

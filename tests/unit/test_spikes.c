@@ -136,6 +136,24 @@ static void test_summary_groups_threads_by_comm(void **state)
     spikes_free(&st);
 }
 
+static void test_summary_keeps_the_last_policy_seen(void **state)
+{
+    (void)state;
+    /* the disturber's last spike was explained after it had exited: the
+     * policy read then is unknown, the one seen before stays */
+    struct spike_store st;
+    assert_int_equal(spikes_init(&st, 5, 2), 0);
+    for (int i = 0; i < 3; i++) {
+        struct spike s = one_part(1, i, 100000, CAUSE_THREAD, "disturb", 4711, 4);
+        s.causes[0].policy = (int16_t)(i < 2 ? 1 /* SCHED_FIFO */ : -1);
+        spikes_add(&st, &s);
+    }
+    struct spike_summary_row rows[SPIKES_GROUPS_MAX + 1];
+    assert_int_equal(spikes_summary(&st, rows, SPIKES_GROUPS_MAX + 1), 1);
+    assert_int_equal(rows[0].policy, 1);
+    spikes_free(&st);
+}
+
 static void test_summary_is_sorted_by_count_and_bounded(void **state)
 {
     (void)state;
@@ -217,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_equal_latency_keeps_the_earlier),
         cmocka_unit_test(test_keep_zero_only_counts),
         cmocka_unit_test(test_summary_groups_threads_by_comm),
+        cmocka_unit_test(test_summary_keeps_the_last_policy_seen),
         cmocka_unit_test(test_summary_is_sorted_by_count_and_bounded),
         cmocka_unit_test(test_summary_text),
     };
