@@ -112,6 +112,32 @@ static size_t first_at_or_after(const struct trace_event *ev, size_t n, int64_t 
     return lo;
 }
 
+/* The policy of a task now, within a poll period of its spike, while it
+ * most likely still exists; a task that has ended since (a disturber that
+ * stopped right after its last burst) keeps the policy last read for its
+ * pid. -1 when never known. */
+static int policy_of(struct explain *x, int32_t pid)
+{
+    if (pid <= 0)
+        return -1;
+    int policy = sched_getscheduler(pid);
+    if (policy >= 0) {
+        policy &= ~SCHED_RESET_ON_FORK;
+        for (size_t k = 0; k < EXPLAIN_POLICIES_SEEN; k++)
+            if (x->seen[k].pid == pid || x->seen[k].pid == 0) {
+                x->seen[k] = (struct explain_policy_seen){pid, (int16_t)policy};
+                return policy;
+            }
+        x->seen[x->next_seen++ % EXPLAIN_POLICIES_SEEN] =
+            (struct explain_policy_seen){pid, (int16_t)policy};
+        return policy;
+    }
+    for (size_t k = 0; k < EXPLAIN_POLICIES_SEEN; k++)
+        if (x->seen[k].pid == pid)
+            return x->seen[k].policy;
+    return -1;
+}
+
 static void attribute_pending(struct explain *x, struct explain_cpu *c,
                               const struct pending_spike *p)
 {
@@ -129,12 +155,9 @@ static void attribute_pending(struct explain *x, struct explain_cpu *c,
         req.flags |= SPIKE_EVENTS_LOST; /* the window no longer reaches back far enough */
     struct spike s;
     attribute_spike(c->window + lo, hi > lo ? hi - lo : 0, &req, &s);
-    /* The policy now, within a poll period of the spike, while the task
-     * most likely still exists (a disturber may end before the run). */
     for (size_t j = 0; j < s.ncauses && j < SPIKE_CAUSES_MAX; j++)
-        s.causes[j].policy = (int16_t)(s.causes[j].kind == CAUSE_THREAD && s.causes[j].pid > 0
-                                           ? sched_getscheduler(s.causes[j].pid)
-                                           : -1);
+        s.causes[j].policy =
+            (int16_t)(s.causes[j].kind == CAUSE_THREAD ? policy_of(x, s.causes[j].pid) : -1);
     spikes_add(&x->store, &s);
 }
 

@@ -26,6 +26,7 @@
  * EXPLAIN_P50_FACTOR x the CPU's running median latency). */
 #define EXPLAIN_MIN_THRESHOLD_NS (50 * 1000)
 #define EXPLAIN_P50_FACTOR       10
+#define EXPLAIN_POLICIES_SEEN    64
 
 struct explain_config {
     const struct cpulist *cpus;
@@ -55,6 +56,13 @@ struct explain {
     size_t nrows;
     const char *(*kept_policy)[SPIKE_CAUSES_MAX]; /* per kept spike and cause */
     const char *row_policy[SPIKES_GROUPS_MAX + 1];
+    /* the policies last read, by pid, for tasks that end before their
+     * spikes are explained */
+    struct explain_policy_seen {
+        int32_t pid;
+        int16_t policy;
+    } seen[EXPLAIN_POLICIES_SEEN];
+    size_t next_seen;
     /* the window method (capture NULL): filled by explain_by_windows */
     struct window_explanation windows;
 };

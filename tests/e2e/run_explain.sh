@@ -12,7 +12,7 @@
 # parts of every spike add up to its latency (exactly; the requirement is
 # 1%), and the summary's first row and the text name the disturber. As in
 # run_known_delay.sh, an attempt during which the host stalled the VM (more
-# than inj/4 samples above 2.2 ms, or more than inj/10 spikes of an idle
+# than inj/4 samples above 2.2 ms, or more than 3 spikes of an idle
 # CPU that recorded no event at all: the guest saw no time pass, a quiet
 # run has 0-3) says nothing about jitterlab and is repeated, at most three
 # attempts; the last is asserted.
@@ -66,7 +66,7 @@ while :; do
     [ "$jl_rc" -eq 0 ] && [ "$d_rc" -eq 0 ] && [ "$attempt" -lt 3 ] || break
     above=$(python3 -c 'import csv,sys; print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if int(r["latency_ns"]) > 2200000))' "$S")
     stalls=$(python3 -c 'import json,sys; print(sum(1 for s in json.load(open(sys.argv[1]))["spikes"] if all(c["kind"] == "unexplained" and c["name"] in ("idle, wake-up not traced", "no events") for c in s["causes"])))' "$J")
-    [ "$above" -gt $((80 / 4)) ] || [ "$stalls" -gt $((80 / 10)) ] || break
+    [ "$above" -gt $((80 / 4)) ] || [ "$stalls" -gt 3 ] || break
     echo "# attempt $attempt: $above samples above 2.2 ms, $stalls spikes of an idle CPU without any event: the host stalled this VM; measuring again"
     attempt=$((attempt + 1))
 done
