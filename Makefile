@@ -11,11 +11,12 @@
 PREFIX  ?= /usr/local
 BUILD   ?= build
 CC      ?= gcc
-PKGS    := jansson zlib libtracefs libtraceevent
+PKGS    := jansson zlib libtracefs libtraceevent inih
 TEST_PKGS := cmocka
 
 # Debian packages: build, test and benchmark peers.
-DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev zlib1g-dev libtracefs-dev libtraceevent-dev rt-tests \
+DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev zlib1g-dev libtracefs-dev libtraceevent-dev \
+            libinih-dev rt-tests chromium \
             valgrind cppcheck clang-format procps python3 \
             clang libclang-rt-14-dev
 
