@@ -16,6 +16,8 @@ static const struct subcommand subcommands[] = {
     {"tune", cmd_tune, 0, "apply, hold, show or restore reversible latency tuning"},
     {"stat", cmd_stat, 0,
      "show frequency, idle states, interrupts and steal per CPU (turbostat-like)"},
+    {"compare", cmd_compare, 0,
+     "compare results with a baseline: better, worse or no difference, with statistics"},
 };
 
 int main(int argc, char **argv)

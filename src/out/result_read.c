@@ -53,16 +53,17 @@ static int read_count(struct reader *r, const json_t *obj, const char *where, co
     return 0;
 }
 
-static int read_latency(struct reader *r, const json_t *cpu, const char *where,
-                        struct result_latency *out)
+/* The statistics object under key ("latency_ns", "exec_ns", ...). */
+static int read_stats(struct reader *r, const json_t *cpu, const char *where, const char *key,
+                      struct result_latency *out)
 {
     static const char *const keys[] = {"min", "mean", "stddev", "max",  "p50",
                                        "p90", "p99",  "p999",   "p9999"};
     int64_t *const fields[] = {&out->min, &out->mean, &out->stddev, &out->max,  &out->p50,
                                &out->p90, &out->p99,  &out->p999,   &out->p9999};
-    json_t *lat = json_object_get(cpu, "latency_ns");
+    json_t *lat = json_object_get(cpu, key);
     if (!json_is_object(lat))
-        return refuse(r, where, "latency_ns: %s", lat ? "not an object" : "missing");
+        return refuse(r, where, "%s: %s", key, lat ? "not an object" : "missing");
     int nulls = 0;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         json_t *v = json_object_get(lat, keys[i]);
@@ -71,22 +72,22 @@ static int read_latency(struct reader *r, const json_t *cpu, const char *where,
             continue;
         }
         if (!json_is_integer(v))
-            return refuse(r, where, "latency_ns.%s: %s", keys[i],
+            return refuse(r, where, "%s.%s: %s", key, keys[i],
                           v ? "not an integer or null" : "missing");
         *fields[i] = (int64_t)json_integer_value(v);
     }
     if (nulls != 0 && nulls != (int)(sizeof keys / sizeof keys[0]))
-        return refuse(r, where, "latency_ns: some statistics null, others not");
+        return refuse(r, where, "%s: some statistics null, others not", key);
     out->known = nulls == 0;
     if (!out->known)
         return 0;
     if (out->min > out->max || out->mean < out->min || out->mean > out->max)
-        return refuse(r, where, "latency_ns: min <= mean <= max does not hold");
+        return refuse(r, where, "%s: min <= mean <= max does not hold", key);
     if (out->stddev < 0)
-        return refuse(r, where, "latency_ns.stddev: negative");
+        return refuse(r, where, "%s.stddev: negative", key);
     if (out->p50 > out->p90 || out->p90 > out->p99 || out->p99 > out->p999 ||
         out->p999 > out->p9999)
-        return refuse(r, where, "latency_ns: percentiles not ascending");
+        return refuse(r, where, "%s: percentiles not ascending", key);
     return 0;
 }
 
@@ -113,24 +114,28 @@ static int read_bin(struct reader *r, const json_t *bin, const char *where, size
     return 0;
 }
 
-static int read_histogram(struct reader *r, const json_t *cpu, const char *where,
-                          struct result_cpu *out)
+/* The "histogram" object of parent, whose bins and overflow must add up
+ * to samples; key names the parent in messages ("" for the CPU entry). */
+static int read_histogram(struct reader *r, const json_t *parent, const char *where,
+                          const char *key, uint64_t samples, struct result_dist *out)
 {
-    json_t *h = json_object_get(cpu, "histogram");
+    const char *dot = key[0] ? "." : "";
+    json_t *h = json_object_get(parent, "histogram");
     if (!json_is_object(h))
-        return refuse(r, where, "histogram: %s", h ? "not an object" : "missing");
+        return refuse(r, where, "%s%shistogram: %s", key, dot, h ? "not an object" : "missing");
     const char *unit = json_string_value(json_object_get(h, "unit"));
     if (!unit || strcmp(unit, "ns") != 0)
-        return refuse(r, where, "histogram.unit: not \"ns\"");
+        return refuse(r, where, "%s%shistogram.unit: not \"ns\"", key, dot);
     if (read_count(r, h, where, "overflow", &out->overflow) != 0)
         return -1;
     json_t *bins = json_object_get(h, "bins");
     if (!json_is_array(bins))
-        return refuse(r, where, "histogram.bins: %s", bins ? "not an array" : "missing");
+        return refuse(r, where, "%s%shistogram.bins: %s", key, dot,
+                      bins ? "not an array" : "missing");
     size_t n = json_array_size(bins);
     if (n > LATENCY_HIST_BUCKETS)
-        return refuse(r, where, "histogram.bins: %zu bins, more than the %d a histogram has", n,
-                      LATENCY_HIST_BUCKETS);
+        return refuse(r, where, "%s%shistogram.bins: %zu bins, more than the %d a histogram has",
+                      key, dot, n, LATENCY_HIST_BUCKETS);
     out->bins = n ? calloc(n, sizeof *out->bins) : NULL;
     if (n && !out->bins)
         return refuse(r, where, "out of memory");
@@ -140,15 +145,31 @@ static int read_histogram(struct reader *r, const json_t *cpu, const char *where
         if (read_bin(r, json_array_get(bins, i), where, i, b) != 0)
             return -1;
         if (i > 0 && b->lo <= out->bins[i - 1].hi)
-            return refuse(r, where, "histogram.bins[%zu]: out of order or overlapping", i);
+            return refuse(r, where, "%s%shistogram.bins[%zu]: out of order or overlapping", key,
+                          dot, i);
         if (b->count > UINT64_MAX - total)
-            return refuse(r, where, "histogram.bins: counts overflow");
+            return refuse(r, where, "%s%shistogram.bins: counts overflow", key, dot);
         total += b->count;
         out->nbins = (int)i + 1;
     }
-    if (total != out->samples)
-        return refuse(r, where, "histogram: bins and overflow hold %llu values, samples says %llu",
-                      (unsigned long long)total, (unsigned long long)out->samples);
+    if (total != samples)
+        return refuse(r, where,
+                      "%s%shistogram: bins and overflow hold %llu values, samples says %llu", key,
+                      dot, (unsigned long long)total, (unsigned long long)samples);
+    return 0;
+}
+
+/* exec_ns or response_ns, with its histogram, when the entry has it. */
+static int read_optional_dist(struct reader *r, const json_t *obj, const char *where,
+                              const char *key, uint64_t samples, struct result_dist *out)
+{
+    json_t *d = json_object_get(obj, key);
+    if (!d || json_is_null(d))
+        return 0;
+    if (read_stats(r, obj, where, key, &out->stats) != 0 ||
+        read_histogram(r, d, where, key, out->stats.known ? samples : 0, out) != 0)
+        return -1;
+    out->present = true;
     return 0;
 }
 
@@ -171,12 +192,29 @@ static int read_cpu(struct reader *r, const json_t *obj, const char *where, bool
     }
     if (read_count(r, obj, where, "samples", &out->samples) != 0 ||
         read_count(r, obj, where, "missed", &out->missed) != 0 ||
-        read_latency(r, obj, where, &out->latency) != 0)
+        read_stats(r, obj, where, "latency_ns", &out->latency) != 0)
         return -1;
     if (out->latency.known != (out->samples > 0))
         return refuse(r, where, "latency_ns: %s",
                       out->samples ? "null with samples" : "statistics without samples");
-    return read_histogram(r, obj, where, out);
+    struct result_dist lat = {0};
+    int rc = read_histogram(r, obj, where, "", out->samples, &lat);
+    out->bins = lat.bins;
+    out->nbins = lat.nbins;
+    out->overflow = lat.overflow;
+    if (rc != 0)
+        return -1;
+    json_t *dm = json_object_get(obj, "deadline_misses");
+    if (dm) {
+        if (read_count(r, obj, where, "deadline_misses", &out->deadline_misses) != 0)
+            return -1;
+        out->has_deadline_misses = true;
+    }
+    return read_optional_dist(r, obj, where, "exec_ns", out->samples, &out->exec) != 0 ||
+                   read_optional_dist(r, obj, where, "response_ns", out->samples, &out->response) !=
+                       0
+               ? -1
+               : 0;
 }
 
 static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
@@ -211,6 +249,16 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
     if (samples != out->all.samples)
         return refuse(r, "all", "samples: %llu, the CPUs add up to %llu",
                       (unsigned long long)out->all.samples, (unsigned long long)samples);
+    out->budget_ns = -1;
+    out->interval_ns = -1;
+    json_t *cfg = json_object_get(doc, "config");
+    if (json_is_object(cfg)) {
+        json_t *b = json_object_get(cfg, "budget_ns"), *iv = json_object_get(cfg, "interval_ns");
+        if (json_is_integer(b) && json_integer_value(b) > 0)
+            out->budget_ns = (int64_t)json_integer_value(b);
+        if (json_is_integer(iv) && json_integer_value(iv) > 0)
+            out->interval_ns = (int64_t)json_integer_value(iv);
+    }
     return 0;
 }
 
@@ -303,11 +351,18 @@ int result_read_file(const char *path, struct result_doc *doc, char *err, size_t
     return rc;
 }
 
+static void cpu_free(struct result_cpu *c)
+{
+    free(c->bins);
+    free(c->exec.bins);
+    free(c->response.bins);
+}
+
 void result_doc_free(struct result_doc *doc)
 {
     for (int i = 0; i < doc->ncpus; i++)
-        free(doc->cpus[i].bins);
+        cpu_free(&doc->cpus[i]);
     free(doc->cpus);
-    free(doc->all.bins);
+    cpu_free(&doc->all);
     memset(doc, 0, sizeof *doc);
 }

@@ -2,10 +2,11 @@
  * Reading back a document this program wrote (docs/result-schema.md): the
  * header every document carries (tool "jitterlab", schema 1, kind) and, for
  * kind "run", what report and compare work from: per CPU the samples,
- * missed periods, latency statistics and histogram, and the same for all
- * CPUs merged. Input is untrusted: wrong types, negative counts, bins out of
- * order or not adding up to the samples, and absurd sizes are refused with a
- * reason, never half-read.
+ * missed periods, deadline misses, latency statistics and histogram (and
+ * those of the execution and response times where the document has them),
+ * the same for all CPUs merged, and the budget and interval of the run. Input is untrusted: wrong
+ * types, negative counts, bins out of order or not adding up to the samples, and absurd sizes are
+ * refused with a reason, never half-read.
  */
 #ifndef JITTERLAB_OUT_RESULT_READ_H
 #define JITTERLAB_OUT_RESULT_READ_H
@@ -30,6 +31,15 @@ struct result_bin {
     uint64_t count;
 };
 
+/* A distribution with its histogram: exec_ns, response_ns. */
+struct result_dist {
+    bool present; /* the document has it */
+    struct result_latency stats;
+    int nbins;
+    struct result_bin *bins;
+    uint64_t overflow;
+};
+
 struct result_cpu {
     int cpu; /* the real CPU id; -1 for the merged "all" entry */
     uint64_t samples, missed;
@@ -37,6 +47,9 @@ struct result_cpu {
     int nbins;
     struct result_bin *bins; /* ascending, not overlapping */
     uint64_t overflow;       /* values beyond the histogram's range */
+    bool has_deadline_misses;
+    uint64_t deadline_misses;
+    struct result_dist exec, response; /* present = false in documents without them */
 };
 
 struct result_doc {
@@ -46,6 +59,8 @@ struct result_doc {
     int ncpus; /* 0 unless kind is "run" */
     struct result_cpu *cpus;
     struct result_cpu all; /* kind "run" only */
+    int64_t budget_ns;     /* config.budget_ns; -1 when none */
+    int64_t interval_ns;   /* config.interval_ns; -1 when unknown */
 };
 
 /* 0, or -1 with err saying why (and *doc left empty). */

@@ -1,0 +1,318 @@
+/*
+ * `jitterlab compare A.json B.json ...` or `--group A1,A2 --group B1,B2`:
+ * reads result documents, compares every arm with the first (the baseline)
+ * through src/compare/, prints the table, writes --json (kind "compare"),
+ * and with --fail-if-worse PCT exits 3 when a percentile of any arm is
+ * significantly worse by more than PCT: a gate for latency regressions.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/compare_cli.h"
+#include "cmd/options.h"
+#include "common/units.h"
+#include "compare/compare.h"
+#include "out/json_compare.h"
+#include "out/json_result.h"
+#include "out/text_compare.h"
+
+static void compare_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: jitterlab compare BASELINE.json OTHER.json [MORE.json ...] [options]\n"
+            "       jitterlab compare --group A1.json,A2.json --group B1.json,B2.json [options]\n"
+            "\n"
+            "Compares run results with the first (the baseline): per CPU and for all CPUs,\n"
+            "samples, missed periods, deadline misses, min/p50/p90/p99/p99.9/p99.99/max,\n"
+            "execution and response time, and how often values exceed the baseline's p99.9\n"
+            "and the budget, each with the ratio to the baseline, a test and a verdict:\n"
+            "better, worse or no-difference. With repeated runs on both sides (--group) the\n"
+            "spread between runs decides.\n"
+            "\n"
+            "      --group F1,F2,...   one arm of repeated runs (repeatable; instead of files)\n"
+            "      --label L           the next arm's name (repeatable; default: file names)\n"
+            "      --budget DUR        count values above DUR (bare: us; default: the\n"
+            "                          baseline's --budget)\n"
+            "      --alpha A           significance per CPU entry, 0 < A < 0.5 (default 0.05)\n"
+            "      --fail-if-worse PCT exit 3 when a percentile of any arm is worse by more\n"
+            "                          than PCT percent, significantly\n"
+            "      --seed N            seed of the bootstrap (default 1)\n"
+            "      --reps N            bootstrap replicates, 200..100000 (default 4000)\n"
+            "      --json FILE         write the comparison (kind \"compare\")\n"
+            "  -q, --quiet             print nothing but errors\n"
+            "  -h, --help              this text\n"
+            "\n"
+            "Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input, 3 worse than\n"
+            "--fail-if-worse allows.\n");
+}
+
+enum { OPT_GROUP = 256, OPT_LABEL, OPT_BUDGET, OPT_ALPHA, OPT_FAIL, OPT_SEED, OPT_REPS };
+
+static const struct option compare_options[] = {
+    {"group", required_argument, NULL, OPT_GROUP},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"budget", required_argument, NULL, OPT_BUDGET},
+    {"alpha", required_argument, NULL, OPT_ALPHA},
+    {"fail-if-worse", required_argument, NULL, OPT_FAIL},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"reps", required_argument, NULL, OPT_REPS},
+    CLI_OPTION_QUIET,
+    CLI_OPTION_JSON,
+    CLI_OPTION_HELP,
+    CLI_OPTION_END,
+};
+
+/* A number in (lo, hi); 0, or EXIT_USAGE after the message. */
+static int parse_real(const char *opt, const char *arg, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !(v > lo && v < hi)) {
+        char why[96];
+        snprintf(why, sizeof why, "must be a number above %g and below %g", lo, hi);
+        return usage_error(opt, arg, why);
+    }
+    *out = v;
+    return 0;
+}
+
+static int add_group(struct compare_params *p, const char *arg)
+{
+    if (p->narms == COMPARE_MAX_ARMS)
+        return usage_error("--group", arg, "too many arms (at most 32)");
+    char *copy = strdup(arg);
+    if (!copy)
+        return usage_error("--group", arg, "out of memory");
+    int a = p->narms;
+    p->group_text[a] = copy;
+    char *save = NULL;
+    for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+        if (p->nfiles[a] == COMPARE_MAX_FILES / COMPARE_MAX_ARMS)
+            return usage_error("--group", arg, "too many files in one arm (at most 32)");
+        p->files[a][p->nfiles[a]++] = f;
+    }
+    if (p->nfiles[a] == 0)
+        return usage_error("--group", arg, "names no file");
+    p->narms++;
+    p->grouped = true;
+    return 0;
+}
+
+static int compare_option(void *params, int c, const char *arg)
+{
+    struct compare_params *p = params;
+    long v;
+    int rc;
+    switch (c) {
+    case OPT_GROUP:
+        return add_group(p, arg);
+    case OPT_LABEL:
+        if (p->nlabels == COMPARE_MAX_ARMS)
+            return usage_error("--label", arg, "too many labels (at most 32)");
+        if (!*arg)
+            return usage_error("--label", arg, "must not be empty");
+        p->labels[p->nlabels++] = arg;
+        return 0;
+    case OPT_BUDGET:
+        return parse_positive_duration("--budget", arg, NS_PER_US, &p->budget_ns);
+    case OPT_ALPHA:
+        return parse_real("--alpha", arg, 0, 0.5, &p->alpha);
+    case OPT_FAIL: {
+        char *end = NULL;
+        errno = 0;
+        double pct = strtod(arg, &end);
+        if (errno || end == arg || *end || !(pct >= 0 && pct < 1e6))
+            return usage_error("--fail-if-worse", arg, "must be a percentage of 0 or more");
+        p->fail_if_worse_pct = pct;
+        return 0;
+    }
+    case OPT_SEED:
+        rc = parse_int_option("--seed", arg, 0, 2147483647L, &v);
+        p->seed = (uint64_t)v;
+        return rc;
+    default: /* OPT_REPS */
+        rc = parse_int_option("--reps", arg, 200, 100000, &v);
+        p->reps = (int)v;
+        return rc;
+    }
+}
+
+static const struct cli_command compare_cli = {
+    "compare", compare_usage, "qh", compare_options, compare_option,
+};
+
+int compare_parse_args(int argc, char **argv, struct compare_params *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->alpha = 0.05;
+    p->budget_ns = -1;
+    p->fail_if_worse_pct = -1;
+    p->seed = 1;
+    p->reps = 4000;
+    int first = argc;
+    int rc = cli_parse(&compare_cli, &p->common, p, argc, argv, 1, &first);
+    if (rc >= 0)
+        return rc;
+    if (first < argc && p->grouped)
+        return usage_error("--group", NULL,
+                           "and file arguments cannot be mixed: give every arm "
+                           "as a --group");
+    for (int i = first; i < argc; i++) {
+        if (p->narms == COMPARE_MAX_ARMS)
+            return usage_error("compare", argv[i], "too many results (at most 32)");
+        p->files[p->narms][0] = argv[i];
+        p->nfiles[p->narms++] = 1;
+    }
+    if (p->narms < 2) {
+        fprintf(stderr, "jitterlab: compare: needs two results or groups at least (a baseline "
+                        "and one to compare; see jitterlab help compare)\n");
+        return EXIT_USAGE;
+    }
+    if (p->nlabels > p->narms) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", p->nlabels);
+        return usage_error("--label", n, "more labels than results");
+    }
+    for (int a = 0; a < p->nlabels; a++)
+        for (int b = 0; b < a; b++)
+            if (strcmp(p->labels[a], p->labels[b]) == 0)
+                return usage_error("--label", p->labels[a], "given twice");
+    return -1;
+}
+
+void compare_params_free(struct compare_params *p)
+{
+    for (int a = 0; a < COMPARE_MAX_ARMS; a++)
+        free(p->group_text[a]);
+    memset(p->group_text, 0, sizeof p->group_text);
+}
+
+/* "results/idle-2.json" -> "idle-2"; for a group the first file's name
+ * without a trailing "-N" (experiment runs are STEP-REPEAT.json). */
+static void default_label(const char *path, bool group, char *buf, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(buf, len, "%s", base);
+    size_t n = strlen(buf);
+    if (n > 5 && strcmp(buf + n - 5, ".json") == 0)
+        buf[n -= 5] = '\0';
+    if (group) {
+        size_t k = n;
+        while (k > 0 && buf[k - 1] >= '0' && buf[k - 1] <= '9')
+            k--;
+        if (k > 1 && k < n && buf[k - 1] == '-')
+            buf[k - 1] = '\0';
+    }
+}
+
+/* Exit 3 when a percentile is significantly worse by more than pct. */
+static bool fails_gate(const struct arm_comparison *cmp, int n, double pct)
+{
+    for (int a = 0; a < n; a++)
+        for (int i = 0; i < cmp[a].ncpus; i++)
+            for (int k = 0; k < COMPARE_METRICS; k++) {
+                const struct metric_result *m = &cmp[a].cpu[i].m[k];
+                if (m->present && compare_metric_is_percentile((enum compare_metric)k) &&
+                    m->verdict == VERDICT_WORSE && m->has_ratio && m->ratio > 1 + pct / 100)
+                    return true;
+            }
+    return false;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    static struct compare_params p;
+    int rc = compare_parse_args(argc, argv, &p);
+    if (rc >= 0) {
+        compare_params_free(&p);
+        return rc;
+    }
+    if ((rc = check_output_path("--json", p.common.json_path)) != 0) {
+        compare_params_free(&p);
+        return rc;
+    }
+    static struct result_doc docs[COMPARE_MAX_ARMS][COMPARE_MAX_FILES / COMPARE_MAX_ARMS];
+    static char label_buf[COMPARE_MAX_ARMS][128];
+    struct compare_input in[COMPARE_MAX_ARMS];
+    struct compare_arm arms[COMPARE_MAX_ARMS];
+    struct arm_comparison cmp[COMPARE_MAX_ARMS];
+    int read = 0, ncmp = 0;
+    rc = EXIT_USAGE;
+    for (int a = 0; a < p.narms; a++) {
+        for (int f = 0; f < p.nfiles[a]; f++) {
+            char err[256];
+            struct result_doc *d = &docs[a][f];
+            if (result_read_file(p.files[a][f], d, err, sizeof err) != 0) {
+                fprintf(stderr, "jitterlab: compare %s: %s\n", p.files[a][f], err);
+                goto done;
+            }
+            read = a * (COMPARE_MAX_FILES / COMPARE_MAX_ARMS) + f + 1;
+            if (strcmp(d->kind, "run") != 0) {
+                fprintf(stderr, "jitterlab: compare %s: a %s document, not a run result\n",
+                        p.files[a][f], d->kind);
+                goto done;
+            }
+        }
+        if (a < p.nlabels)
+            snprintf(label_buf[a], sizeof label_buf[a], "%s", p.labels[a]);
+        else
+            default_label(p.files[a][0], p.grouped, label_buf[a], sizeof label_buf[a]);
+        in[a] = (struct compare_input){label_buf[a], p.nfiles[a], p.files[a]};
+        arms[a] = (struct compare_arm){label_buf[a], p.nfiles[a], docs[a]};
+    }
+    for (int a = 0; a < p.narms; a++)
+        for (int b = 0; b < a; b++)
+            if (strcmp(in[a].label, in[b].label) == 0) {
+                fprintf(stderr, "jitterlab: compare: two results named %s: give each a --label\n",
+                        in[a].label);
+                goto done;
+            }
+    struct compare_config cfg = {
+        .alpha = p.alpha, .budget_ns = p.budget_ns, .reps = p.reps, .seed = p.seed};
+    rc = EXIT_RUNTIME;
+    for (int a = 1; a < p.narms; a++) {
+        char err[256] = "";
+        if (compare_arms(&arms[0], &arms[a], &cfg, &cmp[a - 1], err, sizeof err) != 0) {
+            fprintf(stderr, "jitterlab: compare %s: %s\n", in[a].label, err);
+            goto done;
+        }
+        ncmp++;
+    }
+    if (!p.common.quiet)
+        text_compare(stdout, &cfg, in, p.narms, cmp, isatty(STDOUT_FILENO));
+    rc = EXIT_OK;
+    if (p.common.json_path) {
+        char started_at[40];
+        rfc3339_now(started_at, sizeof started_at);
+        json_t *doc = json_compare_document(JITTERLAB_VERSION, argc, argv, started_at, &cfg, in,
+                                            p.narms, cmp);
+        if (!doc || json_write_file(doc, p.common.json_path) != 0) {
+            fprintf(stderr, "jitterlab: --json %s: %s\n", p.common.json_path, strerror(errno));
+            rc = EXIT_RUNTIME;
+        }
+        json_decref(doc);
+    }
+    if (rc == EXIT_OK && p.fail_if_worse_pct >= 0 && fails_gate(cmp, ncmp, p.fail_if_worse_pct)) {
+        fprintf(stderr,
+                "jitterlab: compare: a percentile is worse by more than "
+                "--fail-if-worse %g%%\n",
+                p.fail_if_worse_pct);
+        rc = EXIT_BUDGET;
+    }
+done:
+    for (int a = 0; a < ncmp; a++)
+        arm_comparison_free(&cmp[a]);
+    for (int a = 0; a < p.narms; a++)
+        for (int f = 0; f < p.nfiles[a]; f++)
+            if (a * (COMPARE_MAX_FILES / COMPARE_MAX_ARMS) + f < read)
+                result_doc_free(&docs[a][f]);
+    compare_params_free(&p);
+    return rc;
+}

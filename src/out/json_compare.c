@@ -1,0 +1,91 @@
+/*
+ * Writes the compare document (see json_compare.h). Ratios, intervals and
+ * p values are numbers or null; the CPU of the merged entry is the string
+ * "all", as in the run document's "all".
+ */
+#include "out/json_compare.h"
+
+#include <math.h>
+
+#include "out/json_result.h"
+
+static json_t *real_or_null(bool known, double v)
+{
+    return known && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *metric_json(enum compare_metric k, const struct metric_result *m)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "metric", json_string(compare_metric_key(k)));
+    json_object_set_new(o, "unit", json_string(compare_metric_unit(k)));
+    json_object_set_new(o, "baseline", json_real(m->baseline));
+    json_object_set_new(o, "value", json_real(m->value));
+    json_object_set_new(o, "ratio", real_or_null(m->has_ratio, m->ratio));
+    json_object_set_new(o, "ci",
+                        m->has_ci && isfinite(m->ci_lo) && isfinite(m->ci_hi)
+                            ? json_pack("[f,f]", m->ci_lo, m->ci_hi)
+                            : json_null());
+    json_object_set_new(o, "p_value", real_or_null(m->has_p, m->p_value));
+    json_object_set_new(o, "test", json_string(m->test ? m->test : "none"));
+    json_object_set_new(o, "verdict", json_string(verdict_name(m->verdict)));
+    return o;
+}
+
+static json_t *cpu_json(const struct cpu_comparison *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "cpu", c->cpu < 0 ? json_string("all") : json_integer(c->cpu));
+    json_object_set_new(o, "verdict", json_string(verdict_name(c->verdict)));
+    json_object_set_new(o, "tested", json_integer(c->tested));
+    json_object_set_new(o, "metric_alpha", json_real(c->alpha));
+    json_t *metrics = json_array();
+    for (int k = 0; k < COMPARE_METRICS; k++)
+        if (c->m[k].present)
+            json_array_append_new(metrics, metric_json((enum compare_metric)k, &c->m[k]));
+    json_object_set_new(o, "metrics", metrics);
+    json_object_set_new(o, "rank_test",
+                        c->has_rank ? json_pack("{s:f,s:f,s:o,s:o}", "p_greater", c->rank.p_greater,
+                                                "p_value", c->rank.p_value, "statistic",
+                                                real_or_null(true, c->rank.statistic), "df",
+                                                real_or_null(true, c->rank.df))
+                                    : json_null());
+    return o;
+}
+
+json_t *json_compare_document(const char *version, int argc, char **argv, const char *started_at,
+                              const struct compare_config *cfg, const struct compare_input *in,
+                              int narms, const struct arm_comparison *cmp)
+{
+    json_t *doc = json_document_new("compare", version, argc, argv, started_at);
+    json_object_set_new(doc, "alpha", json_real(cfg->alpha));
+    json_object_set_new(doc, "reps", json_integer(cfg->reps));
+    json_object_set_new(doc, "seed", json_integer((json_int_t)cfg->seed));
+    json_object_set_new(doc, "baseline", json_string(in[0].label));
+    json_t *inputs = json_array();
+    for (int a = 0; a < narms; a++) {
+        json_t *files = json_array();
+        for (int f = 0; f < in[a].nfiles; f++)
+            json_array_append_new(files, json_string(in[a].files[f]));
+        json_array_append_new(inputs, json_pack("{s:s,s:o,s:i}", "label", in[a].label, "files",
+                                                files, "runs", in[a].nfiles));
+    }
+    json_object_set_new(doc, "inputs", inputs);
+    json_t *comparisons = json_array();
+    for (int a = 1; a < narms; a++) {
+        const struct arm_comparison *c = &cmp[a - 1];
+        json_t *cpus = json_array();
+        for (int i = 0; i < c->ncpus; i++)
+            json_array_append_new(cpus, cpu_json(&c->cpu[i]));
+        json_t *o = json_object();
+        json_object_set_new(o, "label", json_string(in[a].label));
+        json_object_set_new(o, "verdict", json_string(verdict_name(c->verdict)));
+        json_object_set_new(o, "between_runs", json_boolean(c->between_runs));
+        json_object_set_new(o, "budget_ns",
+                            c->budget_ns >= 0 ? json_integer(c->budget_ns) : json_null());
+        json_object_set_new(o, "cpus", cpus);
+        json_array_append_new(comparisons, o);
+    }
+    json_object_set_new(doc, "comparisons", comparisons);
+    return doc;
+}

@@ -1,0 +1,116 @@
+/*
+ * The comparison table (see text_compare.h). Nanosecond values print in
+ * the unit that suits them (ns, us, ms, s), rates as percentages.
+ */
+#include "out/text_compare.h"
+
+#include <math.h>
+#include <string.h>
+
+static void value_text(char *buf, size_t len, const char *unit, double v)
+{
+    if (strcmp(unit, "rate") == 0)
+        snprintf(buf, len, "%.4f%%", v * 100);
+    else if (strcmp(unit, "count") == 0)
+        snprintf(buf, len, "%.0f", v);
+    else if (v < 1e3)
+        snprintf(buf, len, "%.0f ns", v);
+    else if (v < 1e6)
+        snprintf(buf, len, "%.2f us", v / 1e3);
+    else if (v < 1e9)
+        snprintf(buf, len, "%.3f ms", v / 1e6);
+    else
+        snprintf(buf, len, "%.3f s", v / 1e9);
+}
+
+static const char *metric_label(enum compare_metric k)
+{
+    static const char *const labels[COMPARE_METRICS] = {[METRIC_SAMPLES] = "samples",
+                                                        [METRIC_MISSED] = "missed",
+                                                        [METRIC_DEADLINE_MISSES] = "dl-misses",
+                                                        [METRIC_MIN] = "min",
+                                                        [METRIC_P50] = "p50",
+                                                        [METRIC_P90] = "p90",
+                                                        [METRIC_P99] = "p99",
+                                                        [METRIC_P999] = "p99.9",
+                                                        [METRIC_P9999] = "p99.99",
+                                                        [METRIC_MAX] = "max",
+                                                        [METRIC_EXEC_P50] = "exec p50",
+                                                        [METRIC_EXEC_P99] = "exec p99",
+                                                        [METRIC_EXEC_MAX] = "exec max",
+                                                        [METRIC_RESPONSE_P50] = "resp p50",
+                                                        [METRIC_RESPONSE_P99] = "resp p99",
+                                                        [METRIC_RESPONSE_MAX] = "resp max",
+                                                        [METRIC_EXCEED_P999] = "> base p99.9",
+                                                        [METRIC_EXCEED_BUDGET] = "> budget"};
+    return labels[k];
+}
+
+static void cpu_table(FILE *out, const struct cpu_comparison *c, const char *base,
+                      const char *other, bool colour)
+{
+    char title[32];
+    if (c->cpu < 0)
+        snprintf(title, sizeof title, "all CPUs");
+    else
+        snprintf(title, sizeof title, "CPU %d", c->cpu);
+    char level[24];
+    snprintf(level, sizeof level, "%.4g%% CI", 100 * (1 - c->alpha));
+    fprintf(out, "  %-13s %13s %13s %8s  %-17s %-12s %s\n", title, base, other, "ratio", level,
+            "test", "verdict");
+    for (int k = 0; k < COMPARE_METRICS; k++) {
+        const struct metric_result *m = &c->m[k];
+        if (!m->present)
+            continue;
+        const char *unit = compare_metric_unit((enum compare_metric)k);
+        char a[32], b[32], ratio[16] = "-", ci[32] = "";
+        value_text(a, sizeof a, unit, m->baseline);
+        value_text(b, sizeof b, unit, m->value);
+        if (m->has_ratio)
+            snprintf(ratio, sizeof ratio, "%.3f", m->ratio);
+        if (m->has_ci)
+            snprintf(ci, sizeof ci, "[%.3f, %.3f]", m->ci_lo, m->ci_hi);
+        const char *on = "", *off = "";
+        if (colour && m->verdict == VERDICT_WORSE)
+            on = "\033[31m", off = "\033[0m";
+        else if (colour && m->verdict == VERDICT_BETTER)
+            on = "\033[32m", off = "\033[0m";
+        fprintf(out, "  %-13s %13s %13s %s%8s%s  %-17s %-12s %s%s%s\n",
+                metric_label((enum compare_metric)k), a, b, on, ratio, off, ci, m->test, on,
+                verdict_name(m->verdict), off);
+    }
+    if (c->has_rank) {
+        if (c->rank.p_value < 1e-300)
+            fprintf(out, "  rank test: P(%s > %s) = %.3f, p < 1e-300\n", other, base,
+                    c->rank.p_greater);
+        else
+            fprintf(out, "  rank test: P(%s > %s) = %.3f, p = %.3g\n", other, base,
+                    c->rank.p_greater, c->rank.p_value);
+    }
+}
+
+void text_compare(FILE *out, const struct compare_config *cfg, const struct compare_input *in,
+                  int narms, const struct arm_comparison *cmp, bool colour)
+{
+    fprintf(out,
+            "jitterlab compare: baseline %s (%d run%s); alpha %.3g per CPU entry, split "
+            "among its tested metrics (Bonferroni)\n",
+            in[0].label, in[0].nfiles, in[0].nfiles == 1 ? "" : "s", cfg->alpha);
+    for (int a = 1; a < narms; a++) {
+        const struct arm_comparison *c = &cmp[a - 1];
+        fprintf(out, "\n%s against %s (%d run%s%s): %s\n", in[a].label, in[0].label, in[a].nfiles,
+                in[a].nfiles == 1 ? "" : "s",
+                c->between_runs ? "; the spread between runs decides" : "",
+                verdict_name(c->verdict));
+        if (!c->between_runs)
+            fprintf(out, "  (one run on a side: the verdicts know the noise within a run, not "
+                         "the drift between runs;\n   repeat the runs and compare --group, or "
+                         "use jitterlab experiment)\n");
+        /* the merged entry first, single CPUs after it when there are several */
+        cpu_table(out, &c->cpu[c->ncpus - 1], in[0].label, in[a].label, colour);
+        for (int i = 0; c->ncpus > 2 && i < c->ncpus - 1; i++) {
+            fputc('\n', out);
+            cpu_table(out, &c->cpu[i], in[0].label, in[a].label, colour);
+        }
+    }
+}

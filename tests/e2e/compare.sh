@@ -1,0 +1,131 @@
+#!/bin/sh
+# jitterlab compare end to end. Synthetic run documents of known
+# distributions (helpers/mkrun.py: log-normal latencies in the run's own
+# histogram, seeded) give verdicts that must come out: the same distribution
+# is no-difference, a 10% shift is worse (and better the other way), a
+# change of the tail only makes the tail worse and leaves p50 alone, and
+# --fail-if-worse turns a worse percentile into exit 3. Repeated runs
+# (--group) are decided between runs. Bad input exits 2, names the file or
+# option and writes nothing. Two real short runs compare too. About 15 s.
+. "$(dirname "$0")/lib.sh"
+
+MK="python3 $JL_TOP/tests/e2e/helpers/mkrun.py"
+D=$T/docs
+mkdir "$D"
+for s in 1 2 3 4; do $MK "$D/base$s.json" --seed "$s"; done
+$MK "$D/slow.json" --seed 11 --scale 1.1
+$MK "$D/fast.json" --seed 12 --scale 0.909
+$MK "$D/tail.json" --seed 13 --tail 0.005:5
+for s in 1 2 3; do
+    $MK "$D/A-$s.json" --seed $((20 + s)) --scale "1.0$s"
+    $MK "$D/B-$s.json" --seed $((30 + s)) --scale "1.0$((4 - s))"
+    $MK "$D/C-$s.json" --seed $((40 + s)) --scale "1.5$s"
+done
+
+# verdict FILE LABEL [CPU METRIC]: the verdict of LABEL (overall, or of one metric)
+verdict() {
+    python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [x for x in d["comparisons"] if x["label"] == sys.argv[2]][0]
+if len(sys.argv) == 3:
+    print(c["verdict"])
+else:
+    e = [x for x in c["cpus"] if str(x["cpu"]) == sys.argv[3]][0]
+    print([m for m in e["metrics"] if m["metric"] == sys.argv[4]][0]["verdict"])
+PY
+}
+
+"$JL" compare "$D/base1.json" "$D/base2.json" "$D/slow.json" "$D/fast.json" "$D/tail.json" \
+    --json "$T/c.json" >"$T/out" 2>"$T/err"
+rc_is "compare of five documents exits 0" 0 $?
+check "same distribution: no-difference" test "$(verdict "$T/c.json" base2)" = no-difference
+check "10% slower: worse" test "$(verdict "$T/c.json" slow)" = worse
+check "10% slower: p50 worse" test "$(verdict "$T/c.json" slow all p50)" = worse
+check "10% faster: better" test "$(verdict "$T/c.json" fast)" = better
+check "10% faster: p50 better" test "$(verdict "$T/c.json" fast all p50)" = better
+check "tail only: worse" test "$(verdict "$T/c.json" tail)" = worse
+check "tail only: p99.9 worse" test "$(verdict "$T/c.json" tail all p999)" = worse
+check "tail only: exceedances of the baseline's p99.9 worse" test "$(verdict "$T/c.json" tail all exceed_p999)" = worse
+check "tail only: p50 no-difference" test "$(verdict "$T/c.json" tail all p50)" = no-difference
+check "per-CPU entries too" test "$(verdict "$T/c.json" slow 1 p50)" = worse
+check "the text names the baseline" grep -q "baseline base1 (1 run)" "$T/out"
+check "the text warns that one run says nothing of the drift" grep -q "not the drift between runs" "$T/out"
+pyt "$T/c.json" <<'PY'
+t("kind compare, schema 1", 'd["tool"] == "jitterlab" and d["schema"] == 1 and d["kind"] == "compare"', '')
+t("header: version, argv, started_at", 'd["version"] and d["argv"][:2] == ["jitterlab", "compare"] and d["started_at"].endswith("Z")', '')
+t("labels from the file names", '[i["label"] for i in d["inputs"]] == ["base1", "base2", "slow", "fast", "tail"]', 'd["inputs"]')
+t("baseline is the first", 'd["baseline"] == "base1" and len(d["comparisons"]) == 4', '')
+ms = [m for c in d["comparisons"] for e in c["cpus"] for m in e["metrics"]]
+t("every metric has its fields", 'all(set(m) >= {"metric", "unit", "baseline", "value", "ratio", "ci", "p_value", "test", "verdict"} for m in ms)', '')
+t("ratios are value / baseline", 'all(m["ratio"] is None or abs(m["ratio"] * m["baseline"] - m["value"]) <= 1e-6 * max(1, m["value"]) for m in ms)', '')
+t("intervals hold their ratio", 'all(m["ci"] is None or m["ci"][0] <= m["ratio"] * 1.000001 and m["ratio"] <= m["ci"][1] * 1.000001 for m in ms)', '[m for m in ms if m["ci"] and not (m["ci"][0] <= m["ratio"] <= m["ci"][1])][:3]')
+t("CPU entries are 1 and all", 'all([e["cpu"] for e in c["cpus"]] == [1, "all"] for c in d["comparisons"])', '')
+t("the rank test of a slower arm says B > A", '[c for c in d["comparisons"] if c["label"] == "slow"][0]["cpus"][1]["rank_test"]["p_greater"] > 0.6', '')
+PY
+
+"$JL" compare "$D/base1.json" "$D/slow.json" --fail-if-worse 5 -q 2>"$T/err"
+rc_is "--fail-if-worse 5 with a 10% slower p50 exits 3" 3 $?
+check "... and says why" grep -q "worse by more than --fail-if-worse 5%" "$T/err"
+"$JL" compare "$D/base1.json" "$D/slow.json" --fail-if-worse 20 -q
+rc_is "--fail-if-worse 20 exits 0" 0 $?
+"$JL" compare "$D/base1.json" "$D/base2.json" --fail-if-worse 0 -q
+rc_is "--fail-if-worse 0 on the same distribution exits 0" 0 $?
+
+"$JL" compare --group "$D/A-1.json,$D/A-2.json,$D/A-3.json" --group "$D/B-1.json,$D/B-2.json,$D/B-3.json" \
+    --group "$D/C-1.json,$D/C-2.json,$D/C-3.json" --json "$T/g.json" >"$T/out" 2>"$T/err"
+rc_is "compare --group exits 0" 0 $?
+check "group labels from the first file without -N" test "$(jget "$T/g.json" '[i["label"] for i in d["inputs"]]')" = "['A', 'B', 'C']"
+check "runs 3% apart: no-difference between runs" test "$(verdict "$T/g.json" B)" = no-difference
+check "runs 50% slower: worse between runs" test "$(verdict "$T/g.json" C)" = worse
+check "the test is between-runs" test "$(verdict "$T/g.json" B all p50)" = no-difference
+pyt "$T/g.json" <<'PY'
+t("between_runs is set", 'all(c["between_runs"] for c in d["comparisons"])', '')
+p50 = [m for m in d["comparisons"][0]["cpus"][1]["metrics"] if m["metric"] == "p50"][0]
+t("p50 decided between runs", 'p50["test"] == "between-runs"', 'p50')
+t("inputs list 3 runs each", 'all(i["runs"] == 3 for i in d["inputs"])', '')
+PY
+"$JL" compare --label base --label other "$D/base1.json" "$D/slow.json" --json "$T/l.json" -q
+check "--label names the arms" test "$(jget "$T/l.json" '[i["label"] for i in d["inputs"]]')" = "['base', 'other']"
+
+# bad input: exit 2, the file or option named, nothing written
+printf '{"tool": "jitterlab", "schema": 1, "kind": "run", "cpus": [' >"$D/truncated.json"
+echo 'not json' >"$D/garbage.json"
+echo '{"tool": "jitterlab", "schema": 1, "kind": "stat", "samples": []}' >"$D/stat.json"
+echo '{"tool": "cyclictest", "schema": 1, "kind": "run"}' >"$D/foreign.json"
+bad_compare() { # NAME WANT ARGS...
+    name=$1 want=$2; shift 2
+    rm -f "$T/bad.json"
+    "$JL" compare "$@" --json "$T/bad.json" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -Eq -- "$want" "$T/err" && [ ! -e "$T/bad.json" ]; then ok "$name"; else not_ok "$name" "exit $rc" "$(cat "$T/err")"; fi
+}
+bad_compare "a missing file exits 2" "compare $D/nope.json: No such file" "$D/base1.json" "$D/nope.json"
+bad_compare "a truncated file exits 2" "truncated.json: document: not JSON" "$D/base1.json" "$D/truncated.json"
+bad_compare "a file that is not JSON exits 2" "garbage.json: document: not JSON" "$D/base1.json" "$D/garbage.json"
+bad_compare "a stat document exits 2" "stat.json: a stat document, not a run result" "$D/base1.json" "$D/stat.json"
+bad_compare "another tool's document exits 2" "foreign.json: tool: not \"jitterlab\"" "$D/base1.json" "$D/foreign.json"
+bad_compare "one result exits 2" "needs two results" "$D/base1.json"
+bad_compare "--alpha 0.7 exits 2" "--alpha 0.7: must be a number above 0 and below 0.5" --alpha 0.7 "$D/base1.json" "$D/base2.json"
+bad_compare "--reps 10 exits 2" "--reps 10" --reps 10 "$D/base1.json" "$D/base2.json"
+bad_compare "--group mixed with files exits 2" "--group: and file arguments cannot be mixed" --group "$D/A-1.json" "$D/base1.json"
+bad_compare "a label twice exits 2" "--label x: given twice" --label x --label x "$D/base1.json" "$D/base2.json"
+bad_compare "two arms of one name exit 2" "two results named base1" "$D/base1.json" "$D/base1.json"
+mkdir "$T/dir"
+"$JL" compare "$D/base1.json" "$D/base2.json" --json "$T/dir" >"$T/out" 2>"$T/err"
+rc_is "--json naming a directory exits 2" 2 $?
+
+# two real runs
+if is_root; then
+    flock /tmp/jitterlab-cpu1.lock sh -c "'$JL' run -a 1 -D 1s -q --json '$T/r1.json' && '$JL' run -a 1 -D 1s -q --workload spin:100us --json '$T/r2.json'"
+    "$JL" compare "$T/r1.json" "$T/r2.json" --json "$T/r.json" >"$T/out" 2>"$T/err"
+    rc_is "two real runs compare" 0 $?
+    pyt "$T/r.json" <<'PY'
+e = d["comparisons"][0]["cpus"][-1]
+keys = [m["metric"] for m in e["metrics"]]
+t("exec and response times compared", '"exec_p50" in keys and "response_p99" in keys', 'keys')
+t("a 100 us workload makes exec p50 worse", '[m for m in e["metrics"] if m["metric"] == "exec_p50"][0]["verdict"] == "worse"', 'e["metrics"]')
+PY
+else
+    ok "two real runs # SKIP not root"
+fi

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Writes a synthetic `jitterlab run` result document of a known distribution,
+for the compare and report tests: log-normal latencies in the run's own
+log-linear histogram (1 ns buckets below 128 ns, then 128 per power of two),
+with the statistics and percentiles `run` would report for those values.
+
+    mkrun.py OUT.json [--median NS] [--sigma S] [--n N] [--seed K] [--scale X]
+                      [--tail SHARE:FACTOR] [--cpus 1,2] [--missed N] [--budget NS]
+"""
+import argparse
+import json
+import math
+import random
+
+
+def bucket(v):
+    if v < 128:
+        return v, v
+    e = v.bit_length() - 1
+    shift = e - 7
+    lo = (v >> shift) << shift
+    return lo, lo + (1 << shift) - 1
+
+
+def percentile(sorted_vals, buckets, pct):
+    n = len(sorted_vals)
+    x = pct * n / 100.0
+    rank = max(1, min(n, math.ceil(x - x * 8 * 2.220446049250313e-16)))
+    if rank == 1:
+        return sorted_vals[0]
+    if rank == n:
+        return sorted_vals[-1]
+    lo, hi = bucket(sorted_vals[rank - 1])
+    mid = lo + (hi - lo) // 2
+    return max(sorted_vals[0], min(sorted_vals[-1], mid))
+
+
+def cpu_entry(vals, cpu, missed):
+    vals = sorted(vals)
+    n = len(vals)
+    mean = sum(vals) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else 0
+    counts = {}
+    for v in vals:
+        b = bucket(v)
+        counts[b] = counts.get(b, 0) + 1
+    lat = {"min": vals[0], "mean": round(mean), "stddev": round(sd), "max": vals[-1]}
+    for key, pct in (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9), ("p9999", 99.99)):
+        lat[key] = percentile(vals, counts, pct)
+    e = {"samples": n, "missed": missed, "latency_ns": lat,
+         "histogram": {"unit": "ns", "bins": [[lo, hi, c] for (lo, hi), c in sorted(counts.items())],
+                       "overflow": 0},
+         "deadline_misses": 0}
+    if cpu is not None:
+        e = dict({"cpu": cpu}, **e)
+    return e
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--median", type=float, default=60000)
+    ap.add_argument("--sigma", type=float, default=0.25)
+    ap.add_argument("--n", type=int, default=20000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--tail", default="0:1")
+    ap.add_argument("--cpus", default="1")
+    ap.add_argument("--missed", type=int, default=0)
+    ap.add_argument("--budget", type=int, default=0)
+    a = ap.parse_args()
+    rnd = random.Random(a.seed)
+    share, factor = (float(x) for x in a.tail.split(":"))
+    cpus = [int(c) for c in a.cpus.split(",")]
+    per_cpu, everything = [], []
+    for cpu in cpus:
+        vals = []
+        for _ in range(a.n):
+            v = a.median * math.exp(a.sigma * rnd.gauss(0, 1)) * a.scale
+            if share > 0 and rnd.random() < share:
+                v *= factor
+            vals.append(max(1, int(v)))
+        per_cpu.append(cpu_entry(vals, cpu, a.missed))
+        everything += vals
+    doc = {"tool": "jitterlab", "schema": 1, "kind": "run", "version": "synthetic",
+           "argv": ["jitterlab", "run"], "started_at": "2026-12-01T00:00:00.000Z",
+           "duration_s": a.n / 1000.0, "interrupted": False,
+           "system": {"hostname": "synthetic"},
+           "config": {"interval_ns": 1000000, "budget_ns": a.budget or None, "cpus": cpus},
+           "cpus": per_cpu, "all": cpu_entry(everything, None, a.missed * len(cpus))}
+    with open(a.out, "w") as f:
+        json.dump(doc, f)
+
+
+main()
