@@ -55,10 +55,11 @@ static void run_usage(FILE *out)
             "                          default CPUs: online ones not measured); KIND as in\n"
             "                          jitterlab load: cpu, pulse:ON:OFF[:KIND], cache[:SIZE],\n"
             "                          memory[:SIZE], cmd:COMMAND\n"
-            "      --tune[=PROFILE]    apply `jitterlab tune` (latency or realtime, default\n"
-            "                          latency) for --budget (default 50us) before the first\n"
-            "                          cycle, hold PM QoS, restore everything at the end\n"
-            "                          (also after Ctrl-C/SIGTERM)\n"
+            "      --tune[=PROFILE|ACTION,...]  apply `jitterlab tune` (a profile, latency or\n"
+            "                          realtime, default latency, or actions as tune --only\n"
+            "                          takes them) for --budget (default 50us) before the\n"
+            "                          first cycle, hold PM QoS, restore everything at the\n"
+            "                          end (also after Ctrl-C/SIGTERM)\n"
             "      --explain[=DUR]     name the cause of every sample later than DUR (bare:\n"
             "                          us; default max(50us, 10 x the CPU's median)) from\n"
             "                          kernel tracepoints (root); else per report window\n"
@@ -278,12 +279,18 @@ static int run_option(void *params, int c, const char *arg)
             p->load_text[p->nloads++] = arg;
         break;
     case OPT_TUNE: {
+        /* a profile, or a list of actions (what tune --only takes) */
         const char *bad_opt = NULL;
         char twhy[600];
         p->tune_profile = arg ? arg : "latency";
-        p->tune_actions = tune_actions_for(p->tune_profile, NULL, &bad_opt, twhy, sizeof(twhy));
+        p->tune_actions = tune_profile_actions(p->tune_profile);
         if (!p->tune_actions)
-            rc = usage_error("--tune", p->tune_profile, twhy);
+            p->tune_actions = tune_actions_for(NULL, p->tune_profile, &bad_opt, twhy, sizeof(twhy));
+        if (!p->tune_actions) {
+            char both[700];
+            snprintf(both, sizeof(both), "not a profile (latency, realtime), and %s", twhy);
+            rc = usage_error("--tune", p->tune_profile, both);
+        }
         break;
     }
     case OPT_COUNTERS:

@@ -13,6 +13,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/run_cli.h"
+#include "tune/tune.h"
 #include "test_cli.h"
 
 static struct run_params params;
@@ -138,6 +139,12 @@ static void test_run_tune_profile_realtime(void **state)
     parse_ok("run --tune=realtime");
     assert_string_equal(params.tune_profile, "realtime");
     assert_int_not_equal(params.tune_actions, 0);
+    /* or the actions themselves, as tune --only takes them */
+    parse_ok("run --tune=pm-qos,timer-migration");
+    assert_int_equal(params.tune_actions, (1u << tune_action_find("pm-qos")) |
+                                              (1u << tune_action_find("timer-migration")));
+    parse_ok("run --tune=irq-affinity");
+    assert_int_equal(params.tune_actions, 1u << tune_action_find("irq-affinity"));
 }
 
 static void test_run_sysroot_from_environment_unless_given(void **state)
@@ -205,7 +212,14 @@ static const struct cli_bad_case bad_cases[] = {
     {"run --counters bogus",
      "jitterlab: --counters bogus: unknown counter (use cycles, instructions, llc-misses, "
      "context-switches, cpu-migrations, page-faults, all)\n"},
-    {"run --tune=bogus", "jitterlab: --tune bogus: unknown profile (use latency or realtime)\n"},
+    {"run --tune=bogus",
+     "jitterlab: --tune bogus: not a profile (latency, realtime), and unknown action 'bogus' "
+     "(actions: pm-qos, idle-states, resume-latency, cpufreq, timer-migration, irq-affinity, "
+     "rt-throttling, thp, nmi-watchdog)\n"},
+    {"run --tune=pm-qos,nope",
+     "jitterlab: --tune pm-qos,nope: not a profile (latency, realtime), and unknown action "
+     "'nope' (actions: pm-qos, idle-states, resume-latency, cpufreq, timer-migration, "
+     "irq-affinity, rt-throttling, thp, nmi-watchdog)\n"},
     {"run --intervals f", "jitterlab: --intervals f: needs --report-every\n"},
     {"run --wide", "jitterlab: --wide: needs --report-every\n"},
     {"run --load cpu --load cpu --load cpu --load cpu --load cpu --load cpu --load cpu --load cpu "
