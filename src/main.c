@@ -16,6 +16,7 @@ static const struct subcommand subcommands[] = {
     {"tune", cmd_tune, 0, "apply, hold, show or restore reversible latency tuning"},
     {"stat", cmd_stat, 0,
      "show frequency, idle states, interrupts and steal per CPU (turbostat-like)"},
+    {"report", cmd_report, 0, "draw run results as one self-contained HTML page (plots, tables)"},
     {"compare", cmd_compare, 0,
      "compare results with a baseline: better, worse or no difference, with statistics"},
 };

@@ -1,0 +1,312 @@
+/*
+ * `jitterlab report RESULT.json... [-o report.html]`: one self-contained
+ * HTML page of run results (out/report_html.h), with the verdicts of a
+ * compare document and the findings of an inspect document when given,
+ * and every plot as an SVG file of its own with --svg DIR. Every document
+ * is read and checked before anything is written (a bad one: exit 2, no
+ * file); the page is written atomically, then the SVG files.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/options.h"
+#include "cmd/report_cli.h"
+#include "common/atomic_file.h"
+#include "out/report_html.h"
+
+static void report_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: jitterlab report RESULT.json... [options]\n"
+            "\n"
+            "Draws run results (jitterlab run --json) as one self-contained HTML page, readable\n"
+            "offline: per CPU and for all CPUs the latency histogram and its tail (1 - F) on\n"
+            "log axes with every result overlaid, the percentiles, the latency and telemetry\n"
+            "per window over time, execution and response times; the spikes --explain found\n"
+            "and their causes; the system and config of each result side by side, differences\n"
+            "highlighted. It computes no statistics: jitterlab compare gives the verdicts.\n"
+            "\n"
+            "  -o, --output FILE       the page (default %s)\n"
+            "      --label L           the name of the next result, once per result in order\n"
+            "                          (default: the file names without .json)\n"
+            "      --compare FILE      show the verdicts of a jitterlab compare --json document\n"
+            "      --inspect FILE      show the findings of a jitterlab inspect --json document\n"
+            "      --svg DIR           also write each plot as DIR/cpuN-NAME.svg (DIR is\n"
+            "                          created if missing)\n"
+            "      --title TEXT        the page's title (default \"jitterlab report\")\n"
+            "  -a, --cpus LIST         sections only for these CPUs (default: every CPU)\n"
+            "  -q, --quiet             print nothing but errors\n"
+            "  -h, --help              this text\n"
+            "\n"
+            "At most %d results. Exit status 2 when an option or a document is wrong\n"
+            "(nothing is written then).\n",
+            REPORT_DEFAULT_OUTPUT, REPORT_MAX_RESULTS);
+}
+
+enum { OPT_LABEL = 256, OPT_COMPARE, OPT_INSPECT, OPT_SVG, OPT_TITLE };
+
+static const struct option report_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"compare", required_argument, NULL, OPT_COMPARE},
+    {"inspect", required_argument, NULL, OPT_INSPECT},
+    {"svg", required_argument, NULL, OPT_SVG},
+    {"title", required_argument, NULL, OPT_TITLE},
+    CLI_OPTION_CPUS,
+    CLI_OPTION_QUIET,
+    CLI_OPTION_HELP,
+    CLI_OPTION_END,
+};
+
+static int report_option(void *params, int c, const char *arg)
+{
+    struct report_params *p = params;
+    switch (c) {
+    case 'o':
+        p->output = arg;
+        return 0;
+    case OPT_LABEL:
+        if (!arg[0])
+            return usage_error("--label", NULL, "must not be empty");
+        if (p->nlabels == REPORT_MAX_RESULTS) {
+            char why[80];
+            snprintf(why, sizeof why, "more labels than the %d results a report holds",
+                     REPORT_MAX_RESULTS);
+            return usage_error("--label", arg, why);
+        }
+        p->labels[p->nlabels++] = arg;
+        return 0;
+    case OPT_COMPARE:
+        p->compare_path = arg;
+        return 0;
+    case OPT_INSPECT:
+        p->inspect_path = arg;
+        return 0;
+    case OPT_SVG:
+        if (!arg[0])
+            return usage_error("--svg", NULL, "needs a directory");
+        p->svg_dir = arg;
+        return 0;
+    default: /* OPT_TITLE */
+        p->title = arg;
+        return 0;
+    }
+}
+
+static const struct cli_command report_cli = {
+    "report", report_usage, "o:a:qh", report_options, report_option,
+};
+
+int report_parse_args(int argc, char **argv, struct report_params *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->output = REPORT_DEFAULT_OUTPUT;
+    int first;
+    int rc = cli_parse(&report_cli, &p->common, p, argc, argv, 1, &first);
+    if (rc >= 0)
+        return rc;
+    int n = argc - first;
+    if (n <= 0) {
+        fprintf(stderr, "jitterlab: report: which results? (e.g. jitterlab report a.json "
+                        "b.json -o report.html; see jitterlab help report)\n");
+        return EXIT_USAGE;
+    }
+    if (n > REPORT_MAX_RESULTS) {
+        fprintf(stderr, "jitterlab: report: %d results, at most %d fit in one report\n", n,
+                REPORT_MAX_RESULTS);
+        return EXIT_USAGE;
+    }
+    if (p->nlabels > 0 && p->nlabels != n) {
+        char why[96];
+        snprintf(why, sizeof why, "%d label%s for %d result%s (one per result, in order)",
+                 p->nlabels, p->nlabels == 1 ? "" : "s", n, n == 1 ? "" : "s");
+        return usage_error("--label", NULL, why);
+    }
+    for (int i = 0; i < n; i++)
+        p->files[i] = argv[first + i];
+    p->nfiles = n;
+    return -1;
+}
+
+/* The default label: the file name without its directory and ".json";
+ * a label taken already gets " (2)", " (3)", ... */
+static void set_label(struct report_run *runs, int i, const char *given)
+{
+    char *label = runs[i].label;
+    size_t size = sizeof runs[i].label;
+    if (given) {
+        snprintf(label, size, "%s", given);
+    } else {
+        const char *base = strrchr(runs[i].path, '/');
+        base = base && base[1] ? base + 1 : runs[i].path;
+        size_t len = strlen(base);
+        if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+            len -= 5;
+        snprintf(label, size, "%.*s", (int)(len < size ? len : size - 1), base);
+    }
+    char first[sizeof runs[i].label];
+    snprintf(first, sizeof first, "%s", label);
+    for (int k = 2, clash = 1; clash; k++) {
+        clash = 0;
+        for (int j = 0; j < i; j++)
+            clash = clash || strcmp(runs[j].label, label) == 0;
+        if (clash)
+            snprintf(label, size, "%.100s (%d)", first, k);
+    }
+}
+
+/* --svg DIR: an existing directory we may write into, or a path whose
+ * nearest existing parent is one (DIR is created after the page). */
+static int check_svg_dir(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            return usage_error("--svg", dir, "not a directory");
+        if (access(dir, W_OK | X_OK) != 0)
+            return usage_error("--svg", dir, strerror(errno));
+        return 0;
+    }
+    if (errno != ENOENT)
+        return usage_error("--svg", dir, strerror(errno));
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    while (slash && slash > parent && slash[1] == '\0') { /* "dir/" */
+        *slash = '\0';
+        slash = strrchr(parent, '/');
+    }
+    if (!slash)
+        snprintf(parent, sizeof parent, ".");
+    else if (slash == parent)
+        parent[1] = '\0';
+    else
+        *slash = '\0';
+    return check_svg_dir(parent);
+}
+
+static int mkdir_parents(const char *dir)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *s = path + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int write_svgs(const char *dir, const struct report_svgs *svgs)
+{
+    if (mkdir_parents(dir) != 0) {
+        fprintf(stderr, "jitterlab: --svg %s: %s\n", dir, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    for (size_t i = 0; i < svgs->n; i++) {
+        char path[PATH_MAX];
+        struct atomic_file af;
+        snprintf(path, sizeof path, "%s/%s", dir, svgs->svg[i].name);
+        if (atomic_file_open(&af, path) != 0) {
+            fprintf(stderr, "jitterlab: --svg %s: %s\n", path, strerror(errno));
+            return EXIT_RUNTIME;
+        }
+        fwrite(svgs->svg[i].text, 1, svgs->svg[i].len, af.fp);
+        if (atomic_file_commit(&af) != 0) {
+            fprintf(stderr, "jitterlab: --svg %s: %s\n", path, strerror(errno));
+            return EXIT_RUNTIME;
+        }
+    }
+    return EXIT_OK;
+}
+
+static int read_inputs(const struct report_params *p, struct report_run *runs,
+                       struct report_compare *cmp, struct report_inspect *ins)
+{
+    char err[512];
+    for (int i = 0; i < p->nfiles; i++) {
+        if (report_run_read(p->files[i], &runs[i], err, sizeof err) != 0) {
+            fprintf(stderr, "jitterlab: report %s: %s\n", p->files[i], err);
+            return EXIT_USAGE;
+        }
+        set_label(runs, i, p->nlabels ? p->labels[i] : NULL);
+    }
+    if (p->compare_path && report_compare_read(p->compare_path, cmp, err, sizeof err) != 0) {
+        fprintf(stderr, "jitterlab: --compare %s: %s\n", p->compare_path, err);
+        return EXIT_USAGE;
+    }
+    if (p->inspect_path && report_inspect_read(p->inspect_path, ins, err, sizeof err) != 0) {
+        fprintf(stderr, "jitterlab: --inspect %s: %s\n", p->inspect_path, err);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static struct report_params p;
+    int rc = report_parse_args(argc, argv, &p);
+    if (rc >= 0)
+        return rc;
+    if ((rc = check_output_path("--output", p.output)) != 0 ||
+        (p.svg_dir && (rc = check_svg_dir(p.svg_dir)) != 0))
+        return rc;
+    static struct report_run runs[REPORT_MAX_RESULTS];
+    static struct report_compare cmp;
+    static struct report_inspect ins;
+    struct report_svgs svgs = {0};
+    rc = read_inputs(&p, runs, &cmp, &ins);
+    if (rc != EXIT_OK)
+        goto done;
+    struct report_input in = {runs,
+                              p.nfiles,
+                              p.compare_path ? &cmp : NULL,
+                              p.inspect_path ? &ins : NULL,
+                              &p.common.cpus,
+                              p.title,
+                              JITTERLAB_VERSION};
+    struct atomic_file af;
+    if (atomic_file_open(&af, p.output) != 0) {
+        fprintf(stderr, "jitterlab: --output %s: %s\n", p.output, strerror(errno));
+        rc = EXIT_RUNTIME;
+        goto done;
+    }
+    if (report_html_write(af.fp, &in, p.svg_dir ? &svgs : NULL) != 0) {
+        atomic_file_abort(&af);
+        fprintf(stderr, "jitterlab: --output %s: cannot write the report (%s)\n", p.output,
+                errno ? strerror(errno) : "out of memory");
+        rc = EXIT_RUNTIME;
+        goto done;
+    }
+    long size = ftell(af.fp);
+    if (atomic_file_commit(&af) != 0) {
+        fprintf(stderr, "jitterlab: --output %s: %s\n", p.output, strerror(errno));
+        rc = EXIT_RUNTIME;
+        goto done;
+    }
+    if (p.svg_dir && (rc = write_svgs(p.svg_dir, &svgs)) != EXIT_OK)
+        goto done;
+    if (!p.common.quiet) {
+        printf("jitterlab: report: wrote %s (%ld kB, %d result%s)", p.output,
+               size > 0 ? (size + 1023) / 1024 : 0, p.nfiles, p.nfiles == 1 ? "" : "s");
+        if (p.svg_dir)
+            printf(" and %zu plots in %s", svgs.n, p.svg_dir);
+        printf("\n");
+    }
+done:
+    report_svgs_free(&svgs);
+    for (int i = 0; i < p.nfiles; i++)
+        report_run_free(&runs[i]);
+    report_compare_free(&cmp);
+    report_inspect_free(&ins);
+    return rc;
+}

@@ -1,0 +1,49 @@
+/*
+ * What the files of the HTML report share: the context every part writes
+ * through, the result colours, and the parts themselves (report_html.c
+ * lays out the page and calls them): plots (report_plots.c), tables
+ * (report_tables.c, report_config.c) and verdicts (report_verdicts.c).
+ */
+#ifndef JITTERLAB_OUT_REPORT_HTML_INTERNAL_H
+#define JITTERLAB_OUT_REPORT_HTML_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "out/report_html.h"
+#include "out/svg.h"
+
+struct report_ctx {
+    FILE *f;
+    const struct report_input *in;
+    struct report_svgs *svgs; /* NULL: no --svg */
+    bool failed;              /* out of memory */
+};
+
+/* The colour of result i. */
+const char *report_colour(int i);
+/* The entry of CPU cpu (-1: "all") in run, or NULL when it was not measured. */
+const struct report_cpu *report_run_cpu(const struct report_run *run, int cpu);
+/* "CPU 3" or "all CPUs". */
+void report_cpu_name(int cpu, char *buf, size_t len);
+/* A plot drawn into memory: begin with report_plot_open, draw into the
+ * returned stream, end with report_plot_close, which writes the figure into
+ * the page (and keeps it for --svg under name, "cpu1-histogram"). */
+FILE *report_plot_open(struct report_ctx *c, struct svg_plot *p, char **text, size_t *len);
+void report_plot_close(struct report_ctx *c, FILE *mem, char **text, size_t *len, int cpu,
+                       const char *name, const char *caption);
+/* A swatch of result i's colour and its label, for tables. */
+void report_result_cell(struct report_ctx *c, int i);
+/* A duration in a table cell ("–" for JR_ABSENT). */
+void report_ns_cell(FILE *f, int64_t ns);
+
+/* The parts of the page. cpu is a CPU id or -1 for all CPUs. */
+void report_plots_cpu(struct report_ctx *c, int cpu);
+void report_percentile_table(struct report_ctx *c, int cpu);
+void report_exec_table(struct report_ctx *c, int cpu);
+void report_spikes(struct report_ctx *c, int run);
+void report_config(struct report_ctx *c);
+void report_verdicts(struct report_ctx *c);
+void report_findings(struct report_ctx *c);
+
+#endif

@@ -1,0 +1,198 @@
+/*
+ * What `jitterlab report` draws, read from the documents and checked
+ * before anything is written: per run result its CPUs (histograms,
+ * percentiles, the per-window series of intervals and telemetry), its
+ * spikes, and its system and config objects; a compare document's
+ * verdicts; an inspect document's findings. Strings point into the parsed
+ * documents (kept alive in root) and are escaped only when written.
+ * out/report_read*.c fill these structs, out/report_html*.c draw them.
+ */
+#ifndef JITTERLAB_OUT_REPORT_MODEL_H
+#define JITTERLAB_OUT_REPORT_MODEL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "out/result_read.h"
+
+#define REPORT_MAX_RESULTS 10 /* one colour each */
+#define REPORT_IDLE_STATES 8  /* idle states drawn per result */
+/* Spike causes kept per spike (the writer keeps 8, and folds the rest). */
+#define REPORT_SPIKE_CAUSES 16
+/* Spikes (or spike windows) kept per result: the largest. */
+#define REPORT_SPIKES_SHOWN 200
+
+/* A histogram of a CPU entry (latency, exec_ns or response_ns, as
+ * out/result_read.h read them). present is false when the document has none. */
+struct report_hist {
+    bool present;
+    int nbins;
+    const struct result_bin *bins;
+    uint64_t total; /* values in bins and overflow */
+    uint64_t overflow;
+};
+
+/* The figures of a telemetry window drawn against time. */
+enum report_tm_figure {
+    TM_MAX_NS,
+    TM_P99_NS,
+    TM_MEAN_NS,
+    TM_AVG_MHZ,
+    TM_BUSY_PCT,
+    TM_IRQ_RATE, /* irqs per second of the window */
+    TM_STEAL_PCT,
+    TM_IDLE0, /* residency % of idle state k: TM_IDLE0 + k */
+    TM_FIGURES = TM_IDLE0 + REPORT_IDLE_STATES,
+};
+
+struct report_cpu {
+    int cpu; /* -1 for "all" */
+    const struct result_cpu *core;
+    int64_t deadline_misses; /* JR_ABSENT when the document has none */
+    struct report_hist latency, exec, response;
+    /* intervals[] of this CPU, in time order */
+    size_t n_iv;
+    double *iv_t_s, *iv_max_ns, *iv_mean_ns; /* NaN: no samples in the window */
+    /* telemetry[] of this CPU, in time order; NaN where absent */
+    size_t n_tm;
+    double *tm_t_s;
+    double *tm[TM_FIGURES];
+};
+
+struct report_cause {
+    const char *kind, *name;
+    int64_t ns;  /* tracepoints: the part; JR_ABSENT for window causes */
+    int64_t pid; /* JR_ABSENT unless a thread */
+    const char *policy;
+    int64_t priority;
+    double value, baseline, excess; /* window method; NaN otherwise */
+};
+
+/* A spike (tracepoints) or a window with spikes (window method). */
+struct report_spike {
+    int cpu;
+    double t_s;
+    int64_t latency_ns; /* window method: the window's max_ns */
+    int64_t spikes;     /* window method: spikes in the window; else JR_ABSENT */
+    bool events_lost;
+    bool has_dominant;
+    struct report_cause dominant;
+    int ncauses, causes_beyond; /* kept, and beyond REPORT_SPIKE_CAUSES */
+    struct report_cause cause[REPORT_SPIKE_CAUSES];
+};
+
+/* A spike_summary.by_cause row; fields a method lacks are JR_ABSENT. */
+struct report_cause_row {
+    const char *kind, *name;
+    int64_t pid;
+    int64_t count;  /* tracepoints: spikes; window: windows */
+    int64_t spikes; /* window method */
+    double share;   /* 0 .. 1 */
+    int64_t total_ns, max_ns, median_ns;
+};
+
+struct report_run {
+    const char *path;
+    char label[128];
+    json_t *root;
+    struct result_doc core;
+    const char *version, *started_at, *hostname, *kernel;
+    double duration_s; /* NaN when absent */
+    bool interrupted;
+    const json_t *system, *config; /* NULL when absent */
+    bool workload;                 /* config.workload is set */
+    int ncpu;
+    struct report_cpu *cpu; /* in the order of the document */
+    struct report_cpu all;
+    bool has_intervals, has_telemetry;
+    int nidle;
+    const char *idle_name[REPORT_IDLE_STATES];
+    /* --explain */
+    bool has_explain;
+    const char *explain_method, *explain_reason;
+    int64_t explain_threshold_ns, explain_spikes, explain_events_lost;
+    bool window_method;
+    size_t spikes_listed; /* entries of spikes[] (spike_windows[]) */
+    size_t nspike;        /* the largest of them, largest first */
+    struct report_spike *spike;
+    const char *summary_method; /* spike_summary.method; NULL: no summary */
+    size_t nrow;
+    struct report_cause_row *row;
+};
+
+struct report_metric {
+    const char *metric, *unit, *test, *verdict;
+    double baseline, value, ratio; /* NaN: null */
+    double ci_lo, ci_hi;           /* NaN: no interval */
+    double p_value;                /* NaN: null */
+};
+
+struct report_cmp_cpu {
+    int cpu;             /* -1 for "all" */
+    const char *verdict; /* this CPU's, NULL when the document has none */
+    size_t nmetric;
+    struct report_metric *metric;
+    double p_greater, rank_p; /* NaN: no rank test */
+};
+
+struct report_comparison {
+    const char *label, *verdict;
+    size_t ncpu;
+    struct report_cmp_cpu *cpu;
+};
+
+struct report_cmp_input {
+    const char *label;
+    const json_t *files; /* array of strings */
+    int64_t runs;
+};
+
+struct report_compare {
+    const char *path;
+    json_t *root;
+    double alpha;
+    const char *baseline;
+    size_t ninput;
+    struct report_cmp_input *input;
+    size_t ncmp;
+    struct report_comparison *cmp;
+};
+
+struct report_finding {
+    const char *id, *area, *severity, *effect, *fix;
+    const json_t *cpus;     /* array of integers */
+    const json_t *evidence; /* array of {path, value} strings */
+};
+
+struct report_unknown {
+    const char *id, *why;
+};
+
+struct report_inspect {
+    const char *path;
+    json_t *root;
+    const char *verdict, *verdict_reason, *hostname;
+    int64_t budget_ns;
+    const json_t *cpus;
+    size_t nfinding;
+    struct report_finding *finding;
+    size_t nunknown;
+    struct report_unknown *unknown;
+};
+
+/* Each reader: 0, or -1 with err saying why (and the struct freed).
+ * The path is kept, not copied. */
+int report_run_read(const char *path, struct report_run *run, char *err, size_t errlen);
+void report_run_free(struct report_run *run);
+int report_compare_read(const char *path, struct report_compare *c, char *err, size_t errlen);
+void report_compare_free(struct report_compare *c);
+int report_inspect_read(const char *path, struct report_inspect *in, char *err, size_t errlen);
+void report_inspect_free(struct report_inspect *in);
+
+/* The same readers on text in memory (tests, fuzzing). */
+int report_run_read_buffer(const char *text, size_t len, struct report_run *run, char *err,
+                           size_t errlen);
+
+#endif

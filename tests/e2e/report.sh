@@ -1,0 +1,293 @@
+#!/bin/sh
+# jitterlab report, end to end. Real results from short runs on CPU 1 (a
+# plain one, one with a spin workload, as root one with --explain=1us, and
+# as nobody one whose --explain falls back to the window method), an
+# inspect document and, when `jitterlab compare` is there, its compare
+# document; hand-made documents from helpers/report_docs.py (4 CPUs with
+# 3600 windows each, hostile strings, every optional part missing, the
+# window method, a compare document). Each page must be well-formed HTML
+# whose inline SVGs parse as XML, hold every expected plot with lines in
+# it, load nothing from outside the file, show the documents' own figures
+# and escape every document string; --svg writes each plot as a file. Then
+# headless Chromium renders the pages: the DOM holds the SVGs, no console
+# error, a screenshot that is not blank, no element a hostile document
+# tried to inject. Bad options and bad documents exit 2 with the option or
+# file named, and write nothing. About 30 s.
+. "$(dirname "$0")/lib.sh"
+H=$JL_TOP/tests/e2e/helpers
+LOCK=/tmp/jitterlab-cpu1.lock
+measure() { flock "$LOCK" timeout -s KILL 60 "$@"; }
+
+# --- real results ---------------------------------------------------------------
+measure "$JL" run -a 1 -i 1ms -D 2s --report-every 500ms --json "$T/A.json" -q >"$T/a.out" 2>&1
+rc_is "a plain run exits 0" 0 $?
+measure "$JL" run -a 1 -i 1ms -D 2s --report-every 500ms --workload spin:100us \
+    --json "$T/B.json" -q >"$T/b.out" 2>&1
+rc_is "a run with a spin workload exits 0" 0 $?
+results="$T/A.json $T/B.json"
+labels="--label plain --label spin"
+if is_root; then
+    measure "$JL" run -a 1 -i 1ms -D 2s --report-every 500ms --explain=1us \
+        --json "$T/C.json" -q >"$T/c.out" 2>&1
+    rc_is "a run with --explain=1us exits 0" 0 $?
+    results="$results $T/C.json"
+    labels="$labels --label explain"
+else
+    ok "a run with --explain=1us # SKIP needs root"
+fi
+if is_root && command -v setpriv >/dev/null &&
+    [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+    chmod 711 "$T" && mkdir -m 777 "$T/nobody"
+    measure setpriv --reuid=65534 --regid=65534 --clear-groups "$JL" run -a 1 -i 1ms -D 2s \
+        --report-every 500ms --explain=100us --json "$T/nobody/N.json" -q >"$T/n.out" 2>&1
+    rc_is "an unprivileged run with --explain exits 0" 0 $?
+    results="$results $T/nobody/N.json"
+    labels="$labels --label window"
+else
+    ok "an unprivileged --explain run # SKIP needs root, setpriv and perf_event_paranoid >= 2"
+fi
+"$JL" inspect -a 1 --json "$T/I.json" -q >"$T/i.out" 2>&1
+rc_is "inspect --json exits 0" 0 $?
+python3 "$H/report_docs.py" "$T" "$T/A.json"
+check "the hand-made documents are written" test -s "$T/big.json" -a -s "$T/compare.json"
+CMP=$T/compare.json
+if "$JL" compare "$T/A.json" "$T/B.json" --json "$T/cmp.json" -q >"$T/cmp.out" 2>&1 &&
+    [ -s "$T/cmp.json" ]; then
+    CMP=$T/cmp.json
+else
+    echo "# jitterlab compare gave no document; the hand-made one stands in"
+fi
+
+# --- the main page: every real result, compare, inspect, --svg ---------------------
+# shellcheck disable=SC2086 # $labels and $results are lists of words
+"$JL" report $results $labels --compare "$CMP" --inspect "$T/I.json" --svg "$T/svg" \
+    -o "$T/main.html" >"$T/main.out" 2>"$T/err"
+rc_is "report of the real results exits 0" 0 $?
+check "it says what it wrote" grep -q "^jitterlab: report: wrote $T/main.html ([0-9]* kB" "$T/main.out"
+pyt - page="$T/main.html" svg="$T/svg" results="$results" cmp="$CMP" ins="$T/I.json" \
+    helpers="$H" <<'PY'
+import sys, os, glob, xml.etree.ElementTree as ET
+sys.path.insert(0, v["helpers"])
+import report_check as rc
+p = rc.page(v["page"])
+files = str(v["results"]).split()
+docs = [json.load(open(f)) for f in files]
+labels = ["plain", "spin", "explain", "window"][:len(files)]
+t("well-formed: every element closed in order", 'not p.errors', 'p.errors[:5]')
+t("every inline SVG parses as XML", 'p.svgs and not p.svg_errors', 'p.svg_errors[:3]')
+t("only the tags a report uses", 'set(p.tags) <= rc.ALLOWED', 'sorted(set(p.tags) - rc.ALLOWED)')
+t("nothing loads from outside the file", 'not rc.url_problems(p)', 'rc.url_problems(p)[:5]')
+t("a title and a style sheet, no script", 'p.tags.count("style") == 1 and "script" not in p.tags', '')
+want = ["histogram", "cdf", "timeseries", "telemetry-latency", "avg-mhz", "busy", "irq-rate",
+        "steal", "exec-histogram", "response-histogram"]
+t("every plot of CPU 1 and of all CPUs", 'all(w in p.figures for w in want)',
+  '(sorted(p.figures), want)')
+t("distributions twice (CPU 1 and all), time series once (CPU 1)",
+  'all(len(p.figures[w]) == 2 for w in ("histogram", "cdf", "exec-histogram", "response-histogram")) and len(p.figures["timeseries"]) == 1',
+  '{k: len(x) for k, x in p.figures.items()}')
+n = len(files)
+hist = p.figures["histogram"][0]
+t("the histogram: a line per result, each with points",
+  'len(hist["paths"]) == n and all(rc.path_points(d) >= 4 for d in hist["paths"])',
+  '[rc.path_points(d) for d in hist["paths"]]')
+cdf = p.figures["cdf"][0]
+t("the exceedance plot: a line per result", 'len(cdf["paths"]) == n and all(rc.path_points(d) >= 2 for d in cdf["paths"])', '')
+ts = p.figures["timeseries"][0]
+t("time series: max and mean per result", 'len(ts["paths"]) == 2 * n and all(rc.path_points(d) >= 2 for d in ts["paths"])', 'len(ts["paths"])')
+t("every plot has a line", 'all(f["paths"] or f["circles"] for x in p.figures.values() for f in x)',
+  '[k for k, x in p.figures.items() for f in x if not (f["paths"] or f["circles"])]')
+t("every label in the page", 'all(l in p.alltext for l in labels)', 'labels')
+# the percentile table is the documents' own figures
+rows = rc.table_rows(p.raw, "cpu1", "percentiles")
+def lat_row(d):
+    c = [c for c in d["cpus"] if c["cpu"] == 1][0]
+    l = c["latency_ns"]
+    return [rc.format_ns(l[k]) for k in ("min", "p50", "p90", "p99", "p999", "p9999", "max")] + \
+        [str(c["samples"]), str(c["missed"]), str(c.get("deadline_misses", "\u2013"))]
+t("percentile table: a row per result", 'rows and len(rows) == n + 1', 'rows')
+t("percentile table: the documents' figures", 'all(rows[i + 1][1:] == lat_row(d) for i, d in enumerate(docs))',
+  '[(rows[i + 1][1:], lat_row(d)) for i, d in enumerate(docs)][:2]')
+rows = rc.table_rows(p.raw, "all", "percentiles")
+t("the all-CPUs table: the samples of all", 'rows and all(rows[i + 1][8] == str(d["all"]["samples"]) for i, d in enumerate(docs))', 'rows')
+# --svg: one file per plot, the same plots
+svgs = sorted(glob.glob(os.path.join(v["svg"], "*.svg")))
+names = [os.path.basename(s) for s in svgs]
+t("--svg writes a file per plot", 'len(svgs) == len(p.svgs)', '(len(svgs), len(p.svgs), names)')
+t("--svg names say CPU and plot", '"cpu1-histogram.svg" in names and "all-cdf.svg" in names and "cpu1-timeseries.svg" in names', 'names')
+roots = [ET.parse(s).getroot().tag for s in svgs]
+t("each SVG file parses, in the SVG namespace", 'all(r == "{http://www.w3.org/2000/svg}svg" for r in roots)', 'set(roots)')
+# verdicts of the compare document
+c = json.load(open(v["cmp"]))
+vt = [m["verdict"] for k in c["comparisons"] for cc in k["cpus"] for m in cc["metrics"]]
+ctables = re.findall(r'<table class="compare">(.*?)</table>', p.raw, re.S)
+t("verdicts: a table per comparison and CPU", 'len(ctables) == sum(len(k["cpus"]) for k in c["comparisons"])', 'len(ctables)')
+t("verdicts: a row per metric", 'sum(x.count("<tr>") - 1 for x in ctables) == len(vt)', '(sum(x.count("<tr>") - 1 for x in ctables), len(vt))')
+t("verdicts: worse in red, better in green", '(("worse" not in vt) or "class=\\"text worse\\">worse<" in p.raw) and (("better" not in vt) or "class=\\"text better\\">better<" in p.raw)', 'set(vt)')
+t("the note on computing no statistics is not needed with --compare", '"computes no statistics" not in p.alltext', '')
+# inspect findings
+ins = json.load(open(v["ins"]))
+t("inspect: every finding listed", 'p.raw.count("<tr><td class=\\"text %s\\">" % "critical") + p.raw.count("<tr><td class=\\"text warning\\">") + p.raw.count("<tr><td class=\\"text info\\">") + p.raw.count("<tr><td class=\\"text ok\\">") == len(ins["findings"])', 'len(ins["findings"])')
+# spikes of the explain runs
+for i, d in enumerate(docs):
+    if "spikes" in d:
+        sr = rc.table_rows(p.raw, "spikes%d" % i, "spikes")
+        t("spikes of %s: the largest, up to 200" % labels[i], 'sr and len(sr) - 1 == min(200, len(d["spikes"]))', '(len(sr or []), len(d["spikes"]))')
+        top = max(x["latency_ns"] for x in d["spikes"]) if d["spikes"] else None
+        t("spikes of %s: largest first" % labels[i], 'not d["spikes"] or sr[1][2] == rc.format_ns(top)', '(sr[1] if sr and len(sr) > 1 else None, top)')
+    if "spike_windows" in d:
+        sr = rc.table_rows(p.raw, "spikes%d" % i, "spikes")
+        t("window method of %s: a row per spike window" % labels[i], 'sr is not None and len(sr) - 1 == min(200, len(d["spike_windows"]))', '(len(sr or []), len(d["spike_windows"]))')
+        t("window method of %s: says so" % labels[i], '"Telemetry windows with spikes" in p.raw and "window" in p.alltext', '')
+# system and config side by side, differences highlighted
+diff = re.findall(r'<tr class="diff"><td class="key">([^<]*)</td>', p.raw)
+t("config rows that differ are highlighted (the workload)", 'any(k.startswith("config.workload") for k in diff)', 'diff[:10]')
+t("rows that agree are not", '"system.hostname" not in diff', 'diff[:10]')
+PY
+
+# --- hostile strings ----------------------------------------------------------------
+"$JL" report "$T/hostile.json" "$T/window.json" --label '<script>alert("label")</script> & x' \
+    --label "w'<i>" --compare "$T/compare.json" --title '</title><script>t()</script>' \
+    -o "$T/hostile.html" -q >"$T/h.out" 2>"$T/err"
+rc_is "report of hostile documents exits 0" 0 $?
+pyt - page="$T/hostile.html" helpers="$H" <<'PY'
+import sys
+sys.path.insert(0, v["helpers"])
+import report_check as rc
+p = rc.page(v["page"])
+t("hostile: well-formed", 'not p.errors and not p.svg_errors', '(p.errors[:3], p.svg_errors[:3])')
+t("hostile: no tag from a document", 'set(p.tags) <= rc.ALLOWED', 'sorted(set(p.tags) - rc.ALLOWED)')
+t("hostile: no <script>, <img>, <iframe> or <svg onload>", 'not re.search(r"<(script|img|iframe|svg onload|b>bold|i>)", p.raw)', 're.findall(r"<(?:script|img|iframe|svg onload|b>bold|i>)[^>]{0,30}", p.raw)[:5]')
+t("hostile: no event handler, no URL", 'not rc.url_problems(p)', 'rc.url_problems(p)[:5]')
+hostile = "<script>alert('x')</script> & <b>bold</b> &amp; \"q\""
+t("hostile: the hostname and comm shown as text", 'p.alltext.count(hostile) >= 3', 'p.alltext.count(hostile)')
+t("hostile: the label shown as text", '"<script>alert(\\"label\\")</script> & x" in p.alltext', '')
+t("hostile: the title shown as text", '"</title><script>t()</script>" in p.alltext', '')
+t("hostile: compare labels shown as text", '"B <i>new</i>" in p.alltext', '')
+t("hostile: control characters replaced", 'not re.search(r"[\\x00-\\x08\\x0b-\\x1f\\x7f]", p.raw) and "\\ufffd" in p.alltext', '')
+t("hostile: idle state names escaped inside the SVG", '"<b>C1</b>&" in p.alltext', '')
+t("hostile: the window method's spike windows", '"Telemetry windows with spikes" in p.raw and "call_function" in p.alltext', '')
+PY
+
+# --- every optional part missing, and a long run's size -----------------------------
+"$JL" report "$T/minimal.json" -o "$T/min.html" -q >"$T/m.out" 2>"$T/err"
+rc_is "report of a document with only cpus and all exits 0" 0 $?
+start=$(date +%s)
+"$JL" report "$T/big.json" -o "$T/big.html" --svg "$T/bigsvg/deeper" -q >"$T/b.out" 2>"$T/err"
+rc_is "report of 4 CPUs x 3600 windows exits 0" 0 $?
+took=$(($(date +%s) - start))
+"$JL" report "$T/big.json" -a 1,3 -o "$T/sel.html" -q >"$T/s.out" 2>"$T/err"
+rc_is "report --cpus 1,3 exits 0" 0 $?
+check "--cpus 1,3: sections for CPUs 1 and 3 only" python3 -c '
+import sys; raw = open(sys.argv[1]).read()
+sys.exit(not ("id=\"cpu1\"" in raw and "id=\"cpu3\"" in raw and "id=\"cpu0\"" not in raw
+              and "id=\"cpu2\"" not in raw and "id=\"all\"" in raw))' "$T/sel.html"
+pyt - min="$T/min.html" big="$T/big.html" took=$took bigsvg="$T/bigsvg/deeper" helpers="$H" <<'PY'
+import sys, os
+sys.path.insert(0, v["helpers"])
+import report_check as rc
+m = rc.page(v["min"])
+t("minimal: well-formed", 'not m.errors and not m.svg_errors', 'm.errors[:3]')
+t("minimal: histogram and exceedance of the CPU and of all", 'len(m.figures.get("histogram", [])) == 2 and len(m.figures.get("cdf", [])) == 2', 'sorted(m.figures)')
+t("minimal: says there is no time series", '"No time series" in m.alltext', '')
+t("minimal: no spikes section, no system or config rows", '"id=\\"spikes0\\"" not in m.raw and "Every key (0)" in m.alltext', '')
+b = rc.page(v["big"])
+size = os.path.getsize(v["big"])
+note("4 CPUs x 3600 windows: %d kB of HTML in %d s" % (size // 1024, v["took"]))
+t("big: a few MB at most", 'size < 4 * 1024 * 1024', 'size')
+t("big: well-formed", 'not b.errors and not b.svg_errors', 'b.errors[:3]')
+t("big: a section per CPU", 'all(("id=\\"cpu%d\\"" % k) in b.raw for k in range(4))', '')
+pts = [rc.path_points(d) for k in ("timeseries", "telemetry-latency", "busy", "idle") for f in b.figures.get(k, []) for d in f["paths"]]
+t("big: time series thinned to at most 2000 points a line", 'pts and max(pts) <= 2001 and min(pts) >= 1000', '(min(pts), max(pts), len(pts))')
+t("big: idle residency drawn per state", 'len(b.figures.get("idle", [])) == 4 and all(len(f["paths"]) == 2 for f in b.figures["idle"])', '')
+# CPU 0 has 4 windows of 2 ms among 3600 of 60-100 us: each must stay a
+# point above the 1 ms grid line after 2:1 thinning
+fig = re.search(r'data-plot="timeseries">(.*?)</figure>', b.raw, re.S).group(1)
+tick = float(re.search(r'y="([0-9.]+)" text-anchor="end">1 ms<', fig).group(1)) - 4
+ys = [float(y) for y in re.findall(r"[ML][0-9.]+ ([0-9.]+)", b.figures["timeseries"][0]["paths"][0])]
+t("big: every 2 ms spike survives the thinning", 'sum(y < tick for y in ys) == 4', '(tick, sorted(ys)[:6])')
+t("big: quick (under 10 s)", 'v["took"] <= 10', 'v["took"]')
+t("--svg creates missing directories", 'len(os.listdir(v["bigsvg"])) == len(b.svgs)', '')
+PY
+
+# --- bad options and bad documents: exit 2, the option or file named, no file --------
+head -c 2000 "$T/A.json" >"$T/trunc.json"
+: >"$T/empty.json"
+: >"$T/afile"
+BAD_SUBCOMMAND=report
+bad "no results" "which results" -o @DIR@/r.html
+bad "an unknown option" "unknown option '--bogus'" "$T/A.json" --bogus -o @DIR@/r.html
+bad "labels that do not match the results" "^jitterlab: --label: 1 label for 2 results" \
+    "$T/A.json" "$T/B.json" --label x -o @DIR@/r.html
+bad "a bad CPU list" "^jitterlab: --cpus 1-:" "$T/A.json" -a 1- -o @DIR@/r.html
+bad "eleven results" "11 results, at most 10" "$T/A.json" "$T/A.json" "$T/A.json" "$T/A.json" \
+    "$T/A.json" "$T/A.json" "$T/A.json" "$T/A.json" "$T/A.json" "$T/A.json" "$T/A.json" -o @DIR@/r.html
+bad "an output that is a directory" "^jitterlab: --output $T" "$T/A.json" -o "$T"
+bad "--svg onto a file" "^jitterlab: --svg $T/afile: not a directory" "$T/A.json" --svg "$T/afile" -o @DIR@/r.html
+bad "a truncated result" "^jitterlab: report $T/trunc.json: document: not JSON" "$T/trunc.json" \
+    -o @DIR@/r.html --svg @DIR@/svg
+bad "an empty file" "^jitterlab: report $T/empty.json: document: not JSON" "$T/empty.json" -o @DIR@/r.html
+bad "a missing file" "^jitterlab: report $T/none.json: No such file or directory" "$T/none.json" -o @DIR@/r.html
+bad "a directory as a result" "^jitterlab: report $T: not a regular file" "$T" -o @DIR@/r.html
+bad "an inspect document as a result" "report $T/I.json: kind: \"inspect\", not a run result \\(give it with --inspect\\)" \
+    "$T/A.json" "$T/I.json" -o @DIR@/r.html --svg @DIR@/svg
+bad "a compare document as a result" "kind: \"compare\", not a run result \\(give it with --compare\\)" \
+    "$T/compare.json" -o @DIR@/r.html
+bad "--compare given a result" "^jitterlab: --compare $T/A.json: kind: \"run\", not a compare document" \
+    "$T/A.json" --compare "$T/A.json" -o @DIR@/r.html
+bad "--inspect given a result" "^jitterlab: --inspect $T/A.json: kind: \"run\", not an inspect document" \
+    "$T/A.json" --inspect "$T/A.json" -o @DIR@/r.html
+bad "a verdict compare never writes" "^jitterlab: --compare $T/bad-verdict.json: comparisons\\[0\\]: verdict:" \
+    "$T/A.json" --compare "$T/bad-verdict.json" -o @DIR@/r.html
+bad "a busy share beyond 100 %" "report $T/bad-busy.json: telemetry\\[0\\]: busy_pct: 250 is out of range" \
+    "$T/bad-busy.json" -o @DIR@/r.html
+bad "a window of a CPU not measured" "report $T/bad-cpu.json: intervals\\[0\\]: cpu: CPU 4095 is not in cpus" \
+    "$T/bad-cpu.json" -o @DIR@/r.html
+bad "bins out of order" "report $T/bad-bins.json: cpus\\[0\\]: histogram.bins\\[1\\]: out of order" \
+    "$T/bad-bins.json" -o @DIR@/r.html
+bad "a spike at a time that is not a number" "report $T/bad-spike.json: spikes\\[0\\]: t_s: not a number" \
+    "$T/bad-spike.json" -o @DIR@/r.html
+bad "a wrong kind" "report $T/bad-kind.json: kind: \"inspect\"" "$T/bad-kind.json" -o @DIR@/r.html
+echo old >"$T/keep.html"
+"$JL" report "$T/A.json" "$T/trunc.json" -o "$T/keep.html" >"$T/k.out" 2>"$T/err"
+rc_is "a bad second result exits 2" 2 $?
+check "and leaves the old page as it was" test "$(cat "$T/keep.html")" = old
+
+# --- headless Chromium ---------------------------------------------------------------
+CHR=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
+if [ -z "$CHR" ]; then
+    ok "Chromium renders the page # SKIP no chromium"
+else
+    chrome() {
+        timeout -s KILL 60 "$CHR" --headless --no-sandbox --disable-gpu --disable-quic \
+            --no-first-run --disable-background-networking --disable-component-update \
+            --disable-sync --user-data-dir="$(mktemp -d "$T/chrome.XXXXXX")" \
+            --enable-logging=stderr --v=0 "$@"
+    }
+    chrome --dump-dom "file://$T/main.html" >"$T/dom.html" 2>"$T/dom.err"
+    rc_is "chromium --dump-dom exits 0" 0 $?
+    chrome --screenshot="$T/main.png" --window-size=1280,2000 "file://$T/main.html" \
+        >"$T/shot.out" 2>"$T/shot.err"
+    rc_is "chromium --screenshot exits 0" 0 $?
+    chrome --dump-dom "file://$T/hostile.html" >"$T/hdom.html" 2>"$T/hdom.err"
+    rc_is "chromium --dump-dom of the hostile page exits 0" 0 $?
+    pyt - dom="$T/dom.html" hdom="$T/hdom.html" page="$T/main.html" png="$T/main.png" \
+        errs="$T/dom.err $T/shot.err $T/hdom.err" helpers="$H" <<'PY'
+import sys
+sys.path.insert(0, v["helpers"])
+import report_check as rc
+dom = open(v["dom"]).read()
+page = rc.page(v["page"])
+t("the DOM holds every SVG", 'dom.count("<svg") == len(page.svgs) > 10', '(dom.count("<svg"), len(page.svgs))')
+t("the DOM holds the lines", 'dom.count("<path") == page.tags.count("path")', '(dom.count("<path"), page.tags.count("path"))')
+errs = "".join(open(f).read() for f in str(v["errs"]).split())
+bad = [l for l in errs.splitlines() if "Uncaught" in l or "ERROR:CONSOLE" in l or "CONSOLE(" in l]
+t("no console errors", 'not bad', 'bad[:3]')
+w, h, colours = rc.png(v["png"])
+note("screenshot: %dx%d, %d colours" % (w, h, colours))
+t("a screenshot of 1280x2000", '(w, h) == (1280, 2000)', '(w, h)')
+t("the screenshot is not blank (many colours)", 'colours > 32', 'colours')
+hdom = open(v["hdom"]).read()
+t("the hostile page's DOM has no injected element", 'not re.search(r"<(script|img|iframe)\\b", hdom) and "onload=" not in re.sub(r"&lt;.*?&gt;", "", hdom) and "<b>bold" not in hdom', 're.findall(r"<(?:script|img|iframe)[^>]{0,40}", hdom)[:3]')
+t("the hostile page's DOM shows the strings as text", '"&lt;script&gt;alert(\'x\')&lt;/script&gt;" in hdom', '')
+PY
+fi
