@@ -17,6 +17,8 @@ static const struct subcommand subcommands[] = {
     {"stat", cmd_stat, 0,
      "show frequency, idle states, interrupts and steal per CPU (turbostat-like)"},
     {"report", cmd_report, 0, "draw run results as one self-contained HTML page (plots, tables)"},
+    {"experiment", cmd_experiment, SUBCOMMAND_WARN_STALE_TUNE,
+     "run an A/B experiment fairly (interleaved repeats) and compare its steps"},
     {"compare", cmd_compare, 0,
      "compare results with a baseline: better, worse or no difference, with statistics"},
 };

@@ -24,6 +24,7 @@ int cmd_inspect(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_experiment(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
