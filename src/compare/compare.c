@@ -100,10 +100,15 @@ static const struct result_bin *dist_bins(const struct result_cpu *c, enum dist_
     return d->present ? d->bins : NULL;
 }
 
-/* Sums the runs' buckets of one distribution into one ascending list. */
-static int pool(struct side *s, enum dist_id id)
+/* Sums the runs' buckets of one distribution into one ascending list.
+ * Execution and response times count only where every run had a workload
+ * or counters: without them they time the loop's own bookkeeping. */
+static int pool(struct side *s, const struct compare_arm *arm, enum dist_id id)
 {
     struct pooled *p = &s->dist[id];
+    for (int r = 0; id != DIST_LATENCY && r < arm->nruns; r++)
+        if (!arm->runs[r].control_task)
+            return 0;
     size_t cap = 0;
     p->present = true;
     p->min_ns = INT64_MAX;
@@ -189,7 +194,7 @@ static int side_init(struct side *s, const struct compare_arm *arm, int cpu)
         s->has_deadline_misses &= c->has_deadline_misses;
     }
     for (int k = 0; k < DISTS; k++)
-        if (pool(s, (enum dist_id)k) != 0)
+        if (pool(s, arm, (enum dist_id)k) != 0)
             return -1;
     return 0;
 }

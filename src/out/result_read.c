@@ -258,6 +258,8 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
             out->budget_ns = (int64_t)json_integer_value(b);
         if (json_is_integer(iv) && json_integer_value(iv) > 0)
             out->interval_ns = (int64_t)json_integer_value(iv);
+        json_t *wl = json_object_get(cfg, "workload"), *ct = json_object_get(cfg, "counters");
+        out->control_task = (wl && !json_is_null(wl)) || (ct && !json_is_null(ct));
     }
     return 0;
 }

@@ -61,6 +61,7 @@ struct result_doc {
     struct result_cpu all; /* kind "run" only */
     int64_t budget_ns;     /* config.budget_ns; -1 when none */
     int64_t interval_ns;   /* config.interval_ns; -1 when unknown */
+    bool control_task;     /* a workload or counters ran: execution times mean something */
 };
 
 /* 0, or -1 with err saying why (and *doc left empty). */

@@ -117,14 +117,14 @@ rc_is "--json naming a directory exits 2" 2 $?
 
 # two real runs
 if is_root; then
-    flock /tmp/jitterlab-cpu1.lock sh -c "'$JL' run -a 1 -D 1s -q --json '$T/r1.json' && '$JL' run -a 1 -D 1s -q --workload spin:100us --json '$T/r2.json'"
+    flock /tmp/jitterlab-cpu1.lock sh -c "'$JL' run -a 1 -D 1s -q --workload spin:50us --json '$T/r1.json' && '$JL' run -a 1 -D 1s -q --workload spin:100us --json '$T/r2.json'"
     "$JL" compare "$T/r1.json" "$T/r2.json" --json "$T/r.json" >"$T/out" 2>"$T/err"
     rc_is "two real runs compare" 0 $?
     pyt "$T/r.json" <<'PY'
 e = d["comparisons"][0]["cpus"][-1]
 keys = [m["metric"] for m in e["metrics"]]
 t("exec and response times compared", '"exec_p50" in keys and "response_p99" in keys', 'keys')
-t("a 100 us workload makes exec p50 worse", '[m for m in e["metrics"] if m["metric"] == "exec_p50"][0]["verdict"] == "worse"', 'e["metrics"]')
+t("a 100 us workload against a 50 us one makes exec p50 worse", '[m for m in e["metrics"] if m["metric"] == "exec_p50"][0]["verdict"] == "worse"', 'e["metrics"]')
 PY
 else
     ok "two real runs # SKIP not root"
