@@ -16,11 +16,11 @@ static const struct subcommand subcommands[] = {
     {"tune", cmd_tune, 0, "apply, hold, show or restore reversible latency tuning"},
     {"stat", cmd_stat, 0,
      "show frequency, idle states, interrupts and steal per CPU (turbostat-like)"},
+    {"compare", cmd_compare, 0,
+     "compare results with a baseline: better, worse or no difference, with statistics"},
     {"report", cmd_report, 0, "draw run results as one self-contained HTML page (plots, tables)"},
     {"experiment", cmd_experiment, SUBCOMMAND_WARN_STALE_TUNE,
      "run an A/B experiment fairly (interleaved repeats) and compare its steps"},
-    {"compare", cmd_compare, 0,
-     "compare results with a baseline: better, worse or no difference, with statistics"},
 };
 
 int main(int argc, char **argv)

@@ -24,9 +24,9 @@ int cmd_inspect(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
-int cmd_experiment(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_experiment(int argc, char **argv);
 
 /* Per-subcommand properties, the table's flags column. */
 enum subcommand_flag {
