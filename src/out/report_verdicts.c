@@ -82,8 +82,9 @@ static void cmp_cpu_table(FILE *f, const struct report_cmp_cpu *cc)
     if (!isnan(cc->rank_p))
         fprintf(f,
                 "<p class=\"note\">Rank test: P(a sample of this result &gt; one of the "
-                "baseline) = %.3f, p = %.3g.</p>\n",
-                cc->p_greater, cc->rank_p);
+                "baseline) = %.3f, p %s %.3g.</p>\n",
+                cc->p_greater, cc->rank_p < 1e-300 ? "&lt;" : "=",
+                cc->rank_p < 1e-300 ? 1e-300 : cc->rank_p);
 }
 
 static void compare_tables(struct report_ctx *c)
