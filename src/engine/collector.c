@@ -22,6 +22,8 @@
 static uint64_t windows_expected(const struct collector_config *cfg,
                                  const struct engine_config *run, int ncpu)
 {
+    if (run->duration_ns == 0 && run->loops == 0)
+        return UINT64_MAX; /* runs until stopped: keep_windows decides */
     uint64_t cycles = run->loops;
     if (run->duration_ns > 0) {
         uint64_t by_time = (uint64_t)(run->duration_ns / run->interval_ns) + 1;
@@ -49,6 +51,10 @@ static void window_close(struct collector *c, int i, int64_t t_end_ns)
     keep_ring_add(&c->kept, w);
     if (c->sinks.window)
         c->sinks.window(c->sinks.ctx, w);
+    if (c->window_hist) {
+        c->sinks.window_hist(c->sinks.ctx, w, &c->window_hist[i]);
+        latency_hist_init(&c->window_hist[i]);
+    }
     window_reset(w, w->cpu);
 }
 
@@ -68,13 +74,28 @@ static void window_sample(struct collector *c, int i, const struct cycle_sample 
                                .period_ns = s->period_ns,
                                .missed_before = s->missed};
     window_add(w, &c->rules, &ws);
+    if (c->window_hist)
+        latency_hist_add(&c->window_hist[i], s->latency_ns);
     if (cfg->report_every_samples > 0 && w->samples >= cfg->report_every_samples)
         window_close(c, i, s->t_ns);
+}
+
+/* The running result takes a sample as the engine's result did. */
+static void running_add(struct cpu_result *r, const struct engine_config *run,
+                        const struct cycle_sample *s)
+{
+    cpu_result_record(r, run, s->t_ns, s->latency_ns, s->period_ns, s->exec_ns);
+    r->samples++;
+    if (s->missed) {
+        r->missed += s->missed;
+        r->missed_events++;
+    }
 }
 
 void collector_drain(struct collector *c)
 {
     const struct collector_config *cfg = c->cfg;
+    const struct engine_config *run = engine_config(c->eng);
     bool periodic = collector_periodic(cfg);
     for (int i = 0; i < c->n; i++) {
         uint64_t got;
@@ -82,6 +103,11 @@ void collector_drain(struct collector *c)
             struct live_cpu *l = &c->live[i];
             for (uint64_t k = 0; k < got; k++) {
                 const struct cycle_sample *s = &c->buf[k];
+                running_add(&c->running[i], run, s);
+                /* the window first: a sample that opens the next window
+                 * closes the last one before a sink sees it */
+                if (periodic)
+                    window_sample(c, i, s);
                 l->samples++;
                 l->missed += s->missed;
                 l->current_ns = s->latency_ns;
@@ -92,8 +118,6 @@ void collector_drain(struct collector *c)
                 latency_hist_add(l->hist, s->latency_ns);
                 if (c->sinks.sample)
                     c->sinks.sample(c->sinks.ctx, l->cpu, s);
-                if (periodic)
-                    window_sample(c, i, s);
             }
             if (got < DRAIN_BATCH)
                 break;
@@ -122,7 +146,11 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
     c->window = calloc((size_t)c->n, sizeof(*c->window));
     c->window_index = calloc((size_t)c->n, sizeof(*c->window_index));
     c->buf = malloc(DRAIN_BATCH * sizeof(*c->buf));
-    if (!c->live || !c->live_hist || !c->window || !c->window_index || !c->buf) {
+    c->running = malloc((size_t)c->n * sizeof(*c->running));
+    if (c->sinks.window_hist && collector_periodic(cfg))
+        c->window_hist = malloc((size_t)c->n * sizeof(*c->window_hist));
+    if (!c->live || !c->live_hist || !c->window || !c->window_index || !c->buf || !c->running ||
+        (c->sinks.window_hist && collector_periodic(cfg) && !c->window_hist)) {
         snprintf(err, errlen, "cannot set up the collector: out of memory");
         return -1;
     }
@@ -144,6 +172,9 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
         latency_hist_init(&c->live_hist[i]);
         c->live[i].hist = &c->live_hist[i];
         window_reset(&c->window[i], c->live[i].cpu);
+        cpu_result_init(&c->running[i], c->live[i].cpu);
+        if (c->window_hist)
+            latency_hist_init(&c->window_hist[i]);
     }
     return 0;
 }
@@ -217,8 +248,21 @@ const struct interval_stats *collector_windows(struct collector *c, uint64_t *co
     return keep_ring_oldest_first(&c->kept, count, dropped);
 }
 
+const struct cpu_result *collector_running_result(struct collector *c, int i)
+{
+    struct cpu_result *r = &c->running[i];
+    r->ring_drops = engine_ring_drops(c->eng, i);
+    const struct cpu_result *e = engine_result(c->eng, i);
+    r->sched_policy = e->sched_policy; /* set by the thread before its first cycle */
+    r->sched_priority = e->sched_priority;
+    r->timer_slack_ns = e->timer_slack_ns;
+    return r;
+}
+
 void collector_free(struct collector *c)
 {
+    free(c->running);
+    free(c->window_hist);
     free(c->live);
     free(c->live_hist);
     free(c->window);

@@ -5,7 +5,9 @@
  * and each live frame goes to a sink the caller gives (cmd/run.c wires them
  * to out/). Only the newest keep_windows windows stay in memory for the
  * result document, in storage allocated before the first cycle: a long run
- * never grows.
+ * never grows. Besides, it keeps a running copy of each CPU's result, so
+ * that a result can be written while the run goes on (SIGUSR1, the
+ * exporter).
  */
 #ifndef JITTERLAB_ENGINE_COLLECTOR_H
 #define JITTERLAB_ENGINE_COLLECTOR_H
@@ -49,6 +51,9 @@ struct collector_sinks {
     void *ctx;
     void (*sample)(void *ctx, int cpu, const struct cycle_sample *s);
     void (*window)(void *ctx, const struct interval_stats *w);
+    /* With window_hist set, each closed window also comes with the
+     * histogram of its latencies (for the window's percentiles). */
+    void (*window_hist)(void *ctx, const struct interval_stats *w, const struct latency_hist *h);
     /* Called after every drain pass (and the last one in collector_finish):
      * what follows the samples (the trace reader of --explain) runs here. */
     void (*drained)(void *ctx);
@@ -81,7 +86,12 @@ struct collector {
     struct latency_hist *live_hist;
     struct interval_stats *window; /* the open window per CPU */
     int64_t *window_index;
-    struct keep_ring kept; /* the newest closed windows */
+    struct keep_ring kept;            /* the newest closed windows */
+    struct latency_hist *window_hist; /* per CPU, with sinks.window_hist */
+    /* The run so far as the rings delivered it, counted by the engine's own
+     * rules (cpu_result_record): what a result written while the run goes
+     * on reports. No us histogram, no counters. */
+    struct cpu_result *running;
     struct cycle_sample *buf;
 };
 
@@ -106,6 +116,9 @@ void collector_finish(struct collector *c, int64_t end_ns);
  * of windows that were not kept goes to *dropped. */
 const struct interval_stats *collector_windows(struct collector *c, uint64_t *count,
                                                uint64_t *dropped);
+/* CPU index i's running result: the rings' samples, the missed periods
+ * they reported and the engine's ring drops so far. */
+const struct cpu_result *collector_running_result(struct collector *c, int i);
 void collector_free(struct collector *c);
 
 #endif

@@ -309,26 +309,7 @@ static inline void record_sample(struct cpu_slot *s, const struct engine_config 
 {
     struct cpu_result *r = &s->result;
     int64_t latency = m->latency;
-    if (r->samples == 0 || latency > r->latency.max)
-        r->max_at_ns = m->wake_rel;
-    running_stats_add(&r->latency, latency);
-    latency_hist_add(&r->hist, latency);
-    int64_t period_error = 0;
-    if (m->period > 0) {
-        running_stats_add(&r->period, m->period);
-        period_error = m->period - cfg->interval_ns;
-    }
-    if (cfg->tolerance_ns >= 0 &&
-        (latency > cfg->tolerance_ns || period_error > cfg->tolerance_ns ||
-         -period_error > cfg->tolerance_ns))
-        r->over_tolerance++;
-    int64_t response = latency + m->exec;
-    running_stats_add(&r->exec, m->exec);
-    latency_hist_add(&r->exec_hist, m->exec);
-    running_stats_add(&r->response, response);
-    latency_hist_add(&r->response_hist, response);
-    if (response_misses_deadline(latency, m->exec, cfg->deadline_ns))
-        r->deadline_misses++;
+    cpu_result_record(r, cfg, m->wake_rel, latency, m->period, m->exec);
     if (r->us_hist) {
         uint64_t row = latency > 0 ? (uint64_t)(latency / 1000) : 0;
         if (row < r->us_rows) {
@@ -387,7 +368,7 @@ static void thread_setup(struct cpu_slot *s)
 static void thread_done(struct cpu_slot *s)
 {
     struct engine *e = s->engine;
-    s->result.ring_drops = s->ring.drops;
+    s->result.ring_drops = atomic_load_explicit(&s->ring.drops, memory_order_relaxed);
     counters_close(&s->counters);
     atomic_store_explicit(&s->done, true, memory_order_release);
     atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
@@ -625,6 +606,11 @@ int engine_cpu_count(const struct engine *e)
 const struct cpu_result *engine_result(const struct engine *e, int i)
 {
     return &e->slots[i].result;
+}
+
+uint64_t engine_ring_drops(const struct engine *e, int i)
+{
+    return atomic_load_explicit(&e->slots[i].ring.drops, memory_order_relaxed);
 }
 
 int64_t engine_start_ns(const struct engine *e)

@@ -21,6 +21,7 @@
 #include "engine/workload.h"
 #include "stats/histogram.h"
 #include "stats/running_stats.h"
+#include "stats/window.h"
 #include "sys/cpulist.h"
 
 enum engine_clock { ENGINE_CLOCK_MONOTONIC, ENGINE_CLOCK_TSC };
@@ -95,6 +96,36 @@ struct cpu_result {
 /* An empty result for one CPU (statistics initialised, no buffers). */
 void cpu_result_init(struct cpu_result *r, int cpu);
 
+/* What one sample adds to a result, by the run's rules (tolerance,
+ * deadline): the measuring thread's exact summary and the collector's
+ * running copy of it (engine/collector.h) both count with this. period_ns
+ * is 0 when the sample has no period (first, or after missed cycles). */
+static inline void cpu_result_record(struct cpu_result *r, const struct engine_config *cfg,
+                                     int64_t wake_rel_ns, int64_t latency, int64_t period_ns,
+                                     int64_t exec_ns)
+{
+    if (r->samples == 0 || latency > r->latency.max)
+        r->max_at_ns = wake_rel_ns;
+    running_stats_add(&r->latency, latency);
+    latency_hist_add(&r->hist, latency);
+    int64_t period_error = 0;
+    if (period_ns > 0) {
+        running_stats_add(&r->period, period_ns);
+        period_error = period_ns - cfg->interval_ns;
+    }
+    if (cfg->tolerance_ns >= 0 &&
+        (latency > cfg->tolerance_ns || period_error > cfg->tolerance_ns ||
+         -period_error > cfg->tolerance_ns))
+        r->over_tolerance++;
+    int64_t response = latency + exec_ns;
+    running_stats_add(&r->exec, exec_ns);
+    latency_hist_add(&r->exec_hist, exec_ns);
+    running_stats_add(&r->response, response);
+    latency_hist_add(&r->response_hist, response);
+    if (response_misses_deadline(latency, exec_ns, cfg->deadline_ns))
+        r->deadline_misses++;
+}
+
 struct engine;
 
 /* Allocates, locks and prefaults everything. Returns NULL and fills err. */
@@ -114,6 +145,9 @@ int engine_cpu_count(const struct engine *e);
 const struct engine_config *engine_config(const struct engine *e);
 /* Valid after engine_join. */
 const struct cpu_result *engine_result(const struct engine *e, int i);
+/* Samples of measured CPU index i that found its ring full so far; read
+ * while the run goes on (the collector's running result). */
+uint64_t engine_ring_drops(const struct engine *e, int i);
 /* CLOCK_MONOTONIC time of planned wake-up 0, in ns. */
 int64_t engine_start_ns(const struct engine *e);
 /* TSC ticks per second used for --clock tsc (0 otherwise). */

@@ -31,8 +31,8 @@ struct cycle_sample {
 struct sample_ring {
     /* producer (RT thread) line */
     alignas(64) _Atomic uint64_t head;
-    uint64_t tail_cache; /* producer's last view of tail */
-    uint64_t drops;
+    uint64_t tail_cache;    /* producer's last view of tail */
+    _Atomic uint64_t drops; /* written by the producer only; read live by the collector */
     /* consumer (collector) line */
     alignas(64) _Atomic uint64_t tail;
     /* read-only after setup */
@@ -46,7 +46,9 @@ static inline bool sample_ring_push(struct sample_ring *r, const struct cycle_sa
     if (head - r->tail_cache > r->mask) {
         r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
         if (head - r->tail_cache > r->mask) {
-            r->drops++;
+            atomic_store_explicit(&r->drops,
+                                  atomic_load_explicit(&r->drops, memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
             return false;
         }
     }
