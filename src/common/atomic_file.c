@@ -282,6 +282,32 @@ static int fsync_dir_of(const char *path)
     return rc != 0 && errno != EINVAL && errno != EROFS ? -1 : 0;
 }
 
+int atomic_file_open_append(struct atomic_file *f, const char *path, bool *empty)
+{
+    memset(f, 0, sizeof(*f));
+    f->stream = true;
+    snprintf(f->path, sizeof(f->path), "%s", path);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISSOCK(st.st_mode) || S_ISBLK(st.st_mode)) {
+        close(fd);
+        errno = S_ISBLK(st.st_mode) ? ENOTSUP : EINVAL;
+        return -1;
+    }
+    /* only a new file starts with a header: never the middle of a stream */
+    *empty = S_ISREG(st.st_mode) && st.st_size == 0;
+    f->fp = fdopen(fd, "a");
+    if (!f->fp) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
 int atomic_file_commit(struct atomic_file *f)
 {
     int rc = 0;

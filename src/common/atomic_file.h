@@ -35,6 +35,11 @@ int atomic_file_open(struct atomic_file *f, const char *path);
 /* Flushes, fsyncs, closes and renames. Returns 0 or -1 with errno set (the
  * temporary file is removed on failure). */
 int atomic_file_commit(struct atomic_file *f);
+/* A log instead: path is opened to append in place (created when missing,
+ * 0666 & ~umask), so that it grows while the process runs and logrotate
+ * can move it; commit only flushes and closes, abort closes. *empty says
+ * whether it is a regular file with nothing in it (a header is due). 0 or -1 with errno. */
+int atomic_file_open_append(struct atomic_file *f, const char *path, bool *empty);
 void atomic_file_abort(struct atomic_file *f);
 
 #endif

@@ -3,6 +3,11 @@
  * process should end in order (a run still writes its outputs, a tuned
  * machine is restored). Long loops poll stop_requested(); the handlers have
  * no SA_RESTART, so a sleep ends early.
+ *
+ * A run that goes on until stopped (`run --forever`) takes two requests
+ * more, in the daemon convention: SIGHUP asks to reopen the files it
+ * appends to (after logrotate moved them) instead of stopping, and SIGUSR1
+ * asks for the result so far. Each request is taken once by whoever polls.
  */
 #ifndef JITTERLAB_COMMON_STOP_H
 #define JITTERLAB_COMMON_STOP_H
@@ -13,5 +18,13 @@
  * nohup). */
 void stop_handlers_install(void);
 bool stop_requested(void);
+
+/* SIGUSR1 records a result request (installed by stop_handlers_install:
+ * the default action would end the process). */
+bool result_request_take(void);
+/* From now on SIGHUP records a reopen request instead of a stop (unless
+ * it is ignored, as under nohup). */
+void stop_hup_reopens(void);
+bool reopen_request_take(void);
 
 #endif

@@ -18,6 +18,8 @@
 static void write_sample_row(void *ctx, int cpu, const struct cycle_sample *s)
 {
     struct run_stream *rs = ctx;
+    if (!rs->samples_open)
+        return; /* a log that could not be reopened */
     FILE *f = rs->samples.fp;
     fprintf(f, "%d,%lld,%lld", cpu, (long long)s->t_ns, (long long)s->latency_ns);
     if (rs->cfg.control_task)
@@ -91,16 +93,18 @@ static void live_frame(void *ctx, const struct live_frame *f)
 }
 
 static int open_output(struct atomic_file *f, bool *is_open, const char *path, const char *header,
-                       const char *opt, char *err, size_t errlen)
+                       bool append, const char *opt, char *err, size_t errlen)
 {
     if (!path)
         return 0;
-    if (atomic_file_open(f, path) != 0) {
+    bool empty = true;
+    if ((append ? atomic_file_open_append(f, path, &empty) : atomic_file_open(f, path)) != 0) {
         snprintf(err, errlen, "%s %s: %s", opt, path, strerror(errno));
         return -1;
     }
     *is_open = true;
-    fputs(header, f->fp);
+    if (empty)
+        fputs(header, f->fp);
     return 0;
 }
 
@@ -110,19 +114,48 @@ int run_stream_open(struct run_stream *rs, const struct run_stream_config *cfg, 
     memset(rs, 0, sizeof(*rs));
     rs->cfg = *cfg;
     rs->tty = isatty(STDOUT_FILENO);
-    char header[160];
-    snprintf(header, sizeof(header), "cpu,t_ns,latency_ns%s%s\n",
+    snprintf(rs->samples_header, sizeof(rs->samples_header), "cpu,t_ns,latency_ns%s%s\n",
              cfg->control_task ? ",exec_ns,response_ns" : "",
              cfg->counters ? ",llc_misses,ipc,context_switches" : "");
-    if (open_output(&rs->samples, &rs->samples_open, cfg->samples_path, header, "--samples", err,
-                    errlen) != 0)
-        return -1;
-    snprintf(header, sizeof(header),
+    snprintf(rs->intervals_header, sizeof(rs->intervals_header),
              "cpu,t_ns,samples,missed,min_ns,mean_ns,max_ns,period_min_ns,period_max_ns,"
              "over_tolerance%s\n",
              cfg->control_task ? ",exec_min_ns,exec_mean_ns,exec_max_ns,deadline_misses" : "");
-    return open_output(&rs->intervals, &rs->intervals_open, cfg->intervals_path, header,
-                       "--intervals", err, errlen);
+    if (open_output(&rs->samples, &rs->samples_open, cfg->samples_path, rs->samples_header,
+                    cfg->append, "--samples", err, errlen) != 0)
+        return -1;
+    return open_output(&rs->intervals, &rs->intervals_open, cfg->intervals_path,
+                       rs->intervals_header, cfg->append, "--intervals", err, errlen);
+}
+
+void run_stream_flush(struct run_stream *rs)
+{
+    if (!rs->cfg.append)
+        return;
+    if (rs->samples_open)
+        fflush(rs->samples.fp);
+    if (rs->intervals_open)
+        fflush(rs->intervals.fp);
+}
+
+int run_stream_reopen(struct run_stream *rs, char *err, size_t errlen)
+{
+    if (!rs->cfg.append)
+        return 0;
+    int rc = 0;
+    if (rs->samples_open) {
+        rs->samples_open = false;
+        atomic_file_commit(&rs->samples);
+        rc |= open_output(&rs->samples, &rs->samples_open, rs->cfg.samples_path, rs->samples_header,
+                          true, "--samples", err, errlen);
+    }
+    if (rs->intervals_open) {
+        rs->intervals_open = false;
+        atomic_file_commit(&rs->intervals);
+        rc |= open_output(&rs->intervals, &rs->intervals_open, rs->cfg.intervals_path,
+                          rs->intervals_header, true, "--intervals", err, errlen);
+    }
+    return rc;
 }
 
 struct collector_sinks run_stream_sinks(struct run_stream *rs)

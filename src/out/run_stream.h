@@ -4,7 +4,8 @@
  * report window (flushed at once, also into a pipe), every sample as a CSV
  * row (--samples) and every window as a CSV row (--intervals). cmd/run.c
  * hands these to the collector as its sinks; the files appear whole at
- * commit, or not at all.
+ * commit, or not at all, except in a run without an end, where they are
+ * logs that grow as it goes on.
  */
 #ifndef JITTERLAB_OUT_RUN_STREAM_H
 #define JITTERLAB_OUT_RUN_STREAM_H
@@ -26,6 +27,8 @@ struct run_stream_config {
     int64_t tolerance_ns;
     const char *samples_path;
     const char *intervals_path;
+    bool append; /* a run without an end: the files are logs, appended to as
+                    the run goes on and reopened on request (logrotate) */
 };
 
 struct run_stream {
@@ -37,6 +40,8 @@ struct run_stream {
     bool tty;
     int live_lines;
     bool header_printed;
+    char samples_header[160];
+    char intervals_header[200];
 };
 
 /* Opens the files. 0, or -1 with err naming the option. */
@@ -44,6 +49,11 @@ int run_stream_open(struct run_stream *rs, const struct run_stream_config *cfg, 
                     size_t errlen);
 /* The collector's sinks, writing into rs. */
 struct collector_sinks run_stream_sinks(struct run_stream *rs);
+/* After each drain pass: a log's rows reach the file. */
+void run_stream_flush(struct run_stream *rs);
+/* Closes and reopens the logs (after logrotate moved them); 0, or -1 with
+ * err naming the option (the file stays closed: its rows are dropped). */
+int run_stream_reopen(struct run_stream *rs, char *err, size_t errlen);
 /* Erases the live view before the summary. */
 void run_stream_end_live(struct run_stream *rs);
 /* Commits the files; 0 or -1 with errno and the failing option and path. */
