@@ -6,17 +6,20 @@
 # installed libraries. `make asan` builds a sanitized tree in build-asan/ and
 # runs the whole suite with it; `make valgrind` runs the unit tests under
 # valgrind; `make lint` runs clang-format (check only) and cppcheck.
-# `make mutants` runs the mutation harness (tools/mutants.sh).
+# `make mutants` runs the mutation harness (tools/mutants.sh). `make install`
+# also installs the service files (contrib/); `make deb` builds the Debian
+# package into build/deb/.
 
 PREFIX  ?= /usr/local
 BUILD   ?= build
 CC      ?= gcc
-PKGS    := jansson zlib libtracefs libtraceevent inih
+PKGS    := jansson zlib libtracefs libtraceevent inih libmicrohttpd libcurl
 TEST_PKGS := cmocka
 
 # Debian packages: build, test and benchmark peers.
 DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev zlib1g-dev libtracefs-dev libtraceevent-dev \
-            libinih-dev rt-tests chromium \
+            libinih-dev libmicrohttpd-dev libcurl4-openssl-dev rt-tests chromium \
+            prometheus influxdb curl dpkg-dev debhelper bash-completion \
             valgrind cppcheck clang-format procps python3 \
             clang libclang-rt-14-dev
 
@@ -38,7 +41,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRC := $(wildcard tests/e2e/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/e2e/helpers/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test check asan valgrind lint format install uninstall clean tests mutants
+.PHONY: all deps run test check asan valgrind lint format install uninstall clean tests mutants deb
 
 all: $(BUILD)/jitterlab
 
@@ -98,13 +101,62 @@ lint:
 format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h) $(UNIT_SRC) $(HELPER_SRC)
 
+# `make install` puts the binary and the man page under PREFIX, and beside
+# them the service: the systemd unit (its ExecStart and EnvironmentFile
+# pointed at PREFIX and SYSCONFDIR), the environment file (never over one
+# that is there: it is the machine's configuration), the bash completion,
+# and the Grafana and Prometheus examples in DATADIR. `make uninstall`
+# leaves the environment file. The Debian package (debian/rules) installs
+# with PREFIX=/usr and UNITDIR=/lib/systemd/system.
+SYSCONFDIR    ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR       ?= $(PREFIX)/lib/systemd/system
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+DATADIR       ?= $(PREFIX)/share/jitterlab
+ENV_FILE       = $(DESTDIR)$(SYSCONFDIR)/default/jitterlab
+DATA_FILES    := grafana/jitterlab.json grafana/datasource.yml grafana/dashboards.yml \
+                 prometheus/jitterlab.rules.yml prometheus/prometheus.yml
+
 install: $(BUILD)/jitterlab
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/jitterlab $(DESTDIR)$(PREFIX)/bin/jitterlab
 	install -m 0644 docs/jitterlab.1 $(DESTDIR)$(PREFIX)/share/man/man1/jitterlab.1
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/default $(DESTDIR)$(COMPLETIONDIR) \
+	    $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/prometheus
+	sed -e 's|/usr/bin/jitterlab|$(PREFIX)/bin/jitterlab|g' \
+	    -e 's|/etc/default/jitterlab|$(SYSCONFDIR)/default/jitterlab|g' \
+	    contrib/systemd/jitterlab.service >$(DESTDIR)$(UNITDIR)/jitterlab.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/jitterlab.service
+	@if [ -e $(ENV_FILE) ]; then echo "kept $(ENV_FILE)"; else \
+	    echo "install -m 0644 contrib/systemd/jitterlab.conf $(ENV_FILE)"; \
+	    install -m 0644 contrib/systemd/jitterlab.conf $(ENV_FILE); fi
+	install -m 0644 contrib/bash-completion/jitterlab $(DESTDIR)$(COMPLETIONDIR)/jitterlab
+	for f in $(DATA_FILES); do install -m 0644 contrib/$$f $(DESTDIR)$(DATADIR)/$$f || exit 1; done
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/jitterlab $(DESTDIR)$(PREFIX)/share/man/man1/jitterlab.1
+	rm -f $(DESTDIR)$(UNITDIR)/jitterlab.service $(DESTDIR)$(COMPLETIONDIR)/jitterlab \
+	    $(DATA_FILES:%=$(DESTDIR)$(DATADIR)/%)
+	rmdir $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR) 2>/dev/null || true
+
+# `make deb` builds the Debian package (debian/; its rules build into
+# build-deb/, so build/ and the other build trees stay as they are) and moves
+# the .deb files dpkg-buildpackage wrote into .. to $(BUILD)/deb/, removing
+# the .buildinfo and .changes it left beside them. The package build does
+# not see how this make was called; DEB_BUILD_OPTIONS passes through.
+deb:
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -b -us -uc
+	@mkdir -p $(BUILD)/deb
+	@v=$$(dpkg-parsechangelog -S Version | sed 's/^[0-9]*://'); \
+	changes=../jitterlab_$${v}_$$(dpkg-architecture -qDEB_HOST_ARCH).changes; \
+	files=$$(sed -n '/^Files:/,/^[^ ]/s/^ [^ ]* [^ ]* [^ ]* [^ ]* \([^ ]*\)$$/\1/p' $$changes); \
+	[ -n "$$files" ] || { echo "no files listed in $$changes" >&2; exit 1; }; \
+	for f in $$files; do \
+	    case $$f in \
+	    *.deb) mv ../$$f $(BUILD)/deb/ && echo "$(BUILD)/deb/$$f" || exit 1 ;; \
+	    *) rm -f ../$$f ;; \
+	    esac; \
+	done; \
+	rm -f $$changes
 
 clean:
 	rm -rf build build-asan

@@ -84,6 +84,8 @@ static void close_window(struct run_telemetry *rt, int i)
         .fig = rt->pending[i],
     };
     keep_ring_add(&rt->kept, &w);
+    if (rt->on_window)
+        rt->on_window(rt->on_window_ctx, i, &w);
     window_reset(c);
 }
 

@@ -47,6 +47,10 @@ struct run_telemetry {
     uint64_t ticks;        /* snapshots taken since the start */
     struct telemetry_cpu_figures *pending; /* per CPU, of the window ending at boundary_ns */
     struct keep_ring kept;                 /* the newest records */
+    /* Called with each record as it closes (i: the CPU's index), when set
+     * after run_telemetry_init: the exporters' feed. */
+    void (*on_window)(void *ctx, int i, const struct telemetry_window *w);
+    void *on_window_ctx;
 };
 
 /* Allocates everything for ncpu CPUs (the telemetry's, in order) and at

@@ -18,8 +18,11 @@ int spikes_init(struct spike_store *store, size_t keep, int ncpu)
     memset(store, 0, sizeof *store);
     store->kept = keep ? calloc(keep, sizeof *store->kept) : NULL;
     store->per_cpu = ncpu > 0 ? calloc((size_t)ncpu, sizeof *store->per_cpu) : NULL;
+    store->per_cpu_kind =
+        ncpu > 0 ? calloc((size_t)ncpu * CAUSE_KIND_COUNT, sizeof *store->per_cpu_kind) : NULL;
     store->groups = calloc(SPIKES_GROUPS_MAX + 1, sizeof *store->groups);
-    if ((keep && !store->kept) || (ncpu > 0 && !store->per_cpu) || !store->groups) {
+    if ((keep && !store->kept) || (ncpu > 0 && (!store->per_cpu || !store->per_cpu_kind)) ||
+        !store->groups) {
         spikes_free(store);
         return -1;
     }
@@ -37,6 +40,7 @@ void spikes_free(struct spike_store *store)
 {
     free(store->kept);
     free(store->per_cpu);
+    free(store->per_cpu_kind);
     free(store->groups);
     memset(store, 0, sizeof *store);
 }
@@ -137,6 +141,15 @@ static void summarize_spike(struct spike_store *store, const struct spike *spike
     group->count++;
     group->total_ns += dom->ns;
     latency_hist_add(&group->hist, dom->ns);
+    if (spike->cpu >= 0 && spike->cpu < store->ncpu && dom->kind < CAUSE_KIND_COUNT)
+        store->per_cpu_kind[(size_t)spike->cpu * CAUSE_KIND_COUNT + dom->kind]++;
+}
+
+uint64_t spikes_cpu_cause(const struct spike_store *store, int cpu, unsigned kind)
+{
+    if (cpu < 0 || cpu >= store->ncpu || kind >= CAUSE_KIND_COUNT || !store->per_cpu_kind)
+        return 0;
+    return store->per_cpu_kind[(size_t)cpu * CAUSE_KIND_COUNT + kind];
 }
 
 void spikes_add(struct spike_store *store, const struct spike *spike)

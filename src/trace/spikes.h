@@ -51,14 +51,15 @@ struct spike_summary_row {
 };
 
 struct spike_store {
-    size_t keep;         /* capacity of kept */
-    size_t kept_count;   /* spikes in kept */
-    struct spike *kept;  /* a min-heap on latency_ns until spikes_sorted_by_time */
-    bool sorted;         /* kept is in time order (no longer a heap) */
-    uint64_t total;      /* every spike added */
-    int ncpu;            /* size of per_cpu */
-    uint64_t *per_cpu;   /* spikes added per CPU id (ids >= ncpu are not counted here) */
-    size_t named_groups; /* groups[0 .. named_groups) */
+    size_t keep;            /* capacity of kept */
+    size_t kept_count;      /* spikes in kept */
+    struct spike *kept;     /* a min-heap on latency_ns until spikes_sorted_by_time */
+    bool sorted;            /* kept is in time order (no longer a heap) */
+    uint64_t total;         /* every spike added */
+    int ncpu;               /* size of per_cpu */
+    uint64_t *per_cpu;      /* spikes added per CPU id (ids >= ncpu are not counted here) */
+    uint64_t *per_cpu_kind; /* per CPU id and dominant cause kind */
+    size_t named_groups;    /* groups[0 .. named_groups) */
     /* SPIKES_GROUPS_MAX named groups, then "other" (in use when its count > 0) */
     struct spike_group *groups;
 };
@@ -72,6 +73,9 @@ void spikes_free(struct spike_store *store);
 /* Counts the spike, feeds the summary, keeps it when among the `keep`
  * largest (ties: the earlier one stays). Never allocates. */
 void spikes_add(struct spike_store *store, const struct spike *spike);
+
+/* Spikes of CPU id cpu whose dominant cause was of kind `kind`. */
+uint64_t spikes_cpu_cause(const struct spike_store *store, int cpu, unsigned kind);
 
 /* The kept spikes in time order (planned_ns, then cpu); *count gets their
  * number. Adding afterwards is allowed (the heap is rebuilt). */
