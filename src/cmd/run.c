@@ -21,6 +21,8 @@
 #include "common/stop.h"
 #include "cmd/options.h"
 #include "cmd/run_cli.h"
+#include "cmd/run_export.h"
+#include "cmd/run_result.h"
 #include "common/units.h"
 #include "engine/counters.h"
 #include "engine/collector.h"
@@ -48,6 +50,8 @@ struct run_sinks {
     struct collector_sinks stream;
     struct explain *explain;         /* NULL: no --explain */
     struct run_telemetry *telemetry; /* NULL: --no-telemetry */
+    struct run_export *exp;
+    struct run_state *st;
     int index_of_cpu[CPULIST_MAX_CPUS];
 };
 
@@ -59,6 +63,20 @@ static void run_sink_sample(void *ctx, int cpu, const struct cycle_sample *s)
     bool spike = r->explain && explain_sample(r->explain, cpu, s);
     if (r->telemetry)
         run_telemetry_sample(r->telemetry, r->index_of_cpu[cpu], s, spike);
+    run_export_sample(r->exp, r->index_of_cpu[cpu], s);
+}
+
+static void run_sink_window_hist(void *ctx, const struct interval_stats *w,
+                                 const struct latency_hist *h)
+{
+    struct run_sinks *r = ctx;
+    run_export_window(r->exp, w, h);
+}
+
+static void run_sink_telemetry_window(void *ctx, int i, const struct telemetry_window *w)
+{
+    struct run_sinks *r = ctx;
+    run_export_telemetry(r->exp, i, w);
 }
 
 static void run_sink_tick(void *ctx, int64_t t_ns)
@@ -89,6 +107,17 @@ static void run_sink_drained(void *ctx)
         explain_drained(r->explain);
     if (r->telemetry)
         run_telemetry_poll(r->telemetry);
+    run_export_drained(r->exp);
+    run_stream_flush(r->st->rs);
+    /* the requests of a run without an end, taken between two passes */
+    if (reopen_request_take()) {
+        char err[600];
+        if (run_stream_reopen(r->st->rs, err, sizeof(err)) != 0)
+            fprintf(stderr, "jitterlab: cannot reopen %s; its rows are dropped\n", err);
+        run_export_reopen(r->exp);
+    }
+    if (result_request_take() && r->st->running)
+        run_result_write_now(r->st);
 }
 
 static struct collector_sinks run_sinks_of(struct run_sinks *r, int64_t tick_period_ns)
@@ -96,6 +125,7 @@ static struct collector_sinks run_sinks_of(struct run_sinks *r, int64_t tick_per
     return (struct collector_sinks){.ctx = r,
                                     .sample = run_sink_sample,
                                     .window = run_sink_window,
+                                    .window_hist = r->exp->influx ? run_sink_window_hist : NULL,
                                     .live = r->stream.live ? run_sink_live : NULL,
                                     .drained = run_sink_drained,
                                     .live_period_ns = r->stream.live_period_ns,
@@ -106,6 +136,8 @@ static struct collector_sinks run_sinks_of(struct run_sinks *r, int64_t tick_per
 /* Telemetry records the run can close at most: one per CPU and window. */
 static uint64_t telemetry_windows_expected(const struct run_params *p, int64_t period_ns)
 {
+    if (p->duration_ns == 0 && p->loops == 0)
+        return p->keep_windows; /* --forever */
     double run_ns =
         p->duration_ns > 0 ? (double)p->duration_ns : (double)p->loops * (double)p->interval_ns;
     if (p->loops && p->duration_ns > 0 && (double)p->loops * (double)p->interval_ns < run_ns)
@@ -159,7 +191,9 @@ static void print_header(const struct run_params *p, const struct system_info *s
     char cpus[1024], iv[32], dur[32];
     cpulist_format(&p->common.cpus, cpus, sizeof(cpus));
     format_duration(p->interval_ns, iv, sizeof(iv));
-    if (p->duration_ns > 0)
+    if (p->forever)
+        snprintf(dur, sizeof(dur), "until stopped");
+    else if (p->duration_ns > 0)
         format_duration(p->duration_ns, dur, sizeof(dur));
     else
         snprintf(dur, sizeof(dur), "%llu loops", (unsigned long long)p->loops);
@@ -203,30 +237,6 @@ static void print_header(const struct run_params *p, const struct system_info *s
     fflush(stdout);
 }
 
-static int write_outputs(const struct run_params *p, struct run_stream *rs,
-                         const struct run_report *rep)
-{
-    int rc = EXIT_OK;
-    const char *opt = NULL, *path = NULL;
-    if (run_stream_commit(rs, &opt, &path) != 0) {
-        fprintf(stderr, "jitterlab: %s %s: %s\n", opt, path, strerror(errno));
-        rc = EXIT_RUNTIME;
-    }
-    if (p->common.json_path) {
-        json_t *doc = json_run_result(rep);
-        if (!doc || json_write_file(doc, p->common.json_path) != 0) {
-            fprintf(stderr, "jitterlab: --json %s: %s\n", p->common.json_path, strerror(errno));
-            rc = EXIT_RUNTIME;
-        }
-        json_decref(doc);
-    }
-    if (p->hist_path && histfile_write(rep, p->hist_path) != 0) {
-        fprintf(stderr, "jitterlab: --histogram-file %s: %s\n", p->hist_path, strerror(errno));
-        rc = EXIT_RUNTIME;
-    }
-    return rc;
-}
-
 /* The warnings a run owes its reader once the threads run. */
 static void warn_after_start(const struct run_params *p, struct engine *eng)
 {
@@ -251,72 +261,6 @@ static void warn_after_start(const struct run_params *p, struct engine *eng)
                         "RLIMIT_MEMLOCK that fits the buffers); page faults may add latency\n");
 }
 
-/* The final exit code from the outputs, the budget and the restore. */
-static int run_verdict(const struct run_params *p, const struct run_report *rep, int out_rc,
-                       int tune_rc)
-{
-    int rc = out_rc;
-    if (rc == EXIT_OK && p->budget_ns >= 0) {
-        char max[32], budget[32];
-        format_duration(p->budget_ns, budget, sizeof(budget));
-        if (rep->all_samples == 0) {
-            /* Nothing measured is never within budget. */
-            fprintf(stderr, "jitterlab: --budget %s: no sample was taken\n", budget);
-            rc = EXIT_RUNTIME;
-        } else if (rep->all_latency.max > p->budget_ns) {
-            format_duration(rep->all_latency.max, max, sizeof(max));
-            fprintf(stderr, "jitterlab: latency budget exceeded: max %s > --budget %s\n", max,
-                    budget);
-            rc = EXIT_BUDGET;
-        }
-    }
-    if (rc == EXIT_OK && tune_rc != EXIT_OK)
-        rc = tune_rc;
-    return rc;
-}
-
-static void fill_report(struct run_report *rep, const struct run_params *p, struct engine *eng,
-                        struct collector *c, int64_t end_ns, bool pm_held)
-{
-    rep->version = JITTERLAB_VERSION;
-    int64_t start_ns = engine_start_ns(eng);
-    rep->duration_s = start_ns > 0 ? (double)(end_ns - start_ns) / 1e9 : 0;
-    rep->start_ns = start_ns;
-    if (rep->duration_s < 0)
-        rep->duration_s = 0;
-    rep->interval_ns = p->interval_ns;
-    rep->duration_ns = p->duration_ns;
-    rep->loops = p->loops;
-    rep->policy = p->policy == SCHED_FIFO ? "fifo" : p->policy == SCHED_RR ? "rr" : "other";
-    rep->priority = p->priority;
-    rep->realtime = p->policy != SCHED_OTHER && !engine_degraded(eng);
-    rep->memory_locked = engine_memory_lock(eng) == ENGINE_LOCK_ALL;
-    rep->memory_lock = engine_memory_lock(eng) == ENGINE_LOCK_ALL       ? "all"
-                       : engine_memory_lock(eng) == ENGINE_LOCK_BUFFERS ? "buffers"
-                                                                        : "none";
-    rep->cpus = &p->common.cpus;
-    rep->clock = p->clock == ENGINE_CLOCK_TSC ? "tsc" : "monotonic";
-    rep->tsc_hz = engine_tsc_hz(eng);
-    rep->tolerance_ns = p->tolerance_ns;
-    rep->budget_ns = p->budget_ns;
-    rep->pm_qos_us = pm_held ? p->pm_qos_us : -1;
-    rep->report_every_ns = p->report_every_ns;
-    rep->report_every_samples = p->report_every_samples;
-    rep->keep_windows = p->keep_windows;
-    rep->workload = has_workload(p) ? &p->workload : NULL;
-    rep->seed = p->seed;
-    rep->deadline_ns = p->deadline_ns;
-    rep->counters_mask = p->counters_mask;
-    rep->control_task = control_task_columns(p);
-    rep->loads = p->loads;
-    rep->nloads = p->nloads;
-    rep->ncpu = c->n;
-    if (collector_periodic(c->cfg)) {
-        rep->has_intervals = true;
-        rep->intervals = collector_windows(c, &rep->interval_count, &rep->intervals_dropped);
-    }
-}
-
 int cmd_run(int argc, char **argv)
 {
     static struct run_params p; /* large (CPU lists); one per process */
@@ -326,6 +270,8 @@ int cmd_run(int argc, char **argv)
     /* From here on a stop request ends the run in order, also during the
      * setup (reading the machine, building a large workload). */
     stop_handlers_install();
+    if (p.forever)
+        stop_hup_reopens(); /* a daemon's SIGHUP: reopen the logs */
 
     struct sysroot sr;
     sysroot_init(&sr, p.common.sysroot_dir);
@@ -352,6 +298,9 @@ int cmd_run(int argc, char **argv)
     static char explain_err[512];
     struct load_runner *loads = NULL;
     struct latency_hist *all_hist = NULL;
+    static struct run_export exp;
+    bool exporting = false;
+    static struct run_state st;
     bool tuned = false; /* a tune session is open: end it (restore) at `done` */
     char err[512];
     rc = EXIT_RUNTIME;
@@ -400,6 +349,7 @@ int cmd_run(int argc, char **argv)
         .tolerance_ns = p.tolerance_ns,
         .samples_path = p.samples_path,
         .intervals_path = p.intervals_path,
+        .append = p.forever,
     };
     pin_to_housekeeping(&p, &si);
     eng = engine_create(&cfg, err, sizeof(err));
@@ -427,13 +377,23 @@ int cmd_run(int argc, char **argv)
                                   "to: they are only counted");
         }
     }
+    for (int i = 0; i < p.common.cpus.count; i++)
+        sinks_all.index_of_cpu[p.common.cpus.cpu[i]] = i;
     if (p.telemetry) {
         if (!open_telemetry(&p, &si, &sr, &tele, &rtele))
             goto done;
         telemetry_on = true;
-        for (int i = 0; i < p.common.cpus.count; i++)
-            sinks_all.index_of_cpu[p.common.cpus.cpu[i]] = i;
+        rtele.on_window = run_sink_telemetry_window;
+        rtele.on_window_ctx = &sinks_all;
     }
+    /* the exporter's thread starts here, on the housekeeping CPUs */
+    if (run_export_open(&exp, &p, &si) != 0)
+        goto done;
+    exporting = true;
+    sinks_all.exp = &exp;
+    sinks_all.st = &st;
+    st = (struct run_state){
+        .p = &p, .argc = argc, .argv = argv, .si = &si, .c = &c, .rs = &rs, .exp = &exp};
     struct collector_sinks sinks;
     if (run_stream_open(&rs, &scfg, err, sizeof(err)) != 0 ||
         (sinks_all.stream = run_stream_sinks(&rs), sinks_all.explain = explaining ? &explain : NULL,
@@ -452,8 +412,7 @@ int cmd_run(int argc, char **argv)
         print_header(&p, &si, pm_fd, tele);
 
     struct run_report rep;
-    memset(&rep, 0, sizeof(rep));
-    rfc3339_now(rep.started_at, sizeof(rep.started_at));
+    rfc3339_now(st.started_at, sizeof(st.started_at));
     struct load_sched load_sched = {.policy = SCHED_OTHER, .nice = 0};
     if (p.nloads > 0) {
         loads = load_runner_start(p.loads, p.nloads, &load_sched, 0, err, sizeof(err));
@@ -476,6 +435,17 @@ int cmd_run(int argc, char **argv)
     }
     /* what the run measures under: read once tuned */
     have_machine = p.common.json_path && inspect_system_read(&sr, &p.common.cpus, &machine) == 0;
+    st.machine = have_machine ? &machine : NULL;
+    st.eng = eng;
+    st.tele = tele;
+    st.rtele = telemetry_on ? &rtele : NULL;
+    st.explain = explaining ? &explain : NULL;
+    st.explain_reason = explain_reason;
+    st.tune = p.tune_actions ? &tune_ses.summary : NULL;
+    st.load_sched = &load_sched;
+    st.loads = loads;
+    st.all_hist = all_hist;
+    st.pm_held = pm_held;
     /* A stop during the setup (a large workload takes a while) ends the run
      * before its first cycle: an empty result, still written. */
     bool interrupted = stop_requested();
@@ -493,6 +463,8 @@ int cmd_run(int argc, char **argv)
                 tids[i] = engine_thread_tid(eng, i);
             explain_start(&explain, engine_start_ns(eng), tids);
         }
+        run_export_started(&exp, eng, explaining ? &explain : NULL);
+        st.running = true;
         collector_run(&c, &interrupted);
         engine_join(eng);
     }
@@ -531,41 +503,20 @@ int cmd_run(int argc, char **argv)
     const struct cpu_result *results[CPULIST_MAX_CPUS];
     for (int i = 0; i < c.n; i++)
         results[i] = engine_result(eng, i);
-    rep.argc = argc;
-    rep.argv = argv;
-    rep.interrupted = interrupted;
-    rep.system = &si;
-    rep.machine = have_machine ? &machine : NULL;
-    rep.tune = p.tune_actions ? &tune_ses.summary : NULL;
-    rep.load_sched = &load_sched;
-    rep.load_runner = loads;
-    rep.cpu = results;
-    rep.all_hist = &all_hist[0];
-    rep.all_exec_hist = &all_hist[1];
-    rep.all_response_hist = &all_hist[2];
-    fill_report(&rep, &p, eng, &c, end_ns, pm_held);
-    if (telemetry_on && ran) {
-        rep.telemetry = tele;
-        rep.telemetry_period_ns = run_telemetry_period_ns(p.report_every_ns);
-        rep.telemetry_all = p.telemetry_all;
-        rep.telemetry_windows =
-            run_telemetry_windows(&rtele, &rep.telemetry_count, &rep.telemetry_dropped);
-    }
-    if (explaining && !explain.capture && rep.telemetry &&
-        explain_by_windows(&explain, rep.telemetry_windows, rep.telemetry_count,
-                           telemetry_softirq_names(tele), telemetry_softirq_count(tele)) != 0)
-        fprintf(stderr, "jitterlab: --explain: out of memory for the window attribution\n");
-    if (explaining) {
-        rep.explain_method = explain.capture ? "tracepoints" : "window";
-        rep.explain_reason = explain_reason;
-        rep.explain_threshold_ns = p.explain_threshold_ns;
-        rep.explain = &explain;
-    }
-    run_report_merge(&rep);
+    st.running = ran;
+    run_result_fill(&st, &rep, results, end_ns, interrupted, false);
+    exporting = false;
+    run_export_close(&exp);
+    rep.influx = p.influx_text ? &exp.influx_counts : NULL;
+    rep.influx_dest = p.influx_text;
+    if (rep.influx && rep.influx->dropped)
+        fprintf(stderr, "jitterlab: --influx %s: %llu of %llu points not delivered (last: %s)\n",
+                p.influx_text, (unsigned long long)rep.influx->dropped,
+                (unsigned long long)rep.influx->points, rep.influx->last_error);
 
     if (!p.common.quiet)
         text_summary(stdout, &rep);
-    rc = run_verdict(&p, &rep, write_outputs(&p, &rs, &rep), tune_rc);
+    rc = run_result_verdict(&p, &rep, run_result_write(&p, &rs, &rep), tune_rc);
     if (rc == EXIT_OK && sleep_err)
         rc = EXIT_RUNTIME;
     if (interrupted && !p.common.quiet)
@@ -573,6 +524,8 @@ int cmd_run(int argc, char **argv)
 done:
     if (tuned)
         tune_session_end(&tune_ses);
+    if (exporting)
+        run_export_close(&exp);
     free(all_hist);
     load_runner_destroy(loads);
     collector_free(&c);

@@ -32,7 +32,12 @@ static void run_usage(FILE *out)
             "                          CPUs, else every online CPU but CPU 0)\n"
             "  -p, --priority N        real-time priority 1..99 (default 90)\n"
             "      --policy P          fifo | rr | other (default fifo)\n"
-            "  -D, --duration DUR      run time (bare number: s; default 10s unless -l)\n"
+            "  -D, --duration DUR      run time (bare number: s; default 10s unless -l;\n"
+            "                          0: until stopped, as --forever)\n"
+            "      --forever           run until stopped, in constant memory: SIGUSR1\n"
+            "                          writes the result so far (--json, else the summary),\n"
+            "                          SIGHUP reopens the --samples, --intervals and --influx\n"
+            "                          files (logrotate), SIGINT/SIGTERM end the run\n"
             "  -l, --loops N           stop after N samples per CPU\n"
             "      --clock C           monotonic | tsc (tsc: invariant TSC only)\n"
             "      --tolerance DUR     count samples whose latency or |period error|\n"
@@ -70,6 +75,15 @@ static void run_usage(FILE *out)
             "                          measured CPU; all: also MSRs, coretemp and RAPL (read by\n"
             "                          IPI) and context switches (a record at every switch)\n"
             "      --no-telemetry      none of that\n"
+            "      --prometheus [ADDR:]PORT  serve /metrics for Prometheus (default address\n"
+            "                          127.0.0.1): latency histograms, max since the last\n"
+            "                          scrape, counters, telemetry, spikes by cause\n"
+            "      --prometheus-buckets LIST  histogram bounds, e.g. 10us,50us,1ms (bare: us;\n"
+            "                          default 1-2-5 per decade from 1us to 100ms)\n"
+            "      --influx DEST       InfluxDB line protocol per CPU and report window (default\n"
+            "                          window 10s): a FILE, udp://HOST:PORT, or\n"
+            "                          http://HOST:PORT/write?db=DB (1.x), .../api/v2/write?...\n"
+            "                          (2.x, token from $INFLUX_TOKEN)\n"
             "      --counters LIST     per-cycle counters: cycles, instructions, llc-misses,\n"
             "                          context-switches, cpu-migrations, page-faults, all\n"
             "  -q, --quiet             print nothing but errors\n"
@@ -108,6 +122,10 @@ enum {
     OPT_EXPLAIN_KEEP,
     OPT_TELEMETRY,
     OPT_NO_TELEMETRY,
+    OPT_FOREVER,
+    OPT_PROMETHEUS,
+    OPT_PROMETHEUS_BUCKETS,
+    OPT_INFLUX,
 };
 
 static const struct option run_options[] = {
@@ -137,6 +155,10 @@ static const struct option run_options[] = {
     {"explain-keep", required_argument, NULL, OPT_EXPLAIN_KEEP},
     {"telemetry", required_argument, NULL, OPT_TELEMETRY},
     {"no-telemetry", no_argument, NULL, OPT_NO_TELEMETRY},
+    {"forever", no_argument, NULL, OPT_FOREVER},
+    {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
+    {"prometheus-buckets", required_argument, NULL, OPT_PROMETHEUS_BUCKETS},
+    {"influx", required_argument, NULL, OPT_INFLUX},
     CLI_COMMON_OPTIONS,
     CLI_OPTION_END,
 };
@@ -155,6 +177,7 @@ static int run_option(void *params, int c, const char *arg)
 {
     struct run_params *p = params;
     const char *why;
+    char why_buf[300];
     long v;
     int rc = 0;
     switch (c) {
@@ -180,7 +203,13 @@ static int run_option(void *params, int c, const char *arg)
         p->policy_name = arg;
         break;
     case 'D':
-        rc = parse_positive_duration("--duration", arg, NS_PER_S, &p->duration_ns);
+        if (strcmp(arg, "0") == 0) {
+            p->forever = true; /* as cyclictest -D 0: until stopped */
+            p->duration_ns = 0;
+        } else {
+            rc = parse_positive_duration("--duration", arg, NS_PER_S, &p->duration_ns);
+        }
+        p->duration_text = arg;
         p->duration_set = true;
         break;
     case 'l':
@@ -262,6 +291,25 @@ static int run_option(void *params, int c, const char *arg)
         p->telemetry = false;
         p->telemetry_all = false;
         break;
+    case OPT_FOREVER:
+        p->forever = true;
+        break;
+    case OPT_PROMETHEUS:
+        p->prometheus_text = arg;
+        p->prometheus = true;
+        if (listen_addr_parse(arg, &p->prometheus_addr, why_buf, sizeof(why_buf)) != 0)
+            rc = usage_error("--prometheus", arg, why_buf);
+        break;
+    case OPT_PROMETHEUS_BUCKETS:
+        p->prometheus_buckets_text = arg;
+        if (metrics_parse_bounds(arg, &p->prometheus_bounds, why_buf, sizeof(why_buf)) != 0)
+            rc = usage_error("--prometheus-buckets", arg, why_buf);
+        break;
+    case OPT_INFLUX:
+        p->influx_text = arg;
+        if (influx_dest_parse(arg, &p->influx, why_buf, sizeof(why_buf)) != 0)
+            rc = usage_error("--influx", arg, why_buf);
+        break;
     case OPT_WORKLOAD:
         p->workload_text = arg;
         break;
@@ -321,11 +369,25 @@ int run_parse_args(int argc, char **argv, struct run_params *p)
     p->keep_windows = RUN_DEFAULT_KEEP_WINDOWS;
     p->explain_keep = RUN_DEFAULT_EXPLAIN_KEEP;
     p->telemetry = true;
+    metrics_default_bounds(&p->prometheus_bounds);
 
     int rc = cli_parse(&run_cli, &p->common, p, argc, argv, 1, NULL);
     if (rc >= 0)
         return rc;
-    if (!p->duration_set && !p->loops)
+    if (p->forever && p->loops) {
+        char n[32];
+        snprintf(n, sizeof(n), "%llu", (unsigned long long)p->loops);
+        return usage_error("--loops", n, "a run --forever has no end to count to");
+    }
+    if (p->forever && p->duration_ns > 0)
+        return usage_error("--duration", p->duration_text,
+                           "a run --forever has no end (use one or the other)");
+    if (p->prometheus_buckets_text && !p->prometheus)
+        return usage_error("--prometheus-buckets", p->prometheus_buckets_text,
+                           "needs --prometheus");
+    if (p->influx_text && !p->report_every_ns && !p->report_every_samples)
+        p->report_every_ns = RUN_DEFAULT_INFLUX_WINDOW_NS;
+    if (!p->duration_set && !p->loops && !p->forever)
         p->duration_ns = 10 * NS_PER_S;
     if (p->loops && (double)p->loops * (double)p->interval_ns > (double)RUN_MAX_DURATION_NS) {
         char n[32];
@@ -465,7 +527,9 @@ int run_validate(struct run_params *p, const struct system_info *si, const struc
     if ((rc = check_output_path("--json", p->common.json_path)) != 0 ||
         (rc = check_output_path("--histogram-file", p->hist_path)) != 0 ||
         (rc = check_output_path("--samples", p->samples_path)) != 0 ||
-        (rc = check_output_path("--intervals", p->intervals_path)) != 0)
+        (rc = check_output_path("--intervals", p->intervals_path)) != 0 ||
+        (p->influx_text && p->influx.kind == INFLUX_FILE &&
+         (rc = check_output_path("--influx", p->influx_text)) != 0))
         return rc;
     return -1;
 }

@@ -14,6 +14,9 @@
 #include "common/units.h"
 #include "engine/engine.h"
 #include "engine/workload.h"
+#include "export/exporter.h"
+#include "export/influx.h"
+#include "export/metrics.h"
 #include "load/load.h"
 #include "sys/sysroot.h"
 #include "sys/system_info.h"
@@ -30,6 +33,8 @@
  * snapshot reads a dozen procfs files, which takes a millisecond or more. */
 #define RUN_DEFAULT_TELEMETRY_NS NS_PER_S
 #define RUN_MIN_TELEMETRY_NS     (100 * NS_PER_MS)
+/* Report windows of --influx without --report-every. */
+#define RUN_DEFAULT_INFLUX_WINDOW_NS (10 * NS_PER_S)
 
 /* The telemetry window: --report-every DUR when it is at least 100 ms,
  * else 1 s. */
@@ -41,6 +46,7 @@ static inline int64_t run_telemetry_period_ns(int64_t report_every_ns)
 struct run_params {
     struct cli_common common; /* cpus: as given, then as chosen by run_validate */
     bool duration_set;
+    const char *duration_text; /* -D as given */
     int64_t interval_ns;
     int64_t duration_ns;
     uint64_t loops;
@@ -76,6 +82,14 @@ struct run_params {
     bool telemetry_all;    /* --telemetry all: also sources read by interrupting a CPU */
     uint32_t tune_actions; /* --tune[=PROFILE]; 0 = no tuning */
     const char *tune_profile;
+    bool forever; /* --forever or -D 0: until stopped */
+    const char *prometheus_text;
+    bool prometheus; /* --prometheus [ADDR:]PORT */
+    struct listen_addr prometheus_addr;
+    const char *prometheus_buckets_text;
+    struct metrics_bounds prometheus_bounds;
+    const char *influx_text; /* --influx DEST */
+    struct influx_dest influx;
 };
 
 static inline bool has_workload(const struct run_params *p)

@@ -212,6 +212,7 @@ static json_t *json_config(const struct run_report *rep)
     json_object_set_new(c, "interval_ns", json_integer(rep->interval_ns));
     json_object_set_new(c, "duration_ns", json_int_or_null(rep->duration_ns > 0, rep->duration_ns));
     json_object_set_new(c, "loops", json_int_or_null(rep->loops > 0, (int64_t)rep->loops));
+    json_object_set_new(c, "forever", json_boolean(rep->forever));
     json_object_set_new(c, "policy", json_string(rep->policy));
     json_object_set_new(c, "priority", json_integer(rep->priority));
     json_object_set_new(c, "realtime", json_boolean(rep->realtime));
@@ -466,6 +467,7 @@ json_t *json_run_result(const struct run_report *rep)
     json_t *doc = json_document_new("run", rep->version, rep->argc, rep->argv, rep->started_at);
     json_object_set_new(doc, "duration_s", json_real(rep->duration_s));
     json_object_set_new(doc, "interrupted", json_boolean(rep->interrupted));
+    json_object_set_new(doc, "in_progress", json_boolean(rep->in_progress));
     json_object_set_new(doc, "system",
                         rep->machine ? run_system_json(rep->machine)
                                      : json_system_info(rep->system));
@@ -502,6 +504,17 @@ json_t *json_run_result(const struct run_report *rep)
         json_object_set_new(doc, "intervals", ivs);
         json_object_set_new(doc, "intervals_dropped",
                             json_integer((json_int_t)rep->intervals_dropped));
+    }
+    if (rep->influx) {
+        json_t *o = json_object();
+        json_object_set_new(o, "destination", json_string(rep->influx_dest));
+        json_object_set_new(o, "points", json_integer((json_int_t)rep->influx->points));
+        json_object_set_new(o, "sent", json_integer((json_int_t)rep->influx->sent));
+        json_object_set_new(o, "dropped", json_integer((json_int_t)rep->influx->dropped));
+        json_object_set_new(o, "last_error",
+                            rep->influx->last_error[0] ? json_string(rep->influx->last_error)
+                                                       : json_null());
+        json_object_set_new(doc, "influx", o);
     }
     if (rep->telemetry)
         json_telemetry(doc, rep);

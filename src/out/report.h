@@ -17,6 +17,7 @@
 #include "stats/window.h"
 #include "inspect/inspect_system.h"
 #include "sys/system_info.h"
+#include "export/influx.h"
 #include "telemetry/run_telemetry.h"
 #include "telemetry/telemetry.h"
 #include "trace/explain.h"
@@ -30,6 +31,9 @@ struct run_report {
     double duration_s;
     int64_t start_ns; /* CLOCK_MONOTONIC of planned wake-up 0 */
     bool interrupted;
+    bool in_progress;                   /* written while the run goes on (SIGUSR1) */
+    const struct influx_counts *influx; /* NULL: no --influx */
+    const char *influx_dest;
     const struct system_info *system;
     const struct inspect_system *machine; /* NULL: only system_info is known */
     const struct tune_summary *tune;      /* NULL: not run with --tune */
@@ -37,6 +41,7 @@ struct run_report {
     /* config */
     int64_t interval_ns;
     int64_t duration_ns; /* requested; 0 = none */
+    bool forever;        /* until stopped */
     uint64_t loops;      /* requested; 0 = none */
     const char *policy;  /* requested: "fifo", "rr", "other" */
     int priority;

@@ -23,7 +23,10 @@ bad "--json into a missing directory" '--json' -a 1 -D 1 -q --json /nonexistent/
 bad "--samples into a missing directory" '--samples' -a 1 -D 1 -q --json @OUT@ --samples /nonexistent/x.csv
 bad "--histogram-file into a missing directory" '--histogram-file' -a 1 -D 1 -q --json @OUT@ --histogram-file @DIR@/no/such/dir/h.txt
 bad "--bogus-option" '--bogus-option' -a 1 -D 1 -q --json @OUT@ --bogus-option
-bad "-D 0" '--duration' -a 1 -q --json @OUT@ -D 0
+bad "-D 0 with --loops" '--loops 5: a run --forever has no end' -a 1 -q --json @OUT@ -D 0 --loops 5
+bad "--forever with -D 5s" '--duration 5s: a run --forever has no end' -a 1 -q --json @OUT@ --forever -D 5s
+bad "--prometheus bad port" '--prometheus 99999: the port must be' -a 1 -q --json @OUT@ --prometheus 99999
+bad "--influx bad scheme" '--influx ftp://x: not a file' -a 1 -q --json @OUT@ --influx ftp://x
 bad "--clock bogus" '--clock' -a 1 -D 1 -q --json @OUT@ --clock bogus
 bad "unexpected positional argument" 'stray' -a 1 -D 1 -q --json @OUT@ stray
 bad "--tolerance -1" '--tolerance' -a 1 -D 1 -q --json @OUT@ --tolerance -1

@@ -197,7 +197,7 @@ static const struct cli_bad_case bad_cases[] = {
     {"run -p 100", "jitterlab: --priority 100: must be a whole number from 1 to 99\n"},
     {"run --policy idle", "jitterlab: --policy idle: must be fifo, rr or other\n"},
     {"run --policy other -p 5", "jitterlab: --priority: has no meaning with --policy other\n"},
-    {"run -D 0", "jitterlab: --duration 0: must be greater than 0\n"},
+    {"run -D 0 -l 5", "jitterlab: --loops 5: a run --forever has no end to count to\n"},
     {"run -l 0", "jitterlab: --loops 0: must be a whole number from 1 to 1000000000000\n"},
     {"run -l 1000000000000 -i 1h",
      "jitterlab: --loops 1000000000000: loops x interval must be at most 366 days\n"},
@@ -249,6 +249,181 @@ static void test_run_bad_input_exits_2_with_the_exact_message(void **state)
     cli_expect_bad_cases(parse, bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]));
 }
 
+/* ---- --forever, --prometheus, --prometheus-buckets, --influx ---------- */
+
+static void test_run_forever_and_duration_zero_run_until_stopped(void **state)
+{
+    (void)state;
+    parse_ok("run");
+    assert_false(params.forever);
+    parse_ok("run --forever");
+    assert_true(params.forever);
+    assert_int_equal(params.duration_ns, 0); /* not the default 10 s */
+    assert_int_equal(params.loops, 0);
+    parse_ok("run -D 0");
+    assert_true(params.forever); /* as cyclictest -D 0 */
+    assert_int_equal(params.duration_ns, 0);
+    assert_true(params.duration_set);
+    parse_ok("run --duration 0 --forever -i 100us");
+    assert_true(params.forever);
+    assert_int_equal(params.duration_ns, 0);
+    assert_int_equal(params.interval_ns, 100 * NS_PER_US);
+}
+
+static void test_run_prometheus_address_defaults_to_loopback(void **state)
+{
+    (void)state;
+    parse_ok("run");
+    assert_false(params.prometheus);
+    assert_null(params.prometheus_text);
+    parse_ok("run --prometheus 9808");
+    assert_true(params.prometheus);
+    assert_string_equal(params.prometheus_text, "9808");
+    assert_int_equal(params.prometheus_addr.sa.ss_family, AF_INET);
+    assert_string_equal(params.prometheus_addr.text, "127.0.0.1:9808");
+    parse_ok("run --prometheus 0.0.0.0:9100");
+    assert_string_equal(params.prometheus_addr.text, "0.0.0.0:9100");
+    parse_ok("run --prometheus [::1]:9808");
+    assert_int_equal(params.prometheus_addr.sa.ss_family, AF_INET6);
+    assert_string_equal(params.prometheus_addr.text, "[::1]:9808");
+    parse_ok("run --prometheus localhost:9808");
+    assert_string_equal(params.prometheus_addr.text, "127.0.0.1:9808");
+}
+
+static void test_run_prometheus_buckets_or_the_default_bounds(void **state)
+{
+    (void)state;
+    struct metrics_bounds def;
+    metrics_default_bounds(&def);
+    parse_ok("run --prometheus 9808");
+    assert_null(params.prometheus_buckets_text);
+    assert_int_equal(params.prometheus_bounds.n, def.n);
+    assert_int_equal(params.prometheus_bounds.le_ns[0], NS_PER_US);
+    assert_int_equal(params.prometheus_bounds.le_ns[def.n - 1], 100 * NS_PER_MS);
+    parse_ok("run --prometheus 9808 --prometheus-buckets 10us,50us,1ms");
+    assert_string_equal(params.prometheus_buckets_text, "10us,50us,1ms");
+    assert_int_equal(params.prometheus_bounds.n, 3);
+    assert_int_equal(params.prometheus_bounds.le_ns[0], 10 * NS_PER_US);
+    assert_int_equal(params.prometheus_bounds.le_ns[1], 50 * NS_PER_US);
+    assert_int_equal(params.prometheus_bounds.le_ns[2], NS_PER_MS);
+    /* in either order; a bare number is microseconds */
+    parse_ok("run --prometheus-buckets 5,20 --prometheus 9808");
+    assert_int_equal(params.prometheus_bounds.n, 2);
+    assert_int_equal(params.prometheus_bounds.le_ns[1], 20 * NS_PER_US);
+    parse_ok("run --prometheus 9808 --prometheus-buckets "
+             "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,"
+             "24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,"
+             "44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,"
+             "64");
+    assert_int_equal(params.prometheus_bounds.n, METRICS_MAX_BOUNDS);
+}
+
+static void test_run_influx_destination_and_its_default_window(void **state)
+{
+    (void)state;
+    parse_ok("run");
+    assert_null(params.influx_text);
+    assert_int_equal(params.report_every_ns, 0);
+    parse_ok("run --influx out.lp");
+    assert_string_equal(params.influx_text, "out.lp");
+    assert_int_equal(params.influx.kind, INFLUX_FILE);
+    assert_int_equal(params.report_every_ns, 10 * NS_PER_S); /* --report-every 10s */
+    assert_int_equal(params.report_every_samples, 0);
+    parse_ok("run --influx udp://127.0.0.1:8089");
+    assert_int_equal(params.influx.kind, INFLUX_UDP);
+    parse_ok("run --influx http://127.0.0.1:8086/write?db=jl");
+    assert_int_equal(params.influx.kind, INFLUX_HTTP);
+    assert_string_equal(params.influx.text, "http://127.0.0.1:8086/write?db=jl");
+    /* a window given is kept, in time or in samples */
+    parse_ok("run --influx out.lp --report-every 2s");
+    assert_int_equal(params.report_every_ns, 2 * NS_PER_S);
+    parse_ok("run --report-every 500 --influx out.lp");
+    assert_int_equal(params.report_every_samples, 500);
+    assert_int_equal(params.report_every_ns, 0);
+    /* the default window counts as --report-every for what needs one */
+    parse_ok("run --influx out.lp --intervals i.csv --wide");
+    assert_int_equal(params.report_every_ns, 10 * NS_PER_S);
+}
+
+static const struct cli_bad_case export_bad_cases[] = {
+    {"run --forever -l 5", "jitterlab: --loops 5: a run --forever has no end to count to\n"},
+    {"run --loops 5 --forever", "jitterlab: --loops 5: a run --forever has no end to count to\n"},
+    {"run -D 0 --loops 7", "jitterlab: --loops 7: a run --forever has no end to count to\n"},
+    {"run --prometheus", "jitterlab: --prometheus: needs a value\n"},
+    {"run --prometheus 0",
+     "jitterlab: --prometheus 0: the port must be a number from 1 to 65535\n"},
+    {"run --prometheus 99999",
+     "jitterlab: --prometheus 99999: the port must be a number from 1 to 65535\n"},
+    {"run --prometheus 127.0.0.1:http",
+     "jitterlab: --prometheus 127.0.0.1:http: the port must be a number from 1 to 65535\n"},
+    {"run --prometheus 300.1.1.1:9808",
+     "jitterlab: --prometheus 300.1.1.1:9808: 300.1.1.1 is not an IPv4 address, [IPv6] address "
+     "or localhost\n"},
+    {"run --prometheus example.com:9808",
+     "jitterlab: --prometheus example.com:9808: example.com is not an IPv4 address, [IPv6] "
+     "address or localhost\n"},
+    {"run --prometheus [::1]",
+     "jitterlab: --prometheus [::1]: an IPv6 address is written [ADDR]:PORT\n"},
+    {"run --prometheus :9808", "jitterlab: --prometheus :9808: not [ADDR:]PORT\n"},
+    {"run --prometheus 9808 --prometheus-buckets 50us,10us",
+     "jitterlab: --prometheus-buckets 50us,10us: 10us: bounds must rise strictly\n"},
+    {"run --prometheus 9808 --prometheus-buckets 10us,10us",
+     "jitterlab: --prometheus-buckets 10us,10us: 10us: bounds must rise strictly\n"},
+    {"run --prometheus 9808 --prometheus-buckets 10us,,1ms",
+     "jitterlab: --prometheus-buckets 10us,,1ms: an empty item\n"},
+    {"run --prometheus 9808 --prometheus-buckets 10us,",
+     "jitterlab: --prometheus-buckets 10us,: an empty item\n"},
+    {"run --prometheus 9808 --prometheus-buckets 0",
+     "jitterlab: --prometheus-buckets 0: 0: a bound must be greater than 0\n"},
+    {"run --prometheus 9808 --prometheus-buckets 10us,fast",
+     "jitterlab: --prometheus-buckets 10us,fast: fast: not a duration (write e.g. 250us, 1.5ms, "
+     "10s)\n"},
+    {"run --prometheus 9808 --prometheus-buckets "
+     "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,"
+     "24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,"
+     "44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,"
+     "64,65",
+     "jitterlab: --prometheus-buckets "
+     "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,"
+     "24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,"
+     "44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,"
+     "64,65"
+     ": more than 64 bounds\n"},
+    {"run --prometheus-buckets 10us", "jitterlab: --prometheus-buckets 10us: needs --prometheus\n"},
+    {"run --influx ftp://x",
+     "jitterlab: --influx ftp://x: not a file, udp://HOST:PORT or http[s]://HOST:PORT/PATH\n"},
+    {"run --influx udp://nohost",
+     "jitterlab: --influx udp://nohost: a UDP destination is udp://HOST:PORT\n"},
+    {"run --influx udp://127.0.0.1:0",
+     "jitterlab: --influx udp://127.0.0.1:0: the port must be a number from 1 to 65535\n"},
+    {"run --influx http://", "jitterlab: --influx http://: no host in the URL\n"},
+    {"run --influx https:///api/v2/write",
+     "jitterlab: --influx https:///api/v2/write: no host in the URL\n"},
+};
+
+static void test_run_export_options_bad_input_exits_2_with_the_exact_message(void **state)
+{
+    (void)state;
+    cli_expect_bad_cases(parse, export_bad_cases,
+                         sizeof(export_bad_cases) / sizeof(export_bad_cases[0]));
+}
+
+/* The --forever with --duration message names the duration as given, as
+ * every other message does. */
+static const struct cli_bad_case forever_duration_cases[] = {
+    {"run --forever -D 5s",
+     "jitterlab: --duration 5s: a run --forever has no end (use one or the other)\n"},
+    {"run --duration 1.5ms --forever",
+     "jitterlab: --duration 1.5ms: a run --forever has no end (use one or the other)\n"},
+};
+
+static void test_run_forever_with_a_duration_names_the_duration_as_given(void **state)
+{
+    (void)state;
+    cli_expect_bad_cases(parse, forever_duration_cases,
+                         sizeof(forever_duration_cases) / sizeof(forever_duration_cases[0]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +438,12 @@ int main(void)
         cmocka_unit_test(test_run_explain_threshold_and_keep),
         cmocka_unit_test(test_run_help_prints_usage_and_exits_0),
         cmocka_unit_test(test_run_bad_input_exits_2_with_the_exact_message),
+        cmocka_unit_test(test_run_forever_and_duration_zero_run_until_stopped),
+        cmocka_unit_test(test_run_prometheus_address_defaults_to_loopback),
+        cmocka_unit_test(test_run_prometheus_buckets_or_the_default_bounds),
+        cmocka_unit_test(test_run_influx_destination_and_its_default_window),
+        cmocka_unit_test(test_run_export_options_bad_input_exits_2_with_the_exact_message),
+        cmocka_unit_test(test_run_forever_with_a_duration_names_the_duration_as_given),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
