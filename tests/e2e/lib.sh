@@ -3,7 +3,20 @@
 : "${JL:?JL must point at the jitterlab binary}"
 n=0
 T=$(mktemp -d "${TMPDIR:-/tmp}/jl-e2e.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+# kill_on_exit PID: the test's own servers and runs end with it, whatever happens
+JL_KILL_ON_EXIT=
+kill_on_exit() { JL_KILL_ON_EXIT="$JL_KILL_ON_EXIT $1"; }
+trap 'for p in $JL_KILL_ON_EXIT; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+# freeport: a TCP/UDP port free on loopback right now
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# wait_for SECONDS COMMAND...: until the command succeeds; 1 when it never did
+wait_for() {
+    _s=$1; shift; _w=0
+    while ! "$@" >/dev/null 2>&1; do
+        [ $_w -ge $((_s * 10)) ] && return 1
+        sleep 0.1; _w=$((_w + 1))
+    done
+}
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
 # check NAME COMMAND...: passes when the command exits 0
