@@ -6,13 +6,11 @@
  */
 #include "out/report_json.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 int jr_fail(struct jreader *r, const char *where, const char *fmt, ...)
 {
@@ -120,41 +118,5 @@ int jr_array(struct jreader *r, const json_t *obj, const char *where, const char
     if (*out && json_array_size(*out) > max)
         return jr_fail(r, where, "%s: %zu entries, more than the %zu a report reads", key,
                        json_array_size(*out), max);
-    return 0;
-}
-
-int jr_read_file(const char *path, size_t max, char **text, size_t *len, char *err, size_t errlen)
-{
-    *text = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s", strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "not a regular file");
-        fclose(f);
-        return -1;
-    }
-    if ((uintmax_t)st.st_size > max) {
-        snprintf(err, errlen, "larger than %zu MiB", max >> 20);
-        fclose(f);
-        return -1;
-    }
-    size_t n = (size_t)st.st_size;
-    char *buf = malloc(n + 1);
-    size_t got = buf ? fread(buf, 1, n, f) : 0;
-    int rd_err = ferror(f);
-    fclose(f);
-    if (!buf || got != n || rd_err) {
-        snprintf(err, errlen, "%s", buf ? "short read" : "out of memory");
-        free(buf);
-        return -1;
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
     return 0;
 }

@@ -49,8 +49,4 @@ int jr_object(struct jreader *r, const json_t *obj, const char *where, const cha
 int jr_array(struct jreader *r, const json_t *obj, const char *where, const char *key,
              enum jr_need need, size_t max, const json_t **out);
 
-/* The text of a whole file, at most max bytes, NUL-terminated: 0, or -1
- * with the reason in err. */
-int jr_read_file(const char *path, size_t max, char **text, size_t *len, char *err, size_t errlen);
-
 #endif

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/read_file.h"
 #include "out/report_json.h"
 #include "out/report_model.h"
 #include "out/report_read_internal.h"
@@ -393,7 +394,7 @@ int report_run_read(const char *path, struct report_run *run, char *err, size_t 
     size_t len;
     memset(run, 0, sizeof *run);
     run->path = path;
-    if (jr_read_file(path, RESULT_READ_MAX_BYTES, &text, &len, err, errlen) != 0)
+    if (read_whole_file(path, RESULT_READ_MAX_BYTES, &text, &len, err, errlen) != 0)
         return -1;
     int rc = report_run_read_buffer(text, len, run, err, errlen);
     free(text);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/read_file.h"
 #include "out/report_json.h"
 #include "out/report_model.h"
 #include "sys/cpulist.h"
@@ -43,7 +44,7 @@ static int load_doc(struct jreader *r, const char *path, const char *want, json_
     char *text;
     size_t len;
     *root = NULL;
-    if (jr_read_file(path, RESULT_READ_MAX_BYTES, &text, &len, r->err, r->errlen) != 0)
+    if (read_whole_file(path, RESULT_READ_MAX_BYTES, &text, &len, r->err, r->errlen) != 0)
         return -1;
     struct result_doc hdr;
     int rc = result_read_buffer(text, len, &hdr, r->err, r->errlen);

@@ -9,14 +9,13 @@
  */
 #include "out/result_read.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "common/read_file.h"
 #include "stats/histogram.h"
 #include "sys/cpulist.h"
 
@@ -323,31 +322,10 @@ int result_read_buffer(const char *text, size_t len, struct result_doc *doc, cha
 int result_read_file(const char *path, struct result_doc *doc, char *err, size_t errlen)
 {
     memset(doc, 0, sizeof *doc);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s", strerror(errno));
+    char *text;
+    size_t len;
+    if (read_whole_file(path, RESULT_READ_MAX_BYTES, &text, &len, err, errlen) != 0)
         return -1;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "not a regular file");
-        fclose(f);
-        return -1;
-    }
-    if ((uintmax_t)st.st_size > RESULT_READ_MAX_BYTES) {
-        snprintf(err, errlen, "larger than %u MiB", RESULT_READ_MAX_BYTES >> 20);
-        fclose(f);
-        return -1;
-    }
-    size_t len = (size_t)st.st_size;
-    char *text = malloc(len ? len : 1);
-    size_t got = text ? fread(text, 1, len, f) : 0;
-    fclose(f);
-    if (!text || got != len) {
-        snprintf(err, errlen, "%s", text ? "short read" : "out of memory");
-        free(text);
-        return -1;
-    }
     int rc = result_read_buffer(text, len, doc, err, errlen);
     free(text);
     return rc;

@@ -1,0 +1,48 @@
+/*
+ * Whole input files (see read_file.h).
+ */
+#include "common/read_file.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int read_whole_file(const char *path, size_t max, char **text, size_t *len, char *err,
+                    size_t errlen)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "not a regular file");
+        fclose(f);
+        return -1;
+    }
+    if ((uintmax_t)st.st_size > max) {
+        snprintf(err, errlen, "larger than %zu MiB", max >> 20);
+        fclose(f);
+        return -1;
+    }
+    size_t n = (size_t)st.st_size;
+    char *buf = malloc(n + 1);
+    size_t got = buf ? fread(buf, 1, n, f) : 0;
+    int rd_err = ferror(f);
+    fclose(f);
+    if (!buf || got != n || rd_err) {
+        snprintf(err, errlen, "%s", buf ? "short read" : "out of memory");
+        free(buf);
+        return -1;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
