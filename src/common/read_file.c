@@ -4,20 +4,27 @@
 #include "common/read_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int read_whole_file(const char *path, size_t max, char **text, size_t *len, char *err,
                     size_t errlen)
 {
     *text = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused
+     * below like every other file that is not regular */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         snprintf(err, errlen, "%s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
     struct stat st;

@@ -96,11 +96,13 @@ echo '{"tool": "cyclictest", "schema": 1, "kind": "run"}' >"$D/foreign.json"
 bad_compare() { # NAME WANT ARGS...
     name=$1 want=$2; shift 2
     rm -f "$T/bad.json"
-    "$JL" compare "$@" --json "$T/bad.json" >"$T/out" 2>"$T/err"
+    timeout -s KILL 10 "$JL" compare "$@" --json "$T/bad.json" >"$T/out" 2>"$T/err"
     rc=$?
     if [ $rc -eq 2 ] && grep -Eq -- "$want" "$T/err" && [ ! -e "$T/bad.json" ]; then ok "$name"; else not_ok "$name" "exit $rc" "$(cat "$T/err")"; fi
 }
 bad_compare "a missing file exits 2" "compare $D/nope.json: No such file" "$D/base1.json" "$D/nope.json"
+mkfifo "$T/fifo.json"
+bad_compare "a FIFO exits 2 at once, not waiting for a writer" "compare $T/fifo.json: not a regular file" "$D/base1.json" "$T/fifo.json"
 bad_compare "a truncated file exits 2" "truncated.json: document: not JSON" "$D/base1.json" "$D/truncated.json"
 bad_compare "a file that is not JSON exits 2" "garbage.json: document: not JSON" "$D/base1.json" "$D/garbage.json"
 bad_compare "a stat document exits 2" "stat.json: a stat document, not a run result" "$D/base1.json" "$D/stat.json"

@@ -228,6 +228,8 @@ bad "a truncated result" "^jitterlab: report $T/trunc.json: document: not JSON" 
 bad "an empty file" "^jitterlab: report $T/empty.json: document: not JSON" "$T/empty.json" -o @DIR@/r.html
 bad "a missing file" "^jitterlab: report $T/none.json: No such file or directory" "$T/none.json" -o @DIR@/r.html
 bad "a directory as a result" "^jitterlab: report $T: not a regular file" "$T" -o @DIR@/r.html
+mkfifo "$T/fifo.json"
+bad "a FIFO as a result (no wait for a writer)" "^jitterlab: report $T/fifo.json: not a regular file" "$T/fifo.json" -o @DIR@/r.html
 bad "an inspect document as a result" "report $T/I.json: kind: \"inspect\", not a run result \\(give it with --inspect\\)" \
     "$T/A.json" "$T/I.json" -o @DIR@/r.html --svg @DIR@/svg
 bad "a compare document as a result" "kind: \"compare\", not a run result \\(give it with --compare\\)" \
