@@ -59,6 +59,18 @@ static void fill_report(struct run_report *rep, const struct run_params *p, stru
     }
 }
 
+/* The result document into path; 0, or -1 after the message (with
+ * `after` appended). */
+static int write_json(const struct run_report *rep, const char *path, const char *after)
+{
+    json_t *doc = json_run_result(rep);
+    int rc = doc && json_write_file(doc, path) == 0 ? 0 : -1;
+    if (rc != 0)
+        fprintf(stderr, "jitterlab: --json %s: %s%s\n", path, strerror(errno), after);
+    json_decref(doc);
+    return rc;
+}
+
 int run_result_write(const struct run_params *p, struct run_stream *rs,
                      const struct run_report *rep)
 {
@@ -68,14 +80,8 @@ int run_result_write(const struct run_params *p, struct run_stream *rs,
         fprintf(stderr, "jitterlab: %s %s: %s\n", opt, path, strerror(errno));
         rc = EXIT_RUNTIME;
     }
-    if (p->common.json_path) {
-        json_t *doc = json_run_result(rep);
-        if (!doc || json_write_file(doc, p->common.json_path) != 0) {
-            fprintf(stderr, "jitterlab: --json %s: %s\n", p->common.json_path, strerror(errno));
-            rc = EXIT_RUNTIME;
-        }
-        json_decref(doc);
-    }
+    if (p->common.json_path && write_json(rep, p->common.json_path, "") != 0)
+        rc = EXIT_RUNTIME;
     if (p->hist_path && histfile_write(rep, p->hist_path) != 0) {
         fprintf(stderr, "jitterlab: --histogram-file %s: %s\n", p->hist_path, strerror(errno));
         rc = EXIT_RUNTIME;
@@ -165,10 +171,6 @@ void run_result_write_now(struct run_state *st)
         fflush(stdout);
         return;
     }
-    json_t *doc = json_run_result(&rep);
-    if (!doc || json_write_file(doc, path) != 0)
-        fprintf(stderr, "jitterlab: --json %s: %s (the run goes on)\n", path, strerror(errno));
-    else if (!st->p->common.quiet)
+    if (write_json(&rep, path, " (the run goes on)") == 0 && !st->p->common.quiet)
         fprintf(stderr, "jitterlab: result so far written to %s\n", path);
-    json_decref(doc);
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/host_port.h"
 #include "export/prom_text.h"
 
 #define EXPORTER_CONNECTIONS    64
@@ -30,34 +31,20 @@ struct exporter {
 int listen_addr_parse(const char *text, struct listen_addr *a, char *why, size_t whylen)
 {
     memset(a, 0, sizeof(*a));
-    char host[64] = "127.0.0.1";
-    const char *port_text = text;
-    const char *colon = strrchr(text, ':');
-    if (text[0] == '[') {
-        const char *close = strchr(text, ']');
-        if (!close || close[1] != ':' || (size_t)(close - text - 1) >= sizeof(host)) {
-            snprintf(why, whylen, "an IPv6 address is written [ADDR]:PORT");
-            return -1;
-        }
-        memcpy(host, text + 1, (size_t)(close - text - 1));
-        host[close - text - 1] = '\0';
-        port_text = close + 2;
-    } else if (colon) {
-        if ((size_t)(colon - text) >= sizeof(host) || colon == text) {
-            snprintf(why, whylen, "not [ADDR:]PORT");
-            return -1;
-        }
-        memcpy(host, text, (size_t)(colon - text));
-        host[colon - text] = '\0';
-        port_text = colon + 1;
+    char host[64];
+    const char *port_text;
+    long port;
+    if (host_port_split(text, host, sizeof(host), &port_text) != 0) {
+        snprintf(why, whylen, "%s",
+                 text[0] == '[' ? "an IPv6 address is written [ADDR]:PORT" : "not [ADDR:]PORT");
+        return -1;
     }
-    char *end;
-    errno = 0;
-    long port = strtol(port_text, &end, 10);
-    if (!*port_text || *end || errno || port < 1 || port > 65535) {
+    if (port_parse(port_text, &port) != 0) {
         snprintf(why, whylen, "the port must be a number from 1 to 65535");
         return -1;
     }
+    if (!host[0])
+        snprintf(host, sizeof(host), "127.0.0.1");
     if (strcmp(host, "localhost") == 0)
         snprintf(host, sizeof(host), "127.0.0.1");
     struct sockaddr_in *v4 = (struct sockaddr_in *)&a->sa;

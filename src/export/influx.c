@@ -19,6 +19,7 @@
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/units.h"
+#include "export/host_port.h"
 
 #define INFLUX_BATCH_BYTES     (1024 * 1024) /* one drain pass's points */
 #define INFLUX_QUEUE_BATCHES   16            /* HTTP: batches waiting for the server */
@@ -90,26 +91,19 @@ int influx_dest_parse(const char *text, struct influx_dest *d, char *why, size_t
     if (strncmp(text, "udp://", 6) == 0) {
         d->kind = INFLUX_UDP;
         char host[256];
-        const char *hp = text + 6;
-        const char *colon = strrchr(hp, ':');
-        if (!colon || colon == hp || (size_t)(colon - hp) >= sizeof(host) || !colon[1]) {
+        const char *port_text;
+        long port;
+        if (host_port_split(text + 6, host, sizeof(host), &port_text) != 0 || !host[0] ||
+            !*port_text) {
             snprintf(why, whylen, "a UDP destination is udp://HOST:PORT");
             return -1;
         }
-        memcpy(host, hp, (size_t)(colon - hp));
-        host[colon - hp] = '\0';
-        if (host[0] == '[' && host[strlen(host) - 1] == ']') {
-            memmove(host, host + 1, strlen(host));
-            host[strlen(host) - 1] = '\0';
-        }
-        char *end;
-        long port = strtol(colon + 1, &end, 10);
-        if (*end || port < 1 || port > 65535) {
+        if (port_parse(port_text, &port) != 0) {
             snprintf(why, whylen, "the port must be a number from 1 to 65535");
             return -1;
         }
         struct addrinfo hints = {.ai_socktype = SOCK_DGRAM}, *res = NULL;
-        int rc = getaddrinfo(host, colon + 1, &hints, &res);
+        int rc = getaddrinfo(host, port_text, &hints, &res);
         if (rc != 0 || !res) {
             snprintf(why, whylen, "cannot resolve %s: %s", host, gai_strerror(rc));
             return -1;
