@@ -108,14 +108,7 @@ void collector_drain(struct collector *c)
                  * closes the last one before a sink sees it */
                 if (periodic)
                     window_sample(c, i, s);
-                l->samples++;
-                l->missed += s->missed;
                 l->current_ns = s->latency_ns;
-                running_stats_add(&l->exec, s->exec_ns);
-                if (response_misses_deadline(s->latency_ns, s->exec_ns, c->rules.deadline_ns))
-                    l->deadline_misses++;
-                running_stats_add(&l->latency, s->latency_ns);
-                latency_hist_add(l->hist, s->latency_ns);
                 if (c->sinks.sample)
                     c->sinks.sample(c->sinks.ctx, l->cpu, s);
             }
@@ -142,14 +135,13 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
     c->eng = eng;
     c->n = engine_cpu_count(eng);
     c->live = calloc((size_t)c->n, sizeof(*c->live));
-    c->live_hist = malloc((size_t)c->n * sizeof(*c->live_hist));
     c->window = calloc((size_t)c->n, sizeof(*c->window));
     c->window_index = calloc((size_t)c->n, sizeof(*c->window_index));
     c->buf = malloc(DRAIN_BATCH * sizeof(*c->buf));
     c->running = malloc((size_t)c->n * sizeof(*c->running));
     if (c->sinks.window_hist && collector_periodic(cfg))
         c->window_hist = malloc((size_t)c->n * sizeof(*c->window_hist));
-    if (!c->live || !c->live_hist || !c->window || !c->window_index || !c->buf || !c->running ||
+    if (!c->live || !c->window || !c->window_index || !c->buf || !c->running ||
         (c->sinks.window_hist && collector_periodic(cfg) && !c->window_hist)) {
         snprintf(err, errlen, "cannot set up the collector: out of memory");
         return -1;
@@ -167,12 +159,9 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
     }
     for (int i = 0; i < c->n; i++) {
         c->live[i].cpu = engine_result(eng, i)->cpu;
-        running_stats_init(&c->live[i].latency);
-        running_stats_init(&c->live[i].exec);
-        latency_hist_init(&c->live_hist[i]);
-        c->live[i].hist = &c->live_hist[i];
         window_reset(&c->window[i], c->live[i].cpu);
         cpu_result_init(&c->running[i], c->live[i].cpu);
+        c->live[i].r = &c->running[i];
         if (c->window_hist)
             latency_hist_init(&c->window_hist[i]);
     }
@@ -233,7 +222,7 @@ void collector_finish(struct collector *c, int64_t end_ns)
         return;
     for (int i = 0; i < c->n; i++) {
         /* Missed periods after the last sample reach no ring entry. */
-        c->window[i].missed += engine_result(c->eng, i)->missed - c->live[i].missed;
+        c->window[i].missed += engine_result(c->eng, i)->missed - c->running[i].missed;
         int64_t start_ns = engine_start_ns(c->eng);
         int64_t t_end = start_ns > 0 ? end_ns - start_ns : 0;
         if (cfg->report_every_ns > 0 && (c->window_index[i] + 1) * cfg->report_every_ns < t_end)
@@ -264,7 +253,6 @@ void collector_free(struct collector *c)
     free(c->running);
     free(c->window_hist);
     free(c->live);
-    free(c->live_hist);
     free(c->window);
     free(c->window_index);
     keep_ring_free(&c->kept);

@@ -25,16 +25,12 @@
 /* How often the collector drains the rings (what a trace buffer must hold). */
 #define COLLECTOR_PERIOD_NS (100 * 1000 * 1000)
 
-/* The collector's view of one CPU for the live display. */
+/* The collector's view of one CPU for the live display: its running
+ * result and the newest latency. */
 struct live_cpu {
     int cpu;
-    uint64_t samples;
-    uint64_t missed;
     int64_t current_ns;
-    struct running_stats latency;
-    struct running_stats exec;
-    uint64_t deadline_misses;
-    struct latency_hist *hist;
+    const struct cpu_result *r;
 };
 
 struct live_frame {
@@ -83,7 +79,6 @@ struct collector {
     struct engine *eng;
     int n;
     struct live_cpu *live;
-    struct latency_hist *live_hist;
     struct interval_stats *window; /* the open window per CPU */
     int64_t *window_index;
     struct keep_ring kept;            /* the newest closed windows */

@@ -309,7 +309,7 @@ static void progress_bar(FILE *out, const struct live_frame *f)
     if (f->total_s > 0)
         frac = f->elapsed_s / f->total_s;
     else if (f->loops > 0 && f->ncpu > 0)
-        frac = (double)f->cpus[0].samples / (double)f->loops;
+        frac = (double)f->cpus[0].r->samples / (double)f->loops;
     if (frac > 1)
         frac = 1;
     int filled = (int)(frac * WIDTH);
@@ -335,17 +335,17 @@ int live_view_draw(FILE *out, const struct live_frame *f, int prev_lines)
             "min", "mean", "p99", "max", "missed");
     for (int i = 0; i < f->ncpu; i++) {
         const struct live_cpu *c = &f->cpus[i];
-        if (c->latency.count == 0) {
+        if (c->r->latency.count == 0) {
             fprintf(out, "%5d %10s\033[K\n", c->cpu, "waiting");
             continue;
         }
         fprintf(out, "%5d %10llu %10.3f %10.3f %10.3f %10.3f %10.3f %8llu", c->cpu,
-                (unsigned long long)c->samples, us(c->current_ns), us(c->latency.min),
-                c->latency.mean / 1000.0, us(latency_hist_percentile(c->hist, 99)),
-                us(c->latency.max), (unsigned long long)c->missed);
+                (unsigned long long)c->r->samples, us(c->current_ns), us(c->r->latency.min),
+                c->r->latency.mean / 1000.0, us(latency_hist_percentile(&c->r->hist, 99)),
+                us(c->r->latency.max), (unsigned long long)c->r->missed);
         if (f->control_task)
-            fprintf(out, " %10.3f %10.3f %8llu", c->exec.mean / 1000.0, us(c->exec.max),
-                    (unsigned long long)c->deadline_misses);
+            fprintf(out, " %10.3f %10.3f %8llu", c->r->exec.mean / 1000.0, us(c->r->exec.max),
+                    (unsigned long long)c->r->deadline_misses);
         fputs("\033[K\n", out);
     }
     fflush(out);
@@ -362,14 +362,15 @@ void live_plain_lines(FILE *out, const struct live_frame *f)
 {
     for (int i = 0; i < f->ncpu; i++) {
         const struct live_cpu *c = &f->cpus[i];
-        if (c->latency.count == 0)
+        if (c->r->latency.count == 0)
             continue;
         fprintf(out,
                 "t=%.1fs cpu=%d samples=%llu missed=%llu min=%.3fus mean=%.3fus p99=%.3fus "
                 "max=%.3fus\n",
-                f->elapsed_s, c->cpu, (unsigned long long)c->samples, (unsigned long long)c->missed,
-                us(c->latency.min), c->latency.mean / 1000.0,
-                us(latency_hist_percentile(c->hist, 99)), us(c->latency.max));
+                f->elapsed_s, c->cpu, (unsigned long long)c->r->samples,
+                (unsigned long long)c->r->missed, us(c->r->latency.min),
+                c->r->latency.mean / 1000.0, us(latency_hist_percentile(&c->r->hist, 99)),
+                us(c->r->latency.max));
     }
     fflush(out);
 }
