@@ -210,7 +210,9 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
             engine_destroy(e);
             return NULL;
         }
-        if (tsc_calibrate(&e->tsc_hz, err, errlen) != 0) {
+        char why[128];
+        if (tsc_calibrate(&e->tsc_hz, why, sizeof why) != 0) {
+            snprintf(err, errlen, "--clock tsc: %s", why);
             engine_destroy(e);
             return NULL;
         }
