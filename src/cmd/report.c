@@ -24,6 +24,7 @@ static void report_usage(FILE *out)
 {
     fprintf(out,
             "usage: jitterlab report RESULT.json... [options]\n"
+            "       jitterlab report --c2c C2C.json [RESULT.json...] [options]\n"
             "\n"
             "Draws run results (jitterlab run --json) as one self-contained HTML page, readable\n"
             "offline: per CPU and for all CPUs the latency histogram and its tail (1 - F) on\n"
@@ -37,6 +38,9 @@ static void report_usage(FILE *out)
             "                          (default: the file names without .json)\n"
             "      --compare FILE      show the verdicts of a jitterlab compare --json document\n"
             "      --inspect FILE      show the findings of a jitterlab inspect --json document\n"
+            "      --c2c FILE          draw a jitterlab c2c --json matrix as a heat map, with\n"
+            "                          its groups and topology (up to %d; then run results\n"
+            "                          are optional)\n"
             "      --svg DIR           also write each plot as DIR/cpuN-NAME.svg (DIR is\n"
             "                          created if missing)\n"
             "      --title TEXT        the page's title (default \"jitterlab report\")\n"
@@ -46,16 +50,17 @@ static void report_usage(FILE *out)
             "\n"
             "At most %d results. Exit status 2 when an option or a document is wrong\n"
             "(nothing is written then).\n",
-            REPORT_DEFAULT_OUTPUT, REPORT_MAX_RESULTS);
+            REPORT_DEFAULT_OUTPUT, REPORT_MAX_C2C, REPORT_MAX_RESULTS);
 }
 
-enum { OPT_LABEL = 256, OPT_COMPARE, OPT_INSPECT, OPT_SVG, OPT_TITLE };
+enum { OPT_LABEL = 256, OPT_COMPARE, OPT_INSPECT, OPT_SVG, OPT_TITLE, OPT_C2C };
 
 static const struct option report_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"label", required_argument, NULL, OPT_LABEL},
     {"compare", required_argument, NULL, OPT_COMPARE},
     {"inspect", required_argument, NULL, OPT_INSPECT},
+    {"c2c", required_argument, NULL, OPT_C2C},
     {"svg", required_argument, NULL, OPT_SVG},
     {"title", required_argument, NULL, OPT_TITLE},
     CLI_OPTION_CPUS,
@@ -88,6 +93,14 @@ static int report_option(void *params, int c, const char *arg)
     case OPT_INSPECT:
         p->inspect_path = arg;
         return 0;
+    case OPT_C2C:
+        if (p->nc2c == REPORT_MAX_C2C) {
+            char why[80];
+            snprintf(why, sizeof why, "more than the %d matrices a report holds", REPORT_MAX_C2C);
+            return usage_error("--c2c", arg, why);
+        }
+        p->c2c_paths[p->nc2c++] = arg;
+        return 0;
     case OPT_SVG:
         if (!arg[0])
             return usage_error("--svg", NULL, "needs a directory");
@@ -112,7 +125,7 @@ int report_parse_args(int argc, char **argv, struct report_params *p)
     if (rc >= 0)
         return rc;
     int n = argc - first;
-    if (n <= 0) {
+    if (n <= 0 && p->nc2c == 0) {
         fprintf(stderr, "jitterlab: report: which results? (e.g. jitterlab report a.json "
                         "b.json -o report.html; see jitterlab help report)\n");
         return EXIT_USAGE;
@@ -230,7 +243,8 @@ static int write_svgs(const char *dir, const struct report_svgs *svgs)
 }
 
 static int read_inputs(const struct report_params *p, struct report_run *runs,
-                       struct report_compare *cmp, struct report_inspect *ins)
+                       struct report_compare *cmp, struct report_inspect *ins,
+                       struct report_c2c *c2c)
 {
     char err[512];
     for (int i = 0; i < p->nfiles; i++) {
@@ -248,6 +262,11 @@ static int read_inputs(const struct report_params *p, struct report_run *runs,
         fprintf(stderr, "jitterlab: --inspect %s: %s\n", p->inspect_path, err);
         return EXIT_USAGE;
     }
+    for (int i = 0; i < p->nc2c; i++)
+        if (report_c2c_read(p->c2c_paths[i], &c2c[i], err, sizeof err) != 0) {
+            fprintf(stderr, "jitterlab: --c2c %s: %s\n", p->c2c_paths[i], err);
+            return EXIT_USAGE;
+        }
     return EXIT_OK;
 }
 
@@ -263,17 +282,20 @@ int cmd_report(int argc, char **argv)
     static struct report_run runs[REPORT_MAX_RESULTS];
     static struct report_compare cmp;
     static struct report_inspect ins;
+    static struct report_c2c c2c[REPORT_MAX_C2C];
     struct report_svgs svgs = {0};
-    rc = read_inputs(&p, runs, &cmp, &ins);
+    rc = read_inputs(&p, runs, &cmp, &ins, c2c);
     if (rc != EXIT_OK)
         goto done;
-    struct report_input in = {runs,
-                              p.nfiles,
-                              p.compare_path ? &cmp : NULL,
-                              p.inspect_path ? &ins : NULL,
-                              &p.common.cpus,
-                              p.title,
-                              JITTERLAB_VERSION};
+    struct report_input in = {.run = runs,
+                              .nrun = p.nfiles,
+                              .compare = p.compare_path ? &cmp : NULL,
+                              .inspect = p.inspect_path ? &ins : NULL,
+                              .cpus = &p.common.cpus,
+                              .title = p.title,
+                              .version = JITTERLAB_VERSION,
+                              .c2c = c2c,
+                              .nc2c = p.nc2c};
     struct atomic_file af;
     if (atomic_file_open(&af, p.output) != 0) {
         fprintf(stderr, "jitterlab: --output %s: %s\n", p.output, strerror(errno));
@@ -296,8 +318,11 @@ int cmd_report(int argc, char **argv)
     if (p.svg_dir && (rc = write_svgs(p.svg_dir, &svgs)) != EXIT_OK)
         goto done;
     if (!p.common.quiet) {
-        printf("jitterlab: report: wrote %s (%ld kB, %d result%s)", p.output,
+        printf("jitterlab: report: wrote %s (%ld kB, %d result%s", p.output,
                size > 0 ? (size + 1023) / 1024 : 0, p.nfiles, p.nfiles == 1 ? "" : "s");
+        if (p.nc2c)
+            printf(", %d c2c matri%s", p.nc2c, p.nc2c == 1 ? "x" : "ces");
+        printf(")");
         if (p.svg_dir)
             printf(" and %zu plots in %s", svgs.n, p.svg_dir);
         printf("\n");
@@ -308,5 +333,7 @@ done:
         report_run_free(&runs[i]);
     report_compare_free(&cmp);
     report_inspect_free(&ins);
+    for (int i = 0; i < p.nc2c; i++)
+        report_c2c_free(&c2c[i]);
     return rc;
 }

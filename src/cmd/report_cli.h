@@ -17,6 +17,8 @@ struct report_params {
     int nlabels;
     const char *compare_path; /* --compare: a compare document */
     const char *inspect_path; /* --inspect: an inspect document */
+    const char *c2c_paths[REPORT_MAX_C2C]; /* --c2c: c2c documents */
+    int nc2c;
     const char *svg_dir;      /* --svg: every plot as a file in DIR */
     const char *title;        /* --title; NULL: "jitterlab report" */
     const char *files[REPORT_MAX_RESULTS];

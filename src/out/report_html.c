@@ -55,9 +55,9 @@ FILE *report_plot_open(struct report_ctx *c, struct svg_plot *p, char **text, si
     return mem;
 }
 
-/* Keeps a copy of the plot as a file of its own: the XML declaration and
- * the SVG namespace in front of the inline text. */
-static void keep_svg(struct report_ctx *c, const char *text, size_t len, int cpu, const char *name)
+/* Keeps a copy of the plot as a file of its own, file_name: the XML
+ * declaration and the SVG namespace in front of the inline text. */
+static void keep_svg(struct report_ctx *c, const char *text, size_t len, const char *file_name)
 {
     struct report_svgs *s = c->svgs;
     if (s->n == s->cap) {
@@ -71,10 +71,7 @@ static void keep_svg(struct report_ctx *c, const char *text, size_t len, int cpu
         s->cap = cap;
     }
     struct report_svg *out = &s->svg[s->n];
-    if (cpu < 0)
-        snprintf(out->name, sizeof out->name, "all-%s.svg", name);
-    else
-        snprintf(out->name, sizeof out->name, "cpu%d-%s.svg", cpu, name);
+    snprintf(out->name, sizeof out->name, "%s", file_name);
     FILE *mem = open_memstream(&out->text, &out->len);
     if (!mem) {
         c->failed = true;
@@ -103,18 +100,29 @@ void report_plot_close(struct report_ctx *c, FILE *mem, char **text, size_t *len
         free(*text);
         return;
     }
+    char file_name[64];
+    if (cpu < 0)
+        snprintf(file_name, sizeof file_name, "all-%s.svg", name);
+    else
+        snprintf(file_name, sizeof file_name, "cpu%d-%s.svg", cpu, name);
+    report_figure(c, *text, *len, name, file_name, caption);
+    free(*text);
+    *text = NULL;
+}
+
+void report_figure(struct report_ctx *c, const char *svg, size_t len, const char *name,
+                   const char *file_name, const char *caption)
+{
     fprintf(c->f, "<figure class=\"plot\" data-plot=\"%s\">\n", name);
-    fwrite(*text, 1, *len, c->f);
+    fwrite(svg, 1, len, c->f);
     if (caption) {
         fputs("<figcaption>", c->f);
         markup_escape(c->f, caption, 0);
         fputs("</figcaption>\n", c->f);
     }
     fputs("</figure>\n", c->f);
-    if (c->svgs && *len > 4)
-        keep_svg(c, *text, *len, cpu, name);
-    free(*text);
-    *text = NULL;
+    if (c->svgs && len > 4)
+        keep_svg(c, svg, len, file_name);
 }
 
 void report_result_cell(struct report_ctx *c, int i)
@@ -251,6 +259,32 @@ static void cpu_section(struct report_ctx *c, int cpu)
     fputs("</section>\n", c->f);
 }
 
+/* The run results' part of the page: inputs, contents, verdicts, a
+ * section per CPU and for all CPUs, findings, spikes, system and config. */
+static void runs_part(struct report_ctx *c)
+{
+    const struct report_input *in = c->in;
+    inputs_table(c);
+    int *cpus = calloc(CPULIST_MAX_CPUS, sizeof *cpus);
+    if (!cpus) {
+        c->failed = true;
+        return;
+    }
+    int ncpus = section_cpus(in, cpus, CPULIST_MAX_CPUS);
+    contents(c, cpus, ncpus);
+    report_verdicts(c);
+    for (int i = 0; i < ncpus && !c->failed; i++)
+        cpu_section(c, cpus[i]);
+    cpu_section(c, -1);
+    free(cpus);
+    if (in->inspect)
+        report_findings(c);
+    for (int i = 0; i < in->nrun; i++)
+        if (in->run[i].has_explain || in->run[i].nspike)
+            report_spikes(c, i);
+    report_config(c);
+}
+
 int report_html_write(FILE *f, const struct report_input *in, struct report_svgs *svgs)
 {
     struct report_ctx c = {f, in, svgs, false};
@@ -263,25 +297,20 @@ int report_html_write(FILE *f, const struct report_input *in, struct report_svgs
     markup_escape(f, title, 0);
     fputs("</h1>\n<p class=\"note\">Written by jitterlab ", f);
     markup_escape(f, in->version, 0);
-    fprintf(f, " from %d result%s. Each result has one colour throughout.</p>\n", in->nrun,
-            in->nrun == 1 ? "" : "s");
-    inputs_table(&c);
-    int *cpus = calloc(CPULIST_MAX_CPUS, sizeof *cpus);
-    if (!cpus)
-        return -1;
-    int ncpus = section_cpus(in, cpus, CPULIST_MAX_CPUS);
-    contents(&c, cpus, ncpus);
-    report_verdicts(&c);
-    for (int i = 0; i < ncpus && !c.failed; i++)
-        cpu_section(&c, cpus[i]);
-    cpu_section(&c, -1);
-    free(cpus);
-    if (in->inspect)
+    if (in->nrun || !in->nc2c)
+        fprintf(f, " from %d result%s%s", in->nrun, in->nrun == 1 ? "" : "s",
+                in->nc2c ? " and" : "");
+    else
+        fputs(" from", f);
+    if (in->nc2c)
+        fprintf(f, " %d core-to-core matri%s", in->nc2c, in->nc2c == 1 ? "x" : "ces");
+    fputs(in->nrun ? ". Each result has one colour throughout.</p>\n" : ".</p>\n", f);
+    if (in->nrun > 0)
+        runs_part(&c);
+    else if (in->inspect)
         report_findings(&c);
-    for (int i = 0; i < in->nrun; i++)
-        if (in->run[i].has_explain || in->run[i].nspike)
-            report_spikes(&c, i);
-    report_config(&c);
+    for (int i = 0; i < in->nc2c && !c.failed; i++)
+        report_c2c(&c, i);
     fputs("</body>\n</html>\n", f);
     return c.failed || ferror(f) ? -1 : 0;
 }

@@ -21,6 +21,8 @@ struct report_input {
     const struct cpulist *cpus;           /* only these CPUs; NULL or empty: every one */
     const char *title;                    /* NULL: "jitterlab report" */
     const char *version;                  /* of the program writing the report */
+    const struct report_c2c *c2c;         /* c2c documents: their heat maps */
+    int nc2c;
 };
 
 /* One plot as a file of its own: "cpu1-histogram.svg" and its text. */

@@ -32,6 +32,10 @@ void report_cpu_name(int cpu, char *buf, size_t len);
 FILE *report_plot_open(struct report_ctx *c, struct svg_plot *p, char **text, size_t *len);
 void report_plot_close(struct report_ctx *c, FILE *mem, char **text, size_t *len, int cpu,
                        const char *name, const char *caption);
+/* An SVG drawn by hand (starting "<svg") as a figure of the page, kept for
+ * --svg as file_name; name is its data-plot attribute (a fixed word). */
+void report_figure(struct report_ctx *c, const char *svg, size_t len, const char *name,
+                   const char *file_name, const char *caption);
 /* A swatch of result i's colour and its label, for tables. */
 void report_result_cell(struct report_ctx *c, int i);
 /* A duration in a table cell ("–" for JR_ABSENT). */
@@ -45,5 +49,7 @@ void report_spikes(struct report_ctx *c, int run);
 void report_config(struct report_ctx *c);
 void report_verdicts(struct report_ctx *c);
 void report_findings(struct report_ctx *c);
+/* Core-to-core latency: c2c document i's heat map, groups and topology. */
+void report_c2c(struct report_ctx *c, int i);
 
 #endif

@@ -182,6 +182,36 @@ struct report_inspect {
     struct report_unknown *unknown;
 };
 
+/* A c2c document (kind "c2c"): the one-way latency matrix of every
+ * ordered CPU pair, the topology of its CPUs and the summary per group. */
+#define REPORT_C2C_MAX_CPUS 1024
+#define REPORT_MAX_C2C      4
+#define REPORT_C2C_GROUPS   8
+
+struct report_c2c_group {
+    const char *group;
+    int64_t pairs;
+    double min_ns, median_ns, max_ns, best_min_ns; /* NaN: null */
+};
+
+struct report_c2c_cpu {
+    int cpu;
+    int64_t core_id, package_id, llc_id; /* JR_ABSENT: unknown */
+};
+
+struct report_c2c {
+    const char *path;
+    json_t *root;
+    const char *hostname, *started_at, *mode, *clock;
+    bool interrupted, realtime;
+    int64_t round_trips, rounds;
+    int ncpu;
+    struct report_c2c_cpu *cpu; /* the matrix's order; topology where given */
+    double *median_ns, *min_ns; /* ncpu x ncpu, row = from; NaN: null */
+    size_t ngroup;
+    struct report_c2c_group group[REPORT_C2C_GROUPS];
+};
+
 /* Each reader: 0, or -1 with err saying why (and the struct freed).
  * The path is kept, not copied. */
 int report_run_read(const char *path, struct report_run *run, char *err, size_t errlen);
@@ -190,9 +220,13 @@ int report_compare_read(const char *path, struct report_compare *c, char *err, s
 void report_compare_free(struct report_compare *c);
 int report_inspect_read(const char *path, struct report_inspect *in, char *err, size_t errlen);
 void report_inspect_free(struct report_inspect *in);
+int report_c2c_read(const char *path, struct report_c2c *c, char *err, size_t errlen);
+void report_c2c_free(struct report_c2c *c);
 
 /* The same readers on text in memory (tests, fuzzing). */
 int report_run_read_buffer(const char *text, size_t len, struct report_run *run, char *err,
+                           size_t errlen);
+int report_c2c_read_buffer(const char *text, size_t len, struct report_c2c *c, char *err,
                            size_t errlen);
 
 #endif

@@ -351,6 +351,7 @@ static int read_run(struct jreader *r, const char *text, size_t len, struct repo
     if (strcmp(run->core.kind, "run") != 0) {
         const char *hint = strcmp(run->core.kind, "compare") == 0   ? " (give it with --compare)"
                            : strcmp(run->core.kind, "inspect") == 0 ? " (give it with --inspect)"
+                           : strcmp(run->core.kind, "c2c") == 0     ? " (give it with --c2c)"
                                                                     : "";
         return jr_fail(r, "kind", "\"%s\", not a run result%s", run->core.kind, hint);
     }

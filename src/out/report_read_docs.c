@@ -15,6 +15,7 @@
 #include "common/read_file.h"
 #include "out/report_json.h"
 #include "out/report_model.h"
+#include "out/report_read_internal.h"
 #include "sys/cpulist.h"
 
 #define LIST_MAX 4096
@@ -38,14 +39,10 @@ static bool one_of(const char *s, const char *const *set)
     return false;
 }
 
-/* The document's header and its parse; the kind must be want. */
-static int load_doc(struct jreader *r, const char *path, const char *want, json_t **root)
+int report_load_doc_buffer(struct jreader *r, const char *text, size_t len, const char *want,
+                           json_t **root)
 {
-    char *text;
-    size_t len;
     *root = NULL;
-    if (read_whole_file(path, RESULT_READ_MAX_BYTES, &text, &len, r->err, r->errlen) != 0)
-        return -1;
     struct result_doc hdr;
     int rc = result_read_buffer(text, len, &hdr, r->err, r->errlen);
     if (rc == 0 && strcmp(hdr.kind, want) != 0)
@@ -55,6 +52,17 @@ static int load_doc(struct jreader *r, const char *path, const char *want, json_
     json_error_t jerr;
     if (rc == 0 && !(*root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)))
         rc = jr_fail(r, "document", "not JSON (line %d: %s)", jerr.line, jerr.text);
+    return rc;
+}
+
+int report_load_doc(struct jreader *r, const char *path, const char *want, json_t **root)
+{
+    char *text;
+    size_t len;
+    *root = NULL;
+    if (read_whole_file(path, RESULT_READ_MAX_BYTES, &text, &len, r->err, r->errlen) != 0)
+        return -1;
+    int rc = report_load_doc_buffer(r, text, len, want, root);
     free(text);
     return rc;
 }
@@ -180,7 +188,7 @@ static int read_comparison(struct jreader *r, const json_t *e, const char *where
 static int read_compare(struct jreader *r, const char *path, struct report_compare *c)
 {
     const json_t *inputs, *cmps;
-    if (load_doc(r, path, "compare", &c->root) != 0)
+    if (report_load_doc(r, path, "compare", &c->root) != 0)
         return -1;
     if (jr_number(r, c->root, "", "alpha", 0, 1, JR_OPTIONAL, &c->alpha) != 0 ||
         jr_string(r, c->root, "", "baseline", JR_OPTIONAL, &c->baseline) != 0 ||
@@ -276,7 +284,7 @@ static int read_finding(struct jreader *r, const json_t *e, const char *where,
 static int read_inspect(struct jreader *r, const char *path, struct report_inspect *in)
 {
     const json_t *findings, *unknown, *sys;
-    if (load_doc(r, path, "inspect", &in->root) != 0)
+    if (report_load_doc(r, path, "inspect", &in->root) != 0)
         return -1;
     if (jr_string(r, in->root, "", "verdict", JR_OPTIONAL, &in->verdict) != 0 ||
         jr_string(r, in->root, "", "verdict_reason", JR_OPTIONAL, &in->verdict_reason) != 0 ||

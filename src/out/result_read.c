@@ -263,14 +263,15 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
     return 0;
 }
 
-/* Kinds are short lower-case words ("run", "tune-state"). */
+/* Kinds are short lower-case words ("run", "tune-state", "c2c"). */
 static bool plausible_kind(const char *kind)
 {
     size_t n = strlen(kind);
     if (n == 0 || n >= sizeof((struct result_doc *)0)->kind)
         return false;
     for (size_t i = 0; i < n; i++)
-        if (!((kind[i] >= 'a' && kind[i] <= 'z') || kind[i] == '-'))
+        if (!((kind[i] >= 'a' && kind[i] <= 'z') || kind[i] == '-' ||
+              (i > 0 && kind[i] >= '0' && kind[i] <= '9'))) /* "c2c" */
             return false;
     return true;
 }

@@ -124,10 +124,9 @@ static void test_report_help_lists_every_option(void **state)
     assert_string_equal(cap.err_text, "");
     assert_non_null(strstr(cap.out_text, "usage: jitterlab report RESULT.json... [options]"));
     static const char *const options[] = {
-        "--output FILE",         "--label L",         "--compare FILE",
-        "--inspect FILE",        "--svg DIR",         "--title TEXT",
-        "--cpus LIST",           "--quiet",           "--help",
-        "(default report.html)", "At most 10 results"};
+        "--output FILE", "--label L",    "--compare FILE",        "--inspect FILE",
+        "--svg DIR",     "--title TEXT", "--cpus LIST",           "--quiet",
+        "--help",        "--c2c FILE",   "(default report.html)", "At most 10 results"};
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
         if (!strstr(cap.out_text, options[i]))
             fail_msg("help lacks '%s'", options[i]);
@@ -166,7 +165,27 @@ static const struct cli_bad_case bad_cases[] = {
     {"report a.json --svg", "jitterlab: --svg: needs a value\n"},
     {"report a.json --title", "jitterlab: --title: needs a value\n"},
     {"report a.json -a", "jitterlab: -a: needs a value\n"},
+    {"report --c2c", "jitterlab: --c2c: needs a value\n"},
+    {"report --c2c 1 --c2c 2 --c2c 3 --c2c 4 --c2c 5",
+     "jitterlab: --c2c 5: more than the 4 matrices a report holds\n"},
 };
+
+static void test_report_c2c_matrices_need_no_run_result(void **state)
+{
+    (void)state;
+    struct cli_capture cap;
+    assert_int_equal(parse("report --c2c m.json -o m.html", &cap), -1);
+    assert_string_equal(cap.err_text, "");
+    assert_int_equal(params.nfiles, 0);
+    assert_int_equal(params.nc2c, 1);
+    assert_string_equal(params.c2c_paths[0], "m.json");
+    assert_int_equal(parse("report a.json --c2c m.json --c2c n.json", &cap), -1);
+    assert_int_equal(params.nfiles, 1);
+    assert_int_equal(params.nc2c, 2);
+    assert_string_equal(params.c2c_paths[1], "n.json");
+    assert_int_equal(parse("report a.json", &cap), -1);
+    assert_int_equal(params.nc2c, 0);
+}
 
 static void test_report_bad_input_exits_2_with_the_exact_message(void **state)
 {
@@ -204,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_report_help_lists_every_option),
         cmocka_unit_test(test_report_bad_input_exits_2_with_the_exact_message),
         cmocka_unit_test(test_report_refuses_empty_labels_and_svg_dirs),
+        cmocka_unit_test(test_report_c2c_matrices_need_no_run_result),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -142,7 +142,7 @@ static void test_a_cpu_without_windows_has_empty_series(void **state)
     char *page = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&page, &len);
-    struct report_input in = {&run, 1, NULL, NULL, NULL, NULL, "0.1.0"};
+    struct report_input in = {.run = &run, .nrun = 1, .version = "0.1.0"};
     assert_int_equal(report_html_write(m, &in, NULL), 0);
     fclose(m);
     assert_non_null(strstr(page, "<section id=\"cpu3\">"));
@@ -361,7 +361,8 @@ static void test_a_hostile_document_cannot_inject_markup(void **state)
     assert_int_equal(report_run_read_buffer(text, strlen(text), &run, err, sizeof err), 0);
     free(text);
     snprintf(run.label, sizeof run.label, "%s", "<script>x</script> & 'y'");
-    struct report_input in = {&run, 1, NULL, NULL, NULL, "<title>T</title>", "0.1.0"};
+    struct report_input in = {
+        .run = &run, .nrun = 1, .title = "<title>T</title>", .version = "0.1.0"};
     char *page = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&page, &len);
