@@ -22,7 +22,7 @@ build=$(cd "$top" && cd "$build" && pwd) || { echo "no build dir" >&2; exit 1; }
 log=$(mktemp -d "${TMPDIR:-/tmp}/jitterlab-tests.XXXXXX")
 passed=0; failed=0; skipped=0; failures=""
 
-count() { # $1 = TAP output file, $2 = suite name, $3 = exit status, $4 = timeout (s)
+count() { # $1 = TAP output file, $2 = suite name, $3 = exit status, $4 = timeout (s), $5 = start (s)
     # A skip is "ok ... # SKIP"; cmocka writes "not ok N # SKIP": both skipped.
     so=$(grep -Eci '^ok [^#]*#[[:space:]]*skip' "$1")
     sn=$(grep -Eci '^not ok [^#]*#[[:space:]]*skip' "$1")
@@ -37,15 +37,16 @@ count() { # $1 = TAP output file, $2 = suite name, $3 = exit status, $4 = timeou
     [ "$f" -gt 0 ] && failures="$failures $2"
     grep -E '^(not ok|# )' "$1" | grep -v '^# ok' | grep -Eiv '^not ok [^#]*#[[:space:]]*skip' | sed "s|^|  $2: |"
     grep -Ei '^(not )?ok [^#]*#[[:space:]]*skip' "$1" | sed "s|^|  $2: |"
-    echo "$2: $p passed, $f failed, $s skipped"
+    echo "$2: $p passed, $f failed, $s skipped ($(($(date +%s) - $5)) s)"
 }
 
 for t in "$build"/tests/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
     [ -n "$pattern" ] && case "$name" in *$pattern*) ;; *) continue ;; esac
+    start=$(date +%s)
     JL_TOP="$top" CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 5 "$unit_timeout" $valgrind "$t" >"$log/$name.out" 2>&1
-    count "$log/$name.out" "$name" $? "$unit_timeout"
+    count "$log/$name.out" "$name" $? "$unit_timeout" "$start"
 done
 
 if [ -z "$unit_only" ]; then
@@ -54,8 +55,9 @@ if [ -z "$unit_only" ]; then
         name=$(basename "$s" .sh)
         [ "$name" = lib ] && continue
         [ -n "$pattern" ] && case "$name" in *$pattern*) ;; *) continue ;; esac
+        start=$(date +%s)
         JL="$build/jitterlab" JL_BUILD="$build" JL_TOP="$top" timeout -k 10 "$e2e_timeout" sh "$s" >"$log/$name.out" 2>&1
-        count "$log/$name.out" "e2e/$name" $? "$e2e_timeout"
+        count "$log/$name.out" "e2e/$name" $? "$e2e_timeout" "$start"
     done
 fi
 
