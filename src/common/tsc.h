@@ -31,21 +31,6 @@ static inline uint64_t read_tsc(void)
 #endif
 }
 
-/* The TSC and the number of the CPU that read it (IA32_TSC_AUX, which
- * Linux sets to the CPU number in its low 12 bits), in one instruction. */
-static inline uint64_t read_tsc_cpu(unsigned *cpu)
-{
-#if TSC_SUPPORTED
-    unsigned aux;
-    uint64_t t = __rdtscp(&aux);
-    *cpu = aux & 0xfff;
-    return t;
-#else
-    *cpu = 0;
-    return 0;
-#endif
-}
-
 /* CLOCK_MONOTONIC and the TSC read as one pair: the pair whose monotonic
  * reads lie closest together out of a few tries, its time the midpoint.
  * Returns the pair's uncertainty (half the spread) in ns. */

@@ -24,10 +24,12 @@ struct team_config {
 
 struct team_report {
     bool realtime; /* every thread ran at SCHED_FIFO */
+    int stuck_cpu; /* the first CPU whose thread never ran within the start
+                      time (a higher-priority thread holds it), else -1 */
 };
 
 /* 0 after every body returned; -1 with err filled when a thread could not
- * be started or pinned (then no body ran). */
+ * be started or pinned or did not run within 2 s (then no body ran). */
 int team_run(const struct team_config *cfg, struct team_report *rep, char *err, size_t errlen);
 
 #endif

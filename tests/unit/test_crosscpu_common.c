@@ -60,7 +60,7 @@ static void write_machine(const char *root)
                  cpu);
         snprintf(text, sizeof text, "%d-%d\n", cpu & ~1, (cpu & ~1) + 1);
         write_text(root, rel, text);
-        char core_cpus[16];
+        char core_cpus[32];
         snprintf(core_cpus, sizeof core_cpus, "%d-%d\n", cpu & ~1, (cpu & ~1) + 1);
         write_cache(root, cpu, 0, 1, "Data\n", core_cpus, -1);
         write_cache(root, cpu, 1, 2, "Unified\n", core_cpus, -1);
