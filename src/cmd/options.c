@@ -152,3 +152,40 @@ int check_output_path(const char *opt, const char *path)
         return usage_error(opt, path, why);
     return 0;
 }
+
+void cli_sched_init(struct cli_sched *s)
+{
+    *s = (struct cli_sched){.fifo = true, .priority = CLI_SCHED_DEFAULT_PRIORITY};
+}
+
+int cli_sched_option(struct cli_sched *s, int c, const char *arg)
+{
+    if (c == CLI_OPT_POLICY) {
+        if (strcmp(arg, "fifo") != 0 && strcmp(arg, "other") != 0)
+            return usage_error("--policy", arg, "must be fifo or other");
+        s->fifo = strcmp(arg, "fifo") == 0;
+        return 0;
+    }
+    if (c != 'p')
+        return -1;
+    long v;
+    int rc = parse_int_option("--priority", arg, 1, 99, &v);
+    s->priority = (int)v;
+    s->priority_set = true;
+    return rc;
+}
+
+int cli_sched_finish(struct cli_sched *s)
+{
+    if (s->fifo)
+        return 0;
+    if (s->priority_set)
+        return usage_error("--priority", NULL, "has no meaning with --policy other");
+    s->priority = 0;
+    return 0;
+}
+
+const char *cli_sched_policy(const struct cli_sched *s)
+{
+    return s->fifo ? "fifo" : "other";
+}

@@ -27,6 +27,7 @@
 enum cli_common_opt {
     CLI_OPT_SYSROOT = 0x1000,
     CLI_OPT_JSON,
+    CLI_OPT_POLICY,
 };
 
 #define CLI_OPTION_CPUS                                                                            \
@@ -57,6 +58,34 @@ enum cli_common_opt {
 #define CLI_COMMON_OPTIONS                                                                         \
     CLI_OPTION_CPUS, CLI_OPTION_SYSROOT, CLI_OPTION_QUIET, CLI_OPTION_JSON, CLI_OPTION_HELP
 #define CLI_COMMON_SHORT "a:qh"
+
+/* --policy fifo|other and -p/--priority N as the cross-CPU measurements
+ * (c2c, tsc, rendezvous) take them: SCHED_FIFO at CLI_SCHED_DEFAULT_PRIORITY
+ * unless told; a priority with --policy other is refused, as in run. A
+ * subcommand lists CLI_OPTION_SCHED in its table and "p:" in its short
+ * options, passes every option to cli_sched_option first, and calls
+ * cli_sched_finish after cli_parse. */
+#define CLI_SCHED_DEFAULT_PRIORITY 10
+#define CLI_OPTION_SCHED                                                                           \
+    {"policy", required_argument, NULL, CLI_OPT_POLICY},                                           \
+    {                                                                                              \
+        "priority", required_argument, NULL, 'p'                                                   \
+    }
+
+struct cli_sched {
+    bool fifo;    /* --policy fifo (the default) */
+    int priority; /* 0 with --policy other */
+    bool priority_set;
+};
+
+void cli_sched_init(struct cli_sched *s);
+/* -1 when c is not --policy or --priority; else 0, or EXIT_USAGE after the
+ * message. */
+int cli_sched_option(struct cli_sched *s, int c, const char *arg);
+/* 0, or EXIT_USAGE for a --priority beside --policy other. */
+int cli_sched_finish(struct cli_sched *s);
+/* "fifo" or "other". */
+const char *cli_sched_policy(const struct cli_sched *s);
 
 /* What the common options set. cpus is empty unless --cpus was given;
  * sysroot_dir falls back to $JITTERLAB_SYSROOT. */

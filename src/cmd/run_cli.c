@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "crosscpu/tsc_check.h"
 #include "tune/session.h"
 #include "engine/counters.h"
 #include "sys/cpulist.h"
@@ -39,7 +40,7 @@ static void run_usage(FILE *out)
             "                          SIGHUP reopens the --samples, --intervals and --influx\n"
             "                          files (logrotate), SIGINT/SIGTERM end the run\n"
             "  -l, --loops N           stop after N samples per CPU\n"
-            "      --clock C           monotonic | tsc (tsc: invariant TSC only)\n"
+            "      --clock C           monotonic | tsc (tsc: where jitterlab tsc says safe)\n"
             "      --tolerance DUR     count samples whose latency or |period error|\n"
             "                          exceeds DUR (bare number: us)\n"
             "      --budget DUR        exit 3 when any latency exceeds DUR (bare: us)\n"
@@ -504,6 +505,36 @@ static int choose_cpus(struct run_params *p, const struct system_info *si)
     return p->common.cpus.count > 0 ? 0 : usage_error("--cpus", NULL, "no CPU is usable");
 }
 
+/* --clock tsc trusts the TSC only where `jitterlab tsc` would: the CPU
+ * flags and the kernel's own verdicts (from the sysroot) and, on the live
+ * machine only, a TSC_QUICK_WARP_NS warp test over the run's CPUs (one
+ * CPU: its monotonicity). A fixture tree describes another machine, so
+ * its static verdict alone decides (and the unit tests stay cheap).
+ * 0, or EXIT_USAGE naming every reason. */
+static int refuse_untrusted_tsc(const struct run_params *p, const struct system_info *si,
+                                const struct sysroot *sr)
+{
+    struct tsc_verdict *v = calloc(1, sizeof *v);
+    char *why = malloc(TSC_VERDICT_MAX * (TSC_TEXT_MAX + 2) + 64);
+    char err[256];
+    int rc = 0;
+    if (!v || !why) {
+        rc = usage_error("--clock", "tsc", "refused: out of memory");
+    } else if (tsc_check_quick(sr, si->hypervisor, p->common.cpus.cpu, p->common.cpus.count, v, err,
+                               sizeof err) != 0) {
+        snprintf(why, 320, "refused: the warp test could not run: %s", err);
+        rc = usage_error("--clock", "tsc", why);
+    } else if (!v->safe) {
+        size_t n = (size_t)snprintf(why, 64, "refused: ");
+        for (int i = 0; i < v->nreasons; i++)
+            n += (size_t)sprintf(why + n, "%s%s", i ? "; " : "", v->reasons[i]);
+        rc = usage_error("--clock", "tsc", why);
+    }
+    free(why);
+    free(v);
+    return rc;
+}
+
 /* Checks that need the machine: CPUs online, TSC, workload, loads, output paths. */
 int run_validate(struct run_params *p, const struct system_info *si, const struct sysroot *sr)
 {
@@ -517,10 +548,8 @@ int run_validate(struct run_params *p, const struct system_info *si, const struc
     if (p->clock == ENGINE_CLOCK_TSC) {
         if (!engine_tsc_supported())
             return usage_error("--clock", "tsc", "refused: this architecture has no TSC");
-        if (!si->tsc_invariant)
-            return usage_error("--clock", "tsc",
-                               "refused: the CPU does not report an invariant TSC "
-                               "(constant_tsc and nonstop_tsc missing from /proc/cpuinfo)");
+        if ((rc = refuse_untrusted_tsc(p, si, sr)) != 0)
+            return rc;
     }
     if ((rc = validate_loads(p, si, sr)) != 0)
         return rc;

@@ -169,8 +169,15 @@ t("two CPUs: cpus[] holds CPUs 0 and 1", '[c["cpu"] for c in d["cpus"]] == [0, 1
 EOF
 inv "two CPUs" "$T/two.json" --samples "$T/two.csv" --hist "$T/two.hist" --text "$T/two.out" --tolerance-ns 200000 --exit-code $rc
 
-# --- --clock tsc (needs an invariant TSC: constant_tsc + nonstop_tsc) -----
-if grep -q '^flags.*constant_tsc' /proc/cpuinfo && grep -q '^flags.*nonstop_tsc' /proc/cpuinfo; then
+# --- --clock tsc (needs what `jitterlab tsc` calls safe on CPU 1) ---------
+"$JL" tsc -a 1 -D 0.2 -q --json "$T/tsc-check.json" 2>/dev/null
+tsc_verdict=$(jget "$T/tsc-check.json" 'd["verdict"]["clock_tsc"]' 2>/dev/null)
+if [ "$tsc_verdict" = unsafe ]; then
+    "$JL" run -a 1 -D 1 --clock tsc -q --json "$T/tsc.json" 2>"$T/err"
+    rc_is "--clock tsc where jitterlab tsc says unsafe: exits 2" 2 $?
+    check "--clock tsc where unsafe: refused, with the reason" grep -q -- '--clock tsc: refused: ' "$T/err"
+    check "--clock tsc where unsafe: no output file" test ! -e "$T/tsc.json"
+elif [ "$tsc_verdict" = safe ]; then
     "$JL" run -a 1 -D 1 --clock tsc -q --json "$T/tsc.json" --samples "$T/tsc.csv" 2>"$T/err"
     rc=$?
     rc_is "--clock tsc exits 0" 0 $rc
@@ -182,7 +189,7 @@ L = 'd["all"]["latency_ns"]'
 t("--clock tsc: min <= p50 <= p99 <= max", L + '["min"] <= ' + L + '["p50"] <= ' + L + '["p99"] <= ' + L + '["max"]', L)
 EOF
 else
-    ok "--clock tsc # SKIP no invariant TSC"
+    ok "--clock tsc # SKIP jitterlab tsc gave no verdict"
 fi
 
 # --- --version, help ------------------------------------------------------

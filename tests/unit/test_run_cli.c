@@ -13,8 +13,10 @@
 
 #include "cmd/cmd.h"
 #include "cmd/run_cli.h"
+#include "sys/system_info.h"
 #include "tune/tune.h"
 #include "test_cli.h"
+#include "test_fixture.h"
 
 static struct run_params params;
 
@@ -424,6 +426,62 @@ static void test_run_forever_with_a_duration_names_the_duration_as_given(void **
                          sizeof(forever_duration_cases) / sizeof(forever_duration_cases[0]));
 }
 
+/* ---- --clock tsc: the check of `jitterlab tsc` in run_validate ---------- */
+
+/* run_validate on a fixture tree: the tree's flags and kernel log decide
+ * alone (no live warp test under a sysroot). */
+static int validate_on(const char *fixture, const char *clock, struct cli_capture *cap)
+{
+    struct sysroot sr;
+    fixture_sysroot(&sr, fixture);
+    static char line[sizeof sr.prefix + 64];
+    snprintf(line, sizeof line, "run -D 1 --clock %s --sysroot %s", clock, sr.prefix);
+    parse_ok(line);
+    static struct system_info si;
+    system_info_read(&sr, &si);
+    cli_capture_begin(cap);
+    int rc = run_validate(&params, &si, &sr);
+    cli_capture_end(cap);
+    return rc;
+}
+
+static void test_run_clock_tsc_refused_where_the_watchdog_marked_it_unstable(void **state)
+{
+    (void)state;
+    struct cli_capture cap;
+    assert_int_equal(validate_on("tsc-watchdog-unstable", "tsc", &cap), EXIT_USAGE);
+    assert_string_equal(cap.err_text,
+                        "jitterlab: --clock tsc: refused: the kernel's clocksource watchdog "
+                        "marked the TSC unstable (kernel log: \"clocksource: timekeeping watchdog "
+                        "on CPU1: Marking clocksource 'tsc' as unstable because the skew is too "
+                        "large:\")\n");
+    assert_string_equal(cap.out_text, "");
+    /* the clock that does not need the TSC is not checked */
+    assert_int_equal(validate_on("tsc-watchdog-unstable", "monotonic", &cap), -1);
+    assert_string_equal(cap.err_text, "");
+}
+
+static void test_run_clock_tsc_refused_without_an_invariant_tsc_naming_every_reason(void **state)
+{
+    (void)state;
+    struct cli_capture cap;
+    assert_int_equal(validate_on("tsc-not-invariant", "tsc", &cap), EXIT_USAGE);
+    assert_string_equal(cap.err_text,
+                        "jitterlab: --clock tsc: refused: the TSC is not invariant: nonstop_tsc "
+                        "missing from /proc/cpuinfo (it stops in deep C-states); the kernel "
+                        "marked the TSC unstable due to TSC halts in idle\n");
+}
+
+static void test_run_clock_tsc_goes_on_with_an_invariant_tsc_and_a_clean_log(void **state)
+{
+    (void)state;
+    struct cli_capture cap;
+    assert_int_equal(validate_on("tsc-invariant-clean", "tsc", &cap), -1);
+    assert_string_equal(cap.err_text, "");
+    assert_string_equal(cap.out_text, "");
+    assert_int_equal(params.clock, ENGINE_CLOCK_TSC);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +502,9 @@ int main(void)
         cmocka_unit_test(test_run_influx_destination_and_its_default_window),
         cmocka_unit_test(test_run_export_options_bad_input_exits_2_with_the_exact_message),
         cmocka_unit_test(test_run_forever_with_a_duration_names_the_duration_as_given),
+        cmocka_unit_test(test_run_clock_tsc_refused_where_the_watchdog_marked_it_unstable),
+        cmocka_unit_test(test_run_clock_tsc_refused_without_an_invariant_tsc_naming_every_reason),
+        cmocka_unit_test(test_run_clock_tsc_goes_on_with_an_invariant_tsc_and_a_clean_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
