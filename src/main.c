@@ -21,6 +21,8 @@ static const struct subcommand subcommands[] = {
     {"report", cmd_report, 0, "draw run results as one self-contained HTML page (plots, tables)"},
     {"experiment", cmd_experiment, SUBCOMMAND_WARN_STALE_TUNE,
      "run an A/B experiment fairly (interleaved repeats) and compare its steps"},
+    {"c2c", cmd_c2c, SUBCOMMAND_WARN_STALE_TUNE,
+     "measure core-to-core cache-line latency for every pair of CPUs, by topology"},
     {"tsc", cmd_tsc, 0,
      "check whether the TSC can be trusted on these CPUs (warps, offsets, rate)"},
 };
