@@ -25,6 +25,8 @@ static const struct subcommand subcommands[] = {
      "measure core-to-core cache-line latency for every pair of CPUs, by topology"},
     {"tsc", cmd_tsc, 0,
      "check whether the TSC can be trusted on these CPUs (warps, offsets, rate)"},
+    {"rendezvous", cmd_rendezvous, SUBCOMMAND_WARN_STALE_TUNE,
+     "time an all-CPU rendezvous with three cache-line layouts of its shared fields"},
 };
 
 int main(int argc, char **argv)

@@ -15,12 +15,12 @@ struct report_params {
     const char *output;       /* -o, default REPORT_DEFAULT_OUTPUT */
     const char *labels[REPORT_MAX_RESULTS];
     int nlabels;
-    const char *compare_path; /* --compare: a compare document */
-    const char *inspect_path; /* --inspect: an inspect document */
+    const char *compare_path;              /* --compare: a compare document */
+    const char *inspect_path;              /* --inspect: an inspect document */
     const char *c2c_paths[REPORT_MAX_C2C]; /* --c2c: c2c documents */
     int nc2c;
-    const char *svg_dir;      /* --svg: every plot as a file in DIR */
-    const char *title;        /* --title; NULL: "jitterlab report" */
+    const char *svg_dir; /* --svg: every plot as a file in DIR */
+    const char *title;   /* --title; NULL: "jitterlab report" */
     const char *files[REPORT_MAX_RESULTS];
     int nfiles;
 };

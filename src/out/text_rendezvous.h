@@ -1,0 +1,17 @@
+/*
+ * What `jitterlab rendezvous` prints: a table per layout and CPU (loop-exit
+ * and total min/median/p99/max), each layout's counts and medians over CPUs,
+ * then one line per layout with its ratio to packed, the 95 % interval and
+ * the batch ratios' spread; and the CSV of --csv, one row per layout and CPU.
+ */
+#ifndef JITTERLAB_OUT_TEXT_RENDEZVOUS_H
+#define JITTERLAB_OUT_TEXT_RENDEZVOUS_H
+
+#include <stdio.h>
+
+#include "out/json_rendezvous.h"
+
+void text_rendezvous(FILE *out, const struct rendezvous_report *rep);
+void csv_rendezvous(FILE *out, const struct rendezvous_report *rep);
+
+#endif
