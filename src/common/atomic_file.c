@@ -172,6 +172,17 @@ int atomic_file_check(const char *path, char *why, size_t whylen)
         snprintf(why, whylen, "file is not writable (%s)", strerror(errno));
         return -1;
     }
+    /* access() says yes to root everywhere, even in /proc or /sys: create
+     * (and remove) the temporary file the write will use, to know. */
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/.jitterlab-probe.XXXXXX", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot create a file in %s (%s)", dir, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(probe);
     return 0;
 }
 

@@ -253,6 +253,19 @@ static void test_abort_leaves_nothing(void **state)
     assert_int_equal(count_entries(root), 1);
 }
 
+/* Root passes access(W_OK) in /proc, where no file can be created: the
+ * check must find out before a measurement is spent. It leaves nothing. */
+static void test_directory_that_takes_no_file_is_refused_up_front(void **state)
+{
+    const char *root = *state;
+    char why[256], path[PATH_MAX];
+    assert_int_equal(atomic_file_check("/proc/jitterlab-never.json", why, sizeof why), -1);
+    assert_non_null(strstr(why, "cannot create a file in /proc"));
+    path_in(root, "fine.json", path, sizeof path);
+    assert_int_equal(atomic_file_check(path, why, sizeof why), 0);
+    assert_int_equal(count_entries(root), 0); /* the probe is gone */
+}
+
 int main(void)
 {
 #define TREE_TEST(t) cmocka_unit_test_setup_teardown(t, temp_tree_setup, temp_tree_teardown)
@@ -266,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_descriptor_named_through_proc_is_written_through),
         TREE_TEST(test_directory_and_socket_are_refused),
         TREE_TEST(test_abort_leaves_nothing),
+        TREE_TEST(test_directory_that_takes_no_file_is_refused_up_front),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
