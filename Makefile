@@ -13,6 +13,7 @@
 PREFIX  ?= /usr/local
 BUILD   ?= build
 CC      ?= gcc
+NPROC   := $(shell nproc 2>/dev/null || echo 1)
 PKGS    := jansson zlib libtracefs libtraceevent inih libmicrohttpd libcurl
 TEST_PKGS := cmocka
 
@@ -68,11 +69,11 @@ deps:
 	@sh tools/deps.sh $(DEB_PKGS)
 
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	./$(BUILD)/jitterlab run
 
 test: deps
-	@$(MAKE) --no-print-directory tests
+	@$(MAKE) --no-print-directory -j$(NPROC) tests
 	@sh tests/run.sh $(BUILD)
 
 check: test
