@@ -27,6 +27,7 @@
 #include "out/json_c2c.h"
 #include "out/text_c2c.h"
 #include "sys/read_notes.h"
+#include "test_fixture.h"
 
 /* CPUs 0-7. Package 0: core 0 = CPUs 0,1 and core 1 = CPUs 2,3, one LLC
  * (id 0). Package 1: core 0 = CPUs 4,5 with LLC 1, core 1 = CPUs 6,7 with
@@ -420,8 +421,7 @@ static void test_csv_has_one_row_per_ordered_pair(void **state)
  * timeouts, which the checks allow). */
 static void live_config(struct c2c_config *cfg, struct timebase *tb)
 {
-    const char *preload = getenv("LD_PRELOAD");
-    timebase_init(tb, !(preload && strstr(preload, "vgpreload")));
+    timebase_init(tb, !under_valgrind());
     *cfg = (struct c2c_config){.mode = C2C_LOAD_STORE,
                                .round_trips = 300,
                                .rounds = 2,
