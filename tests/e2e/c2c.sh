@@ -5,12 +5,14 @@
 # groups recomputed from the pairs, the CSV and the text table agreeing
 # with the JSON to the 0.1 ns); --mode cas; CPU 1 kept busy by a FIFO 95
 # hog for ~1 s of the measurement (c2c ends in bounded time, exit 0, every
-# round either done or a timeout, timeouts > 0 or latencies); SIGINT
+# round either done or a timeout, timeouts > 0 or latencies); CPU 1 held
+# for good (the pairs unstarted after the 2 s start time, the reason
+# printed, exit 1); the report's heat maps of both documents; SIGINT
 # mid-run (exit 0, interrupted true, the pairs so far); -q; a synthetic
 # sysroot (SMT siblings sharing an L3, no invariant TSC: the groups and
 # topology from the tree, CLOCK_MONOTONIC); --policy other
 # and an unprivileged run (SCHED_FIFO refused: realtime false, one notice);
-# bad options (exit 2, the option named, no file). About 8 s.
+# bad options (exit 2, the option named, no file). About 13 s.
 . "$(dirname "$0")/lib.sh"
 SPINNER=$JL_BUILD/tests/spinner
 ncpu=$(getconf _NPROCESSORS_ONLN)
@@ -232,6 +234,24 @@ PY
 else
     ok "unprivileged c2c # SKIP needs root (to drop privileges) and setpriv"
 fi
+
+# --- the report draws the live matrix and the held one --------------------------------
+"$JL" report --c2c "$T/ls.json" --c2c "$T/held.json" -o "$T/c2c.html" --svg "$T/svg" -q
+rc_is "report --c2c of two c2c documents exits 0" 0 $?
+pyt "$T/ls.json" html="$T/c2c.html" svg="$T/svg" <<'PY'
+import os
+page = open(v["html"]).read()
+n = len(d["matrix"]["cpus"])
+t("report: one heat map per document", 'page.count(\'data-plot="c2c-heatmap"\') == 2', 'page.count("c2c-heatmap")')
+t("report: a tooltip per ordered pair and diagonal cell, both maps", 'page.count("<title>CPU ") == 2 * n * n', 'page.count("<title>CPU ")')
+t("report: the live pair's median in its tooltip", '"CPU 0 \u2192 CPU 1: " in page', 'None')
+t("report: the held document's cells say not measured", 'page.count("not measured") >= n * (n - 1)', 'page.count("not measured")')
+t("report: the heat maps kept as SVG files", 'sorted(os.listdir(v["svg"])) == ["c2c0-heatmap.svg", "c2c1-heatmap.svg"]', 'os.listdir(v["svg"])')
+PY
+"$JL" report "$T/ls.json" -o "$T/bad.html" 2>"$T/bad.err"
+rc_is "report with a c2c document as a run result exits 2" 2 $?
+check "report: the message points to --c2c" grep -q 'not a run result (give it with --c2c)' "$T/bad.err"
+check "report: no page written" test ! -e "$T/bad.html"
 
 # --- bad input: exit 2, the option named, nothing written --------------------------
 BAD_SUBCOMMAND=c2c

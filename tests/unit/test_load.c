@@ -244,13 +244,8 @@ static void test_load_runner_saturates_huge_durations(void **state)
     assert_false(finished_early);
 }
 
-/* valgrind runs vfork-like clones as fork, and counts its own faults. */
-static bool under_valgrind(void)
-{
-    const char *preload = getenv("LD_PRELOAD");
-    return preload && strstr(preload, "vgpreload");
-}
-
+/* valgrind runs vfork-like clones as fork, and counts its own faults
+ * (under_valgrind() is in test_fixture.h). */
 static long minor_faults_of_this_thread(void)
 {
     struct rusage ru;
