@@ -101,7 +101,7 @@ static int c2c_option(void *params, int c, const char *arg)
 }
 
 static const struct cli_command c2c_cli = {
-    "c2c", c2c_usage, "n:p:" CLI_COMMON_SHORT, c2c_options, c2c_option,
+    "c2c", c2c_usage, "n:p:" CLI_COMMON_SHORT, c2c_options, c2c_option, NULL,
 };
 
 int c2c_parse_args(int argc, char **argv, struct c2c_params *p)
@@ -197,8 +197,7 @@ static int check_inputs(struct c2c_params *p, const struct sysroot *sr,
                 si->cpus_online[0] ? si->cpus_online : "unknown", sr->prefix);
         return EXIT_USAGE;
     }
-    if ((rc = check_output_path("--json", p->common.json_path)) != 0 ||
-        (rc = check_output_path("--csv", p->csv_path)) != 0)
+    if ((rc = check_json_and_csv(p->common.json_path, p->csv_path)) != 0)
         return rc;
     return 0;
 }

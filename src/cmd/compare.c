@@ -144,7 +144,7 @@ static int compare_option(void *params, int c, const char *arg)
 }
 
 static const struct cli_command compare_cli = {
-    "compare", compare_usage, "qh", compare_options, compare_option,
+    "compare", compare_usage, "qh", compare_options, compare_option, NULL,
 };
 
 int compare_parse_args(int argc, char **argv, struct compare_params *p)

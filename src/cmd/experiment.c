@@ -97,7 +97,7 @@ static int experiment_option(void *params, int c, const char *arg)
 }
 
 static const struct cli_command experiment_cli = {
-    "experiment", experiment_usage, "o:qh", experiment_options, experiment_option,
+    "experiment", experiment_usage, "o:qh", experiment_options, experiment_option, NULL,
 };
 
 int experiment_parse_args(int argc, char **argv, struct experiment_params *p)

@@ -75,7 +75,7 @@ static int inspect_option(void *params, int c, const char *arg)
 }
 
 static const struct cli_command inspect_cli = {
-    "inspect", inspect_usage, CLI_COMMON_SHORT, inspect_options, inspect_option,
+    "inspect", inspect_usage, CLI_COMMON_SHORT, inspect_options, inspect_option, NULL,
 };
 
 int inspect_parse_args(int argc, char **argv, struct inspect_params *p)

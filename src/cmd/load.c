@@ -96,7 +96,7 @@ static int load_option(void *params, int c, const char *arg)
 }
 
 static const struct cli_command load_cli = {
-    "load", load_usage, "D:" CLI_COMMON_SHORT, load_options, load_option,
+    "load", load_usage, "D:" CLI_COMMON_SHORT, load_options, load_option, NULL,
 };
 
 int load_parse_args(int argc, char **argv, struct load_params *p)

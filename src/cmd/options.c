@@ -7,8 +7,10 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cmd.h"
 #include "common/units.h"
@@ -39,7 +41,7 @@ static int common_option(const struct cli_command *cmd, struct cli_common *co, i
         cmd->usage(stdout);
         return EXIT_OK;
     default:
-        return option_parse_error(cmd->name, c, argv);
+        return option_parse_error(cmd, c, argv);
     }
 }
 
@@ -49,6 +51,14 @@ static bool is_common(int c)
 {
     return c == 'a' || c == 'q' || c == 'h' || c == CLI_OPT_SYSROOT || c == CLI_OPT_JSON ||
            c == ':' || c == '?';
+}
+
+static int help_with_value(const struct cli_command *cmd, const char *opt, const char *value)
+{
+    char why[512];
+    snprintf(why, sizeof why, "%s is --help and takes no value%s%s", opt,
+             cmd->help_value_hint ? "; " : "", cmd->help_value_hint ? cmd->help_value_hint : "");
+    return usage_error(opt, value, why);
 }
 
 int cli_parse(const struct cli_command *cmd, struct cli_common *co, void *params, int argc,
@@ -66,6 +76,10 @@ int cli_parse(const struct cli_command *cmd, struct cli_common *co, void *params
     optind = 0;
     int c, rc;
     while ((c = getopt_long(ac, av, shortopts, cmd->long_options, NULL)) != -1) {
+        /* "-h 1000" is not a request for help (cyclictest's -h takes a
+         * value): where no argument may follow the options, refuse it. */
+        if (c == 'h' && !rest && optind < ac && av[optind][0] != '-')
+            return help_with_value(cmd, av[optind - 1], av[optind]);
         if (is_common(c)) {
             if ((rc = common_option(cmd, co, c, av)) >= 0)
                 return rc;
@@ -82,12 +96,35 @@ int cli_parse(const struct cli_command *cmd, struct cli_common *co, void *params
     return -1;
 }
 
-int option_parse_error(const char *subcommand, int c, char **argv)
+/* The long options that "--name" (up to any '=') abbreviates: how many,
+ * and their names, comma-separated, in list. */
+static int abbreviated(const struct option *opts, const char *arg, char *list, size_t len)
 {
+    size_t n = strcspn(arg + 2, "=");
+    int count = 0;
+    list[0] = '\0';
+    for (const struct option *o = opts; o && o->name; o++)
+        if (strncmp(o->name, arg + 2, n) == 0) {
+            size_t used = strlen(list);
+            snprintf(list + used, len - used, "%s--%s", count ? ", " : "", o->name);
+            count++;
+        }
+    return count;
+}
+
+int option_parse_error(const struct cli_command *cmd, int c, char **argv)
+{
+    const char *arg = argv[optind - 1];
     if (c == ':')
-        return usage_error(argv[optind - 1], NULL, "needs a value");
-    fprintf(stderr, "jitterlab: %s: unknown option '%s' (see jitterlab help %s)\n", subcommand,
-            argv[optind - 1], subcommand);
+        return usage_error(arg, NULL, "needs a value");
+    char list[1024];
+    if (strncmp(arg, "--", 2) == 0 && arg[2] &&
+        abbreviated(cmd->long_options, arg, list, sizeof list) > 1) {
+        fprintf(stderr, "jitterlab: %s: ambiguous option '%s': %s\n", cmd->name, arg, list);
+        return EXIT_USAGE;
+    }
+    fprintf(stderr, "jitterlab: %s: unknown option '%s' (see jitterlab help %s)\n", cmd->name, arg,
+            cmd->name);
     return EXIT_USAGE;
 }
 
@@ -188,4 +225,62 @@ int cli_sched_finish(struct cli_sched *s)
 const char *cli_sched_policy(const struct cli_sched *s)
 {
     return s->fifo ? "fifo" : "other";
+}
+
+/* The directory of path into dir ("." for a bare name, "/" at the root);
+ * returns the name after it. */
+static const char *dir_and_name(const char *path, char *dir, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, len, ".");
+        return path;
+    }
+    int n = slash == path ? 1 : (int)(slash - path);
+    snprintf(dir, len, "%.*s", n, path);
+    return slash + 1;
+}
+
+/* Whether two output paths name one file that one would overwrite with
+ * the other: one regular file (or one not there yet) by inode, or by
+ * directory and name. A stream (/dev/null, a terminal, a FIFO) is written
+ * in place, so two outputs may share it. */
+static bool same_output(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if ((ea && !S_ISREG(sa.st_mode)) || (eb && !S_ISREG(sb.st_mode)))
+        return false;
+    if (strcmp(a, b) == 0)
+        return true;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char da[PATH_MAX], db[PATH_MAX];
+    if (strcmp(dir_and_name(a, da, sizeof da), dir_and_name(b, db, sizeof db)) != 0)
+        return false;
+    return stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+int check_distinct_outputs(const struct cli_output *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = i + 1; out[i].path && k < n; k++)
+            if (out[k].path && same_output(out[i].path, out[k].path)) {
+                char why[256];
+                snprintf(why, sizeof why, "the same file as %s %s: each output needs its own",
+                         out[i].opt, out[i].path);
+                return usage_error(out[k].opt, out[k].path, why);
+            }
+    return 0;
+}
+
+int check_json_and_csv(const char *json_path, const char *csv_path)
+{
+    int rc;
+    if ((rc = check_output_path("--json", json_path)) != 0 ||
+        (rc = check_output_path("--csv", csv_path)) != 0)
+        return rc;
+    const struct cli_output out[] = {{"--json", json_path}, {"--csv", csv_path}};
+    return check_distinct_outputs(out, 2);
 }

@@ -105,6 +105,9 @@ struct cli_command {
     /* The subcommand's own options: 0 taken, else an exit code after the
      * message. c is getopt_long's value, arg its optarg (may be NULL). */
     int (*option)(void *params, int c, const char *arg);
+    /* Said after "-h is --help and takes no value" when a value follows
+     * -h (run: where cyclictest's -h N went); NULL: nothing more. */
+    const char *help_value_hint;
 };
 
 /* Parses argv[first..]: every option the subcommand's handler does not know
@@ -115,9 +118,10 @@ struct cli_command {
 int cli_parse(const struct cli_command *cmd, struct cli_common *common, void *params, int argc,
               char **argv, int first, int *rest);
 
-/* getopt_long returned ':' (missing value) or '?' (unknown option), with
- * opterr = 0: prints which, and returns EXIT_USAGE. */
-int option_parse_error(const char *subcommand, int c, char **argv);
+/* getopt_long returned ':' (missing value) or '?' (unknown or ambiguous
+ * option), with opterr = 0: prints which (an ambiguous abbreviation with
+ * the options it could mean), and returns EXIT_USAGE. */
+int option_parse_error(const struct cli_command *cmd, int c, char **argv);
 /* EXIT_USAGE naming the first argument left after the options, else 0. */
 int check_no_more_args(const char *subcommand, int argc, char **argv);
 /* Prints the message and returns EXIT_USAGE. value may be NULL. */
@@ -131,5 +135,16 @@ int check_cpus_online(const char *opt, const char *text, const struct cpulist *c
                       const struct system_info *si);
 /* 0, or EXIT_USAGE when path could not be written (nothing is created). */
 int check_output_path(const char *opt, const char *path);
+
+/* An output option and its path (NULL: not asked for). */
+struct cli_output {
+    const char *opt, *path;
+};
+/* 0, or EXIT_USAGE naming the second of two outputs that are one file (by
+ * name, by inode, or by directory and name), so that no output silently
+ * overwrites another. */
+int check_distinct_outputs(const struct cli_output *out, int n);
+/* check_output_path for --json and --csv, and that they are two files. */
+int check_json_and_csv(const char *json_path, const char *csv_path);
 
 #endif

@@ -129,7 +129,8 @@ static int rendezvous_option(void *params, int c, const char *arg)
 }
 
 static const struct cli_command rendezvous_cli = {
-    "rendezvous", rendezvous_usage, "n:p:" CLI_COMMON_SHORT, rendezvous_options, rendezvous_option,
+    "rendezvous",       rendezvous_usage,  "n:p:" CLI_COMMON_SHORT,
+    rendezvous_options, rendezvous_option, NULL,
 };
 
 /* The checks that join several options. */
@@ -237,8 +238,7 @@ int cmd_rendezvous(int argc, char **argv)
     system_info_read(&sr, &si);
     if ((rc = choose_cpus(&p, &si)) != 0)
         return rc;
-    if ((rc = check_output_path("--json", p.common.json_path)) != 0 ||
-        (rc = check_output_path("--csv", p.csv_path)) != 0)
+    if ((rc = check_json_and_csv(p.common.json_path, p.csv_path)) != 0)
         return rc;
     stop_handlers_install();
 

@@ -113,7 +113,7 @@ static int report_option(void *params, int c, const char *arg)
 }
 
 static const struct cli_command report_cli = {
-    "report", report_usage, "o:a:qh", report_options, report_option,
+    "report", report_usage, "o:a:qh", report_options, report_option, NULL,
 };
 
 int report_parse_args(int argc, char **argv, struct report_params *p)

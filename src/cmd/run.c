@@ -219,7 +219,7 @@ static void print_header(const struct run_params *p, const struct system_info *s
     else if (si->cpu_dma_latency_us < 0)
         printf("PM QoS: /dev/cpu_dma_latency unreadable (needs root)\n");
     else if (si->cpu_dma_latency_us == PM_QOS_NO_REQUEST_US)
-        printf("PM QoS: no CPU latency request in force (use --pm-qos US to hold one)\n");
+        printf("PM QoS: no CPU latency request in force (use --pm-qos DUR to hold one)\n");
     else
         printf("PM QoS: CPU latency request in force: %lld µs\n",
                (long long)si->cpu_dma_latency_us);

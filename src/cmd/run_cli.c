@@ -50,7 +50,8 @@ static void run_usage(FILE *out)
             "      --intervals FILE    every window as CSV, written as it closes\n"
             "      --keep-windows N    windows kept in the JSON result, the newest (default\n"
             "                          3600; the rest are counted as dropped)\n"
-            "      --pm-qos US         hold /dev/cpu_dma_latency at US during the run\n"
+            "      --pm-qos DUR        hold /dev/cpu_dma_latency at DUR during the run\n"
+            "                          (bare number: us; whole microseconds, 0 allowed)\n"
             "      --workload KIND     work done after each wake-up: none,\n"
             "                          ptrchase[:SIZE[:STEPS]] (default 2 x L2, 5000 steps),\n"
             "                          spin:DUR (a calibrated busy computation)\n"
@@ -129,6 +130,52 @@ enum {
     OPT_INFLUX,
 };
 
+/* cyclictest's flags that mean something else here, or nothing: each is
+ * refused with where its meaning went, so that a script carried over from
+ * cyclictest fails loudly instead of measuring something else. -h with a
+ * value is caught by the option layer (help_value_hint). */
+#define RUN_HELP_VALUE_HINT                                                                        \
+    "cyclictest's -h N (a histogram up to N us) is --histogram-file FILE --histogram-max N here"
+
+static const struct cyclictest_flag {
+    int c;
+    const char *where;
+} cyclictest_flags[] = {
+    {'t', "cyclictest's -t (threads) has no equal here: one thread runs on each CPU of -a/--cpus"},
+    {'m', "cyclictest's -m (mlockall) is always done here (the result's config.memory_lock says "
+          "what was locked)"},
+    {'b', "cyclictest's -b US (stop when a latency exceeds US) is --budget DUR here (exit 3), with "
+          "--explain to name the cause"},
+    {'n', "cyclictest's -n (clock_nanosleep) is what jitterlab always does"},
+};
+
+static int cyclictest_flag(int c)
+{
+    for (size_t i = 0; i < sizeof cyclictest_flags / sizeof cyclictest_flags[0]; i++)
+        if (cyclictest_flags[i].c == c) {
+            char opt[3] = {'-', (char)c, '\0'};
+            return usage_error(opt, NULL, cyclictest_flags[i].where);
+        }
+    return -1;
+}
+
+/* --pm-qos: a duration like every other time option (bare: us), 0 allowed
+ * (the lowest latency), in whole microseconds since that is what
+ * /dev/cpu_dma_latency takes, at most 2000 s. */
+static int parse_pm_qos(const char *arg, int64_t *out_us)
+{
+    int64_t ns;
+    const char *why;
+    if (parse_duration_ns(arg, NS_PER_US, &ns, &why) != 0)
+        return usage_error("--pm-qos", arg, why);
+    if (ns % NS_PER_US != 0)
+        return usage_error("--pm-qos", arg, "must be whole microseconds (the kernel takes us)");
+    if (ns > 2000 * NS_PER_S)
+        return usage_error("--pm-qos", arg, "must be at most 2000s");
+    *out_us = ns / NS_PER_US;
+    return 0;
+}
+
 static const struct option run_options[] = {
     {"interval", required_argument, NULL, 'i'},
     {"priority", required_argument, NULL, 'p'},
@@ -181,6 +228,9 @@ static int run_option(void *params, int c, const char *arg)
     char why_buf[300];
     long v;
     int rc = 0;
+    if ((rc = cyclictest_flag(c)) >= 0)
+        return rc;
+    rc = 0;
     switch (c) {
     case 'i':
         rc = parse_positive_duration("--interval", arg, NS_PER_US, &p->interval_ns);
@@ -242,8 +292,7 @@ static int run_option(void *params, int c, const char *arg)
         }
         break;
     case OPT_PM_QOS:
-        rc = parse_int_option("--pm-qos", arg, 0, 2000000000L, &v);
-        p->pm_qos_us = v;
+        rc = parse_pm_qos(arg, &p->pm_qos_us);
         break;
     case OPT_HIST_FILE:
         p->hist_path = arg;
@@ -351,7 +400,8 @@ static int run_option(void *params, int c, const char *arg)
 }
 
 static const struct cli_command run_cli = {
-    "run", run_usage, "i:p:D:l:" CLI_COMMON_SHORT, run_options, run_option,
+    "run",       run_usage,  "i:p:D:l:tmb:n" CLI_COMMON_SHORT,
+    run_options, run_option, RUN_HELP_VALUE_HINT,
 };
 
 int run_parse_args(int argc, char **argv, struct run_params *p)
@@ -559,6 +609,15 @@ int run_validate(struct run_params *p, const struct system_info *si, const struc
         (rc = check_output_path("--intervals", p->intervals_path)) != 0 ||
         (p->influx_text && p->influx.kind == INFLUX_FILE &&
          (rc = check_output_path("--influx", p->influx_text)) != 0))
+        return rc;
+    const struct cli_output outputs[] = {
+        {"--json", p->common.json_path},
+        {"--histogram-file", p->hist_path},
+        {"--samples", p->samples_path},
+        {"--intervals", p->intervals_path},
+        {"--influx", p->influx_text && p->influx.kind == INFLUX_FILE ? p->influx_text : NULL},
+    };
+    if ((rc = check_distinct_outputs(outputs, sizeof outputs / sizeof outputs[0])) != 0)
         return rc;
     return -1;
 }

@@ -89,7 +89,7 @@ static int stat_option(void *params, int c, const char *arg)
 }
 
 static const struct cli_command stat_cli = {
-    "stat", stat_usage, "i:D:" CLI_COMMON_SHORT, stat_options, stat_option,
+    "stat", stat_usage, "i:D:" CLI_COMMON_SHORT, stat_options, stat_option, NULL,
 };
 
 int stat_parse_args(int argc, char **argv, struct stat_params *p)
@@ -194,8 +194,7 @@ int cmd_stat(int argc, char **argv)
                 sr.prefix);
         return EXIT_USAGE;
     }
-    if ((rc = check_output_path("--json", p.common.json_path)) != 0 ||
-        (rc = check_output_path("--csv", p.csv_path)) != 0)
+    if ((rc = check_json_and_csv(p.common.json_path, p.csv_path)) != 0)
         return rc;
     stop_handlers_install();
 

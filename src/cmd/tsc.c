@@ -83,7 +83,7 @@ static int tsc_option(void *params, int c, const char *arg)
 }
 
 static const struct cli_command tsc_cli = {
-    "tsc", tsc_usage, "D:p:" CLI_COMMON_SHORT, tsc_options, tsc_option,
+    "tsc", tsc_usage, "D:p:" CLI_COMMON_SHORT, tsc_options, tsc_option, NULL,
 };
 
 int tsc_parse_args(int argc, char **argv, struct tsc_params *p)
@@ -198,8 +198,7 @@ int cmd_tsc(int argc, char **argv)
         live_si = si;
     if ((rc = choose_cpus(&p, &live_si)) != 0)
         return rc;
-    if ((rc = check_output_path("--json", p.common.json_path)) != 0 ||
-        (rc = check_output_path("--csv", p.csv_path)) != 0)
+    if ((rc = check_json_and_csv(p.common.json_path, p.csv_path)) != 0)
         return rc;
     stop_handlers_install();
 

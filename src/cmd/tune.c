@@ -130,7 +130,7 @@ static int tune_option(void *params, int c, const char *arg)
 }
 
 static const struct cli_command tune_cli = {
-    "tune", tune_usage, "D:a:qh", tune_options, tune_option,
+    "tune", tune_usage, "D:a:qh", tune_options, tune_option, NULL,
 };
 
 int tune_parse_args(int argc, char **argv, struct tune_params *p)

@@ -30,3 +30,22 @@ bad "--influx bad scheme" '--influx ftp://x: not a file' -a 1 -q --json @OUT@ --
 bad "--clock bogus" '--clock' -a 1 -D 1 -q --json @OUT@ --clock bogus
 bad "unexpected positional argument" 'stray' -a 1 -D 1 -q --json @OUT@ stray
 bad "--tolerance -1" '--tolerance' -a 1 -D 1 -q --json @OUT@ --tolerance -1
+
+# --- carried over from cyclictest: refused with where the meaning went ----------
+bad "-h 1000 (cyclictest's histogram)" '-h 1000: -h is --help and takes no value; cyclictest.s -h N .* is --histogram-file FILE --histogram-max N' -a 1 -D 1 --json @OUT@ -h 1000
+bad "-t 2" "-t: cyclictest.s -t \(threads\) has no equal here" -a 1 -D 1 --json @OUT@ -t 2
+bad "-m" "-m: cyclictest.s -m \(mlockall\) is always done here" -a 1 -D 1 --json @OUT@ -m
+bad "-b 100" "-b: cyclictest.s -b US .* is --budget DUR here" -a 1 -D 1 --json @OUT@ -b 100
+bad "-n" "-n: cyclictest.s -n \(clock_nanosleep\) is what jitterlab always does" -a 1 -D 1 --json @OUT@ -n
+# --- an abbreviation that names several options ------------------------------------
+bad "--c (ambiguous)" "ambiguous option '--c': --clock, --counters, --cpus" -a 1 -D 1 --json @OUT@ --c tsc
+# --- two outputs into one file -----------------------------------------------------
+bad "--json and --histogram-file into one file" '--histogram-file .*: the same file as --json' -a 1 -D 1 -q --json @OUT@ --histogram-file @OUT@
+bad "--samples through another name of the --json file" '--samples .*: the same file as --json' -a 1 -D 1 -q --json @OUT@ --samples @DIR@/./out.json
+BAD_SUBCOMMAND=stat bad "stat --json and --csv into one file" '--csv .*: the same file as --json' -D 1 --json @OUT@ --csv @OUT@
+# --- --pm-qos takes units like every other time option ------------------------------
+bad "--pm-qos 1.5us" '--pm-qos 1.5us: must be whole microseconds' -a 1 -D 1 -q --json @OUT@ --pm-qos 1.5us
+bad "--pm-qos 1h" '--pm-qos 1h: must be at most 2000s' -a 1 -D 1 -q --json @OUT@ --pm-qos 1h
+"$JL" run -a 1 -D 0.2 -q --pm-qos 10us --json "$T/pmqos.json" 2>"$T/err"
+rc_is "--pm-qos 10us is taken" 0 $?
+check "--pm-qos 10us holds 10 us" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['config']['pm_qos_us'] == 10 else 1)" "$T/pmqos.json"

@@ -190,7 +190,31 @@ static void test_run_help_prints_usage_and_exits_0(void **state)
     assert_non_null(strstr(cap.out_text, "usage: jitterlab run [options]"));
 }
 
+/* --pm-qos takes units like every other time option; a bare number is us. */
+static void test_run_pm_qos_takes_units(void **state)
+{
+    (void)state;
+    parse_ok("run --pm-qos 10us");
+    assert_int_equal(params.pm_qos_us, 10);
+    parse_ok("run --pm-qos 1ms");
+    assert_int_equal(params.pm_qos_us, 1000);
+    parse_ok("run --pm-qos 25");
+    assert_int_equal(params.pm_qos_us, 25);
+}
+
 static const struct cli_bad_case bad_cases[] = {
+    {"run -h 1000 -D 1",
+     "jitterlab: -h 1000: -h is --help and takes no value; cyclictest's -h N (a histogram up to N "
+     "us) is --histogram-file FILE --histogram-max N here\n"},
+    {"run --help 5", "jitterlab: --help 5: --help is --help and takes no value; cyclictest's -h N "
+                     "(a histogram up to N us) is --histogram-file FILE --histogram-max N here\n"},
+    {"run -t", "jitterlab: -t: cyclictest's -t (threads) has no equal here: one thread runs on "
+               "each CPU of -a/--cpus\n"},
+    {"run -n", "jitterlab: -n: cyclictest's -n (clock_nanosleep) is what jitterlab always does\n"},
+    {"run --c tsc", "jitterlab: run: ambiguous option '--c': --clock, --counters, --cpus\n"},
+    {"run --pm-qos 1.5us", "jitterlab: --pm-qos 1.5us: must be whole microseconds (the kernel "
+                           "takes us)\n"},
+    {"run --pm-qos 2001s", "jitterlab: --pm-qos 2001s: must be at most 2000s\n"},
     {"run -i 0", "jitterlab: --interval 0: must be greater than 0\n"},
     {"run -i 2h", "jitterlab: --interval 2h: must be at most 1h\n"},
     {"run -i abc", "jitterlab: --interval abc: not a duration (write e.g. 250us, 1.5ms, 10s)\n"},
@@ -488,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_run_defaults),
         cmocka_unit_test(test_run_bare_numbers_take_each_options_unit),
         cmocka_unit_test(test_run_every_option_lands_in_params),
+        cmocka_unit_test(test_run_pm_qos_takes_units),
         cmocka_unit_test(test_run_short_options),
         cmocka_unit_test(test_run_report_every_counts_or_times_and_the_last_wins),
         cmocka_unit_test(test_run_policy_other_has_priority_zero),
