@@ -17,8 +17,12 @@ static void usage(FILE *out, const struct subcommand *table, size_t n)
                  "       jitterlab help SUBCOMMAND | --help | --version\n\n"
                  "jitterlab measures, explains and reduces real-time latency on Linux.\n\n"
                  "subcommands:\n");
+    int width = 0; /* the longest name, so the summaries line up */
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "  %-10s %s\n", table[i].name, table[i].summary);
+        if ((int)strlen(table[i].name) > width)
+            width = (int)strlen(table[i].name);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  %-*s  %s\n", width, table[i].name, table[i].summary);
     fprintf(out, "\nexit codes: 0 ok, 1 runtime failure, 2 bad usage or input,\n"
                  "            3 latency budget exceeded\n"
                  "environment: JITTERLAB_SYSROOT=DIR reads /sys, /proc, /dev under DIR\n");
