@@ -331,8 +331,12 @@ int live_view_draw(FILE *out, const struct live_frame *f, int prev_lines)
     if (prev_lines > 0)
         fprintf(out, "\033[%dA", prev_lines);
     progress_bar(out, f);
-    fprintf(out, "%5s %10s %10s %10s %10s %10s %10s %8s  (µs)\033[K\n", "CPU", "samples", "current",
-            "min", "mean", "p99", "max", "missed");
+    /* every column has a header; latencies and execution times in µs */
+    fprintf(out, "%5s %10s %10s %10s %10s %10s %10s %8s", "CPU", "samples", "current", "min",
+            "mean", "p99", "max", "missed");
+    if (f->control_task)
+        fprintf(out, " %10s %10s %10s %8s", "exec_mean", "exec_p99", "exec_max", "dl_miss");
+    fputs("  (µs)\033[K\n", out);
     for (int i = 0; i < f->ncpu; i++) {
         const struct live_cpu *c = &f->cpus[i];
         if (c->r->latency.count == 0) {
@@ -344,7 +348,8 @@ int live_view_draw(FILE *out, const struct live_frame *f, int prev_lines)
                 c->r->latency.mean / 1000.0, us(latency_hist_percentile(&c->r->hist, 99)),
                 us(c->r->latency.max), (unsigned long long)c->r->missed);
         if (f->control_task)
-            fprintf(out, " %10.3f %10.3f %8llu", c->r->exec.mean / 1000.0, us(c->r->exec.max),
+            fprintf(out, " %10.3f %10.3f %10.3f %8llu", c->r->exec.mean / 1000.0,
+                    us(latency_hist_percentile(&c->r->exec_hist, 99)), us(c->r->exec.max),
                     (unsigned long long)c->r->deadline_misses);
         fputs("\033[K\n", out);
     }
@@ -366,11 +371,16 @@ void live_plain_lines(FILE *out, const struct live_frame *f)
             continue;
         fprintf(out,
                 "t=%.1fs cpu=%d samples=%llu missed=%llu min=%.3fus mean=%.3fus p99=%.3fus "
-                "max=%.3fus\n",
+                "max=%.3fus",
                 f->elapsed_s, c->cpu, (unsigned long long)c->r->samples,
                 (unsigned long long)c->r->missed, us(c->r->latency.min),
                 c->r->latency.mean / 1000.0, us(latency_hist_percentile(&c->r->hist, 99)),
                 us(c->r->latency.max));
+        if (f->control_task)
+            fprintf(out, " exec_mean=%.3fus exec_p99=%.3fus exec_max=%.3fus dl_miss=%llu",
+                    c->r->exec.mean / 1000.0, us(latency_hist_percentile(&c->r->exec_hist, 99)),
+                    us(c->r->exec.max), (unsigned long long)c->r->deadline_misses);
+        fputc('\n', out);
     }
     fflush(out);
 }

@@ -299,3 +299,15 @@ bad "--workload spin (no duration)" '--workload' -a 1 -l 10 -q --json @OUT@ --wo
 bad "--workload ptrchase:abc" '--workload' -a 1 -l 10 -q --json @OUT@ --workload ptrchase:abc
 bad "--deadline 0" '--deadline' -a 1 -l 10 -q --json @OUT@ --deadline 0
 bad "--counters bogus" '--counters' -a 1 -l 10 -q --json @OUT@ --counters bogus
+
+# --- the per-second lines of a pipe carry the control task's figures -------------
+jl -a 1 -i 1ms -D 1.1 --workload spin:100us --json "$T/live.json" >"$T/live.out"
+rc_is "a 1.1 s workload run in a pipe exits 0" 0 $?
+pyt "$T/live.json" out="$T/live.out" <<'PY'
+lines = [l for l in open(v["out"]) if l.startswith("t=")]
+t("pipe: one line per second with the control task's figures", 'len(lines) == 1 and all(k in lines[0] for k in ("exec_mean=", "exec_p99=", "exec_max=", "dl_miss="))', 'lines')
+f = dict(kv.split("=", 1) for kv in lines[0].split()[1:])
+t("pipe: every figure is labelled with its unit", 'all(f[k].endswith("us") for k in ("min", "mean", "p99", "max", "exec_mean", "exec_p99", "exec_max"))', 'f')
+t("pipe: exec_mean <= exec_p99 <= exec_max (the running figures)", 'float(f["exec_mean"][:-2]) <= float(f["exec_max"][:-2]) and float(f["exec_p99"][:-2]) <= float(f["exec_max"][:-2]) + 0.001', 'f')
+t("pipe: dl_miss <= samples", 'int(f["dl_miss"]) <= int(f["samples"])', 'f')
+PY
