@@ -7,8 +7,11 @@
  */
 #include "out/json_result.h"
 
+#include <errno.h>
 #include <math.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <stdlib.h>
 
 #include "engine/counters.h"
 #include "engine/workload.h"
@@ -523,16 +526,93 @@ json_t *json_run_result(const struct run_report *rep)
     return doc;
 }
 
+/* The end of the array that opens at text[i] when it holds only scalars
+ * (no array or object inside), else 0. */
+static size_t scalar_array_end(const char *text, size_t i)
+{
+    bool in_string = false;
+    for (size_t k = i + 1; text[k]; k++) {
+        char ch = text[k];
+        if (in_string) {
+            if (ch == '\\' && text[k + 1])
+                k++;
+            else if (ch == '"')
+                in_string = false;
+        } else if (ch == '"') {
+            in_string = true;
+        } else if (ch == '[' || ch == '{') {
+            return 0;
+        } else if (ch == ']') {
+            return k;
+        }
+    }
+    return 0;
+}
+
+/* Puts every array of scalars on one line ("[0, 1000, 12]"), in place: an
+ * indented document otherwise spends a line on every number of every
+ * histogram bin. Strings are copied untouched. */
+void json_compact_scalar_arrays(char *text)
+{
+    size_t w = 0;
+    bool in_string = false;
+    for (size_t r = 0; text[r]; r++) {
+        char ch = text[r];
+        if (in_string) {
+            text[w++] = ch;
+            if (ch == '\\' && text[r + 1])
+                text[w++] = text[++r];
+            else if (ch == '"')
+                in_string = false;
+            continue;
+        }
+        if (ch == '"')
+            in_string = true;
+        size_t end = ch == '[' ? scalar_array_end(text, r) : 0;
+        if (!end) {
+            text[w++] = ch;
+            continue;
+        }
+        bool str = false; /* inside a string of the array */
+        for (; r <= end; r++) {
+            ch = text[r];
+            if (str) {
+                text[w++] = ch;
+                if (ch == '\\')
+                    text[w++] = text[++r];
+                else if (ch == '"')
+                    str = false;
+            } else if (ch == '"') {
+                str = true;
+                text[w++] = ch;
+            } else if (ch != ' ' && ch != '\n' && ch != '\t' && ch != '\r') {
+                text[w++] = ch;
+                if (ch == ',')
+                    text[w++] = ' ';
+            }
+        }
+        r = end;
+    }
+    text[w] = '\0';
+}
+
 int json_write_file(json_t *doc, const char *path)
 {
-    struct atomic_file f;
-    if (atomic_file_open(&f, path) != 0)
-        return -1;
-    if (json_dumpf(doc, f.fp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) !=
-        0) {
-        atomic_file_abort(&f);
+    char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    if (!text) {
+        errno = ENOMEM;
         return -1;
     }
+    json_compact_scalar_arrays(text);
+    struct atomic_file f;
+    if (atomic_file_open(&f, path) != 0) {
+        int saved = errno;
+        free(text);
+        errno = saved;
+        return -1;
+    }
+    fputs(text, f.fp);
     fputc('\n', f.fp);
+    free(text);
     return atomic_file_commit(&f);
 }

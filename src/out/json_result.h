@@ -26,7 +26,10 @@ json_t *json_system_info(const struct system_info *si);
 json_t *json_document_new(const char *kind, const char *version, int argc, char **argv,
                           const char *started_at);
 json_t *json_run_result(const struct run_report *rep);
-/* Writes a document atomically (pretty, keys in insertion order). 0 or -1 (errno). */
+/* Writes a document atomically (pretty, keys in insertion order, every
+ * array of scalars on one line). 0 or -1 (errno). */
 int json_write_file(json_t *doc, const char *path);
+/* That one-line form of scalar arrays, in place on dumped JSON text. */
+void json_compact_scalar_arrays(char *text);
 
 #endif

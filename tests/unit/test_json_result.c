@@ -331,6 +331,30 @@ static void test_run_system_object_keeps_counts_and_lists_relevant_ones(void **s
     free(targets);
 }
 
+/* Arrays of scalars go on one line; arrays of arrays keep a line per
+ * element; strings (with brackets, quotes and escapes) are untouched. */
+static void test_scalar_arrays_are_written_on_one_line(void **state)
+{
+    (void)state;
+    json_t *doc = json_pack("{s:[[iii],[iii]],s:[],s:s,s:[ss],s:{s:[ibn]}}", "bins", 0, 1, 2, 3, 4,
+                            5, "empty", "text", "a [b,\n c] \"q\" \\", "words", "x ]", "[y", "obj",
+                            "mixed", 1, 1, "");
+    char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_compact_scalar_arrays(text);
+    assert_non_null(strstr(text, "\"bins\": [\n  [0, 1, 2],\n  [3, 4, 5]\n ]"));
+    assert_non_null(strstr(text, "\"empty\": []"));
+    assert_non_null(strstr(text, "\"text\": \"a [b,\\n c] \\\"q\\\" \\\\\""));
+    assert_non_null(strstr(text, "\"words\": [\"x ]\", \"[y\"]"));
+    assert_non_null(strstr(text, "\"mixed\": [1, true, null]"));
+    json_error_t err;
+    json_t *back = json_loads(text, 0, &err);
+    assert_non_null(back);
+    assert_true(json_equal(back, doc));
+    json_decref(back);
+    free(text);
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +364,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_json_write_fails_cleanly_in_missing_directory, setup,
                                         teardown),
+        cmocka_unit_test(test_scalar_arrays_are_written_on_one_line),
         cmocka_unit_test_setup_teardown(test_run_system_object_keeps_counts_and_lists_relevant_ones,
                                         temp_tree_setup, temp_tree_teardown),
     };
