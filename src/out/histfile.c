@@ -1,15 +1,31 @@
 /*
- * cyclictest-compatible histogram file: one row per microsecond of latency
- * ("%06d" then one "%06lu" column per thread, tab-separated), then the
- * Total/Min/Avg/Max/Overflows comment lines and the cycle numbers of the
- * overflows. Rows come from the engine's exact 1 µs linear histogram, not
- * from the log-linear one (whose buckets are wider than 1 µs above 128 µs).
+ * cyclictest-compatible histogram file, laid out as `cyclictest -q -h N`
+ * prints it: the "# /dev/cpu_dma_latency set to Nus" line (only when the run
+ * held a PM QoS request, as cyclictest prints it only after its write
+ * succeeded), one row per microsecond of latency ("%06d" then one "%06lu"
+ * column per thread, tab-separated), the Total/Min/Avg/Max/Overflows comment
+ * lines and the cycle numbers of the overflows, at most one per row as
+ * cyclictest keeps them. Rows come from the engine's exact 1 µs linear
+ * histogram, not from the log-linear one (whose buckets are wider than 1 µs
+ * above 128 µs). A last "# jitterlab:" line maps thread numbers to CPUs.
  */
 #include "out/histfile.h"
 
 #include <math.h>
 
 #include "common/atomic_file.h"
+
+/* cyclictest keeps the cycle numbers of at most as many overflows as the
+ * histogram has rows; the engine keeps at most ENGINE_MAX_OVERFLOW_CYCLES. */
+static uint64_t overflow_cycles_listed(const struct cpu_result *r, uint32_t rows)
+{
+    uint64_t listed = r->us_overflow;
+    if (listed > rows)
+        listed = rows;
+    if (listed > ENGINE_MAX_OVERFLOW_CYCLES)
+        listed = ENGINE_MAX_OVERFLOW_CYCLES;
+    return listed;
+}
 
 static unsigned long us_floor(int64_t ns)
 {
@@ -24,6 +40,9 @@ int histfile_write(const struct run_report *rep, const char *path)
     FILE *o = f.fp;
     int n = rep->ncpu;
     uint32_t rows = n > 0 ? rep->cpu[0]->us_rows : 0;
+    /* cyclictest writes this before the histogram, once its request holds */
+    if (rep->pm_qos_us >= 0)
+        fprintf(o, "# /dev/cpu_dma_latency set to %lldus\n", (long long)rep->pm_qos_us);
     fprintf(o, "# Histogram\n");
     for (uint32_t i = 0; i < rows; i++) {
         fprintf(o, "%06u ", i);
@@ -56,8 +75,7 @@ int histfile_write(const struct run_report *rep, const char *path)
     for (int j = 0; j < n; j++) {
         const struct cpu_result *r = rep->cpu[j];
         fprintf(o, "# Thread %d:", j);
-        uint64_t listed = r->us_overflow < ENGINE_MAX_OVERFLOW_CYCLES ? r->us_overflow
-                                                                      : ENGINE_MAX_OVERFLOW_CYCLES;
+        uint64_t listed = overflow_cycles_listed(r, rows);
         for (uint64_t i = 0; i < listed; i++)
             fprintf(o, " %05llu", (unsigned long long)r->overflow_cycles[i]);
         if (listed < r->us_overflow)

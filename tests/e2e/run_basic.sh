@@ -169,6 +169,13 @@ t("two CPUs: cpus[] holds CPUs 0 and 1", '[c["cpu"] for c in d["cpus"]] == [0, 1
 EOF
 inv "two CPUs" "$T/two.json" --samples "$T/two.csv" --hist "$T/two.hist" --text "$T/two.out" --tolerance-ns 200000 --exit-code $rc
 
+# --- histogram file as cyclictest -h writes it: PM QoS line, overflow list cut at the rows
+"$JL" run -a 1 -i 1ms -D 0.5 -q --pm-qos 0us --histogram-max 2us \
+    --json "$T/pmh.json" --samples "$T/pmh.csv" --histogram-file "$T/pmh.hist" >"$T/out" 2>"$T/err"
+rc=$?
+rc_is "--pm-qos 0us --histogram-max 2us exits 0" 0 $rc
+inv "PM QoS and 2 rows" "$T/pmh.json" --samples "$T/pmh.csv" --hist "$T/pmh.hist" --exit-code $rc
+
 # --- --clock tsc (needs what `jitterlab tsc` calls safe on CPU 1) ---------
 "$JL" tsc -a 1 -D 0.2 -q --json "$T/tsc-check.json" 2>/dev/null
 tsc_verdict=$(jget "$T/tsc-check.json" 'd["verdict"]["clock_tsc"]' 2>/dev/null)

@@ -440,7 +440,7 @@ def main():
 
     # --- the cyclictest-format histogram file -------------------------------------
     if a.hist:
-        check_histfile(a.hist, cpus, per_cpu, interval)
+        check_histfile(a.hist, cpus, per_cpu, interval, d.get("config", {}).get("pm_qos_us"))
 
     # --- the printed summary --------------------------------------------------------
     if a.text:
@@ -552,10 +552,13 @@ def check_intervals(d, per_cpu, interval, tol, deadline):
               "kept %d, dropped %d" % (len(ivs), dropped))
 
 
-def check_histfile(path, cpus, per_cpu, interval):
+def check_histfile(path, cpus, per_cpu, interval, pm_qos_us):
     with open(path) as f:
         lines = f.read().splitlines()
-    check("histogram file starts with '# Histogram'", lines[:1] == ["# Histogram"], repr(lines[:1]))
+    # cyclictest -h prints its PM QoS line before '# Histogram', only once it holds one
+    head = (["# /dev/cpu_dma_latency set to %dus" % pm_qos_us] if pm_qos_us is not None else []) + ["# Histogram"]
+    check("histogram file starts with %r" % head, lines[:len(head)] == head, repr(lines[:len(head)]))
+    lines = lines[len(head) - 1:]
     body = [x for x in lines[1:] if not x.startswith("#")]
     ncpu = len(cpus)
     table = []
@@ -605,7 +608,13 @@ def check_histfile(path, cpus, per_cpu, interval):
         nums = None
         if listed:
             nums = [int(v) for v in listed[0][len("# Thread %d:" % j):].split(" # ")[0].split()]
-        equal(who + ": overflow cycle numbers == CSV cycle indices", nums, over_k[:1024], "cycle numbers")
+        # as cyclictest: at most one cycle number per row (and the engine keeps 1024)
+        cap = min(nrows, 1024)
+        equal(who + ": overflow cycle numbers == CSV cycle indices (at most min(rows, 1024))", nums,
+              over_k[:cap], "cycle numbers")
+        others = listed[0].split(" # ")[1:] if listed else []
+        equal(who + ": '# NNNNN others' counts the overflows not listed", others,
+              ["%05d others" % (len(over_k) - cap)] if len(over_k) > cap else [], "others")
     m = [x for x in lines if x.startswith("# jitterlab: thread-to-CPU")]
     equal("histogram file maps threads to CPUs", m[0].split()[3:] if m else None,
           ["%d:%d" % (j, c["cpu"]) for j, c in enumerate(cpus)], "thread-to-CPU")
