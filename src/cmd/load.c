@@ -3,7 +3,8 @@
  * bounded, with a live line of the duty cycle each load CPU achieves. The
  * same loads run beside a measurement with `jitterlab run --load`. Ends at
  * -D, or on SIGINT/SIGTERM, always taking its threads and child processes
- * with it.
+ * with it. A cmd load that fails in its first ON phase is an error (exit 2,
+ * nothing written); later failures are a warning at the end.
  */
 #include <getopt.h>
 #include <sched.h>
@@ -185,6 +186,11 @@ int cmd_load(int argc, char **argv)
         fprintf(stderr, "jitterlab: load: %s\n", err);
         return EXIT_RUNTIME;
     }
+    int failed_load;
+    if (load_runner_check_start(lr, &failed_load, err, sizeof(err)) != 0) {
+        load_runner_destroy(lr);
+        return usage_error("load", p.kind_text, err);
+    }
     int64_t start = monotonic_now_ns();
     bool tty = isatty(STDOUT_FILENO);
     double total_s = (double)p.duration_ns / 1e9;
@@ -210,6 +216,8 @@ int cmd_load(int argc, char **argv)
         if (tty)
             fputc('\n', stdout);
     }
+    if (load_runner_failure_summary(lr, 0, err, sizeof(err)))
+        fprintf(stderr, "jitterlab: load %s: %s\n", spec.text, err);
     rc = EXIT_OK;
     if (p.common.json_path &&
         write_json(&p, &si, argc, argv, &spec, lr, started_at, elapsed_s, interrupted) != 0) {

@@ -420,6 +420,12 @@ int cmd_run(int argc, char **argv)
             fprintf(stderr, "jitterlab: --load: %s\n", err);
             goto done;
         }
+        int failed_load;
+        if (load_runner_check_start(loads, &failed_load, err, sizeof(err)) != 0) {
+            fprintf(stderr, "jitterlab: --load %s: %s\n", p.loads[failed_load].text, err);
+            rc = EXIT_USAGE;
+            goto done;
+        }
     }
     static struct tune_session tune_ses;
     if (p.tune_actions) {
@@ -473,8 +479,12 @@ int cmd_run(int argc, char **argv)
     bool ran = engine_start_ns(eng) > 0;
     if (telemetry_on && ran)
         run_telemetry_tick(&rtele, end_ns - engine_start_ns(eng));
-    if (loads)
+    if (loads) {
         load_runner_stop(loads);
+        for (int i = 0; i < p.nloads; i++)
+            if (load_runner_failure_summary(loads, i, err, sizeof(err)))
+                fprintf(stderr, "jitterlab: load %s: %s\n", p.loads[i].text, err);
+    }
     int tune_rc = EXIT_OK;
     if (tuned) {
         tuned = false;

@@ -1,17 +1,24 @@
 /*
- * The load runner and the kind list. Each thread-kind load gets one worker
+ * The load runner (the kind list and the parser are in load_parse.c).
+ * Each thread-kind load gets one worker
  * thread per CPU (pinned, SCHED_OTHER/BATCH/IDLE, never real-time); a cmd
  * load gets one worker thread that starts the command in a process group
  * of its own (without fork, see load_spawn.c) and kills the whole group at
  * the end of each ON phase. Pulse phases follow a fixed schedule
  * (start + k * (ON + OFF)) so they never drift. Duty cycles come from the
  * kernel's accounting: per-thread CPU clocks, and wait4() usage of the
- * command's process tree.
+ * command's process tree. A command's stderr goes to a pipe the cmd worker
+ * drains while it waits (bounded tail, see load_exit.c), and the shell's
+ * exit status is looked at (waitid WNOWAIT, so the zombie keeps the group's
+ * id until the group is reaped) before our own kill: a start that exits
+ * non-zero by itself counts as a failure; load_runner_check_start turns a
+ * failure in the first ON phase into an error before anything is measured.
  */
 #include "load/load.h"
 
 #include <errno.h>
-#include <stdarg.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -25,168 +32,23 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "load/load_kind.h"
 #include "load/load_spawn.h"
 
-/* The first kind is also what pulse runs when it names none. */
-static const struct load_kind *const load_kinds[] = {
-    &load_kind_cpu,
-    &load_kind_cache,
-    &load_kind_memory,
-    &load_kind_cmd,
-};
-#define LOAD_KIND_COUNT (sizeof(load_kinds) / sizeof(load_kinds[0]))
-
-#define SLEEP_SLICE_NS (20 * NS_PER_MS)  /* how quickly a sleeping worker sees stop */
-#define KILL_GRACE_NS  (300 * NS_PER_MS) /* SIGTERM, then SIGKILL */
-
-/* pulse wraps a kind rather than being one; the lists show it after the
- * first kind, its default. */
-static const struct load_kind pulse_row = {
-    .usage = "pulse:ON:OFF[:KIND]",
-    .help = "KIND (default cpu) busy for ON, idle for OFF, again\nand again (bare numbers: ms), "
-            "e.g. pulse:100ms:400ms",
-};
-
-/* The rows of the kind lists in order: the kinds with pulse after the first. */
-static const struct load_kind *kind_row(size_t i)
-{
-    if (i == 1)
-        return &pulse_row;
-    i -= i > 1;
-    return i < LOAD_KIND_COUNT ? load_kinds[i] : NULL;
-}
-
-/* Appends to buf (NUL-terminated, len bytes) without overrunning it. */
-__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t len, const char *fmt,
-                                                         ...)
-{
-    size_t used = strnlen(buf, len);
-    if (used + 1 >= len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, len - used, fmt, ap);
-    va_end(ap);
-}
-
-void load_kind_names(char *buf, size_t len)
-{
-    buf[0] = '\0';
-    for (size_t i = 0; kind_row(i); i++)
-        append(buf, len, "%s%s", i ? ", " : "", kind_row(i)->usage);
-}
-
-void load_kinds_help(char *buf, size_t len)
-{
-    buf[0] = '\0';
-    for (size_t i = 0; kind_row(i); i++) {
-        const char *help = kind_row(i)->help;
-        append(buf, len, "  %-24s", kind_row(i)->usage);
-        for (const char *nl; (nl = strchr(help, '\n')) != NULL; help = nl + 1)
-            append(buf, len, "%.*s\n%26s", (int)(nl - help), help, "");
-        append(buf, len, "%s\n", help);
-    }
-}
-
-const char *load_kind_name(const struct load_spec *spec)
-{
-    return spec->kind->name;
-}
-
-bool load_is_external(const struct load_spec *spec)
-{
-    return spec->kind->external;
-}
-
-/* ---- parsing -------------------------------------------------------------- */
-
-/* Splits "a:b..." at the first ':' into head (copied) and the rest. */
-static const char *split_field(const char *text, char *head, size_t len)
-{
-    const char *colon = strchr(text, ':');
-    size_t n = colon ? (size_t)(colon - text) : strlen(text);
-    if (n >= len)
-        n = len - 1;
-    memcpy(head, text, n);
-    head[n] = '\0';
-    return colon ? colon + 1 : NULL;
-}
-
-static int parse_pulse(const char *args, struct load_spec *spec, const char **rest, char *why,
-                       size_t whylen)
-{
-    char on[64], off[64];
-    const char *why_dur = NULL;
-    const char *after_on = args ? split_field(args, on, sizeof(on)) : NULL;
-    if (!after_on) {
-        snprintf(why, whylen, "pulse needs ON and OFF durations (e.g. pulse:100ms:400ms)");
-        return -1;
-    }
-    *rest = split_field(after_on, off, sizeof(off));
-    if (parse_duration_bounded_ns(on, NS_PER_MS, &spec->on_ns, &why_dur) != 0 ||
-        parse_duration_bounded_ns(off, NS_PER_MS, &spec->off_ns, &why_dur) != 0) {
-        snprintf(why, whylen, "pulse ON/OFF: %s", why_dur);
-        return -1;
-    }
-    if (spec->on_ns <= 0 || spec->off_ns <= 0) {
-        snprintf(why, whylen, "pulse ON and OFF must both be greater than 0");
-        return -1;
-    }
-    return 0;
-}
-
-int load_parse(const char *text, const struct sysroot *sr, bool with_cpus, struct load_spec *out,
-               char *why, size_t whylen)
-{
-    memset(out, 0, sizeof(*out));
-    if (strlen(text) >= sizeof(out->text)) {
-        snprintf(why, whylen, "load description too long");
-        return -1;
-    }
-    snprintf(out->text, sizeof(out->text), "%s", text);
-    if (with_cpus) {
-        char *at = strrchr(out->text, '@');
-        if (at) {
-            const char *cpu_why = "empty CPU list";
-            if (cpulist_parse(at + 1, &out->cpus, &cpu_why) != 0 || out->cpus.count == 0) {
-                snprintf(why, whylen, "@%s: %s", at + 1, cpu_why);
-                return -1;
-            }
-            out->cpus_given = true;
-            *at = '\0';
-        }
-    }
-    const char *rest = out->text;
-    if (strncmp(out->text, "pulse:", 6) == 0 || strcmp(out->text, "pulse") == 0) {
-        const char *inner = NULL;
-        if (parse_pulse(out->text[5] ? out->text + 6 : NULL, out, &inner, why, whylen) != 0)
-            return -1;
-        rest = inner && *inner ? inner : load_kinds[0]->name;
-    }
-    char name[32];
-    const char *args = split_field(rest, name, sizeof(name));
-    for (size_t i = 0; i < LOAD_KIND_COUNT; i++) {
-        if (strcmp(load_kinds[i]->name, name) != 0)
-            continue;
-        out->kind = load_kinds[i];
-        const char *kind_why = NULL;
-        if (out->kind->parse(args, sr, out, &kind_why) != 0) {
-            snprintf(why, whylen, "%s", kind_why);
-            return -1;
-        }
-        return 0;
-    }
-    char names[256];
-    load_kind_names(names, sizeof(names));
-    snprintf(why, whylen, "unknown load kind '%s' (use %s)", name, names);
-    return -1;
-}
+#define SLEEP_SLICE_NS     (20 * NS_PER_MS)  /* how quickly a sleeping worker sees stop */
+#define KILL_GRACE_NS      (300 * NS_PER_MS) /* SIGTERM, then SIGKILL */
+#define START_PROBE_NS     NS_PER_S /* a cmd load's first start must survive min(ON, this) */
+#define MESSAGE_TAIL_CHARS 300      /* of a stderr tail in one message line */
+#define DRAIN_READS        16       /* 64 KiB per wake-up: a flood cannot hold the worker */
 
 /* ---- the runner ----------------------------------------------------------- */
 
 enum { GATE_WAIT, GATE_GO, GATE_ABORT };
+
+/* How a cmd load's first start went, as far as load_runner_check_start cares. */
+enum { FIRST_PENDING, FIRST_RUNNING, FIRST_FINISHED, FIRST_FAILED };
 
 struct load_worker {
     struct load_runner *lr;
@@ -201,6 +63,15 @@ struct load_worker {
     _Atomic int64_t cpu_base_ns; /* thread CPU time spent preparing, not counted */
     _Atomic int64_t end_wall_ns; /* when the worker ended */
     _Atomic uint64_t starts;     /* cmd: times the command was started */
+    _Atomic bool start_failed;   /* cmd: error holds why the command could not start */
+    /* cmd: how its starts ended, under outcome_lock */
+    pthread_mutex_t outcome_lock;
+    struct load_tail tail; /* the current start's stderr */
+    uint64_t failures, finished;
+    int first;
+    bool has_failure;
+    int fail_code, fail_status; /* waitid's si_code, si_status */
+    struct load_tail fail_tail;
 };
 
 struct load_runner {
@@ -233,14 +104,16 @@ static void sleep_until(struct load_runner *lr, int64_t t_ns)
 
 /* The command's CPUs: the cmd worker runs there too, but the child sets
  * them itself rather than rely on inheriting them. */
-static pid_t spawn_command(const struct load_spec *spec, const struct load_sched *sched)
+static pid_t spawn_command(const struct load_spec *spec, const struct load_sched *sched,
+                           int stderr_fd)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
     for (int i = 0; i < spec->cpus.count; i++)
         if (spec->cpus.cpu[i] < CPU_SETSIZE)
             CPU_SET(spec->cpus.cpu[i], &set);
-    struct load_spawn_attr attr = {.cpus = &set, .policy = sched->policy, .nice = sched->nice};
+    struct load_spawn_attr attr = {
+        .cpus = &set, .policy = sched->policy, .nice = sched->nice, .stderr_fd = stderr_fd};
     return load_spawn_shell(spec->command, &attr);
 }
 
@@ -309,6 +182,124 @@ static int apply_sched(const struct load_sched *sched, char *err, size_t errlen)
     return 0;
 }
 
+/* Reads what the command wrote to stderr, at most DRAIN_READS buffers;
+ * returns false at end of file (every writer is gone). */
+static bool drain_stderr(struct load_worker *w, int fd)
+{
+    char buf[4096];
+    for (int i = 0; i < DRAIN_READS; i++) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n == 0)
+            return false;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return true; /* EAGAIN: nothing more for now */
+        }
+        pthread_mutex_lock(&w->outcome_lock);
+        load_tail_append(&w->tail, buf, (size_t)n);
+        pthread_mutex_unlock(&w->outcome_lock);
+    }
+    return true;
+}
+
+/* Whether the shell has ended, without reaping it: as a zombie it keeps its
+ * pid, which is also the group's id, until kill_command reaps the group. */
+static bool leader_exited(pid_t pid, siginfo_t *si)
+{
+    memset(si, 0, sizeof(*si));
+    return waitid(P_PID, (id_t)pid, si, WEXITED | WNOHANG | WNOWAIT) == 0 && si->si_pid == pid;
+}
+
+/* si NULL: still running when we stopped it. */
+static void record_outcome(struct load_worker *w, const siginfo_t *si)
+{
+    enum load_exit how =
+        si ? load_exit_classify(si->si_code, si->si_status, false) : load_exit_classify(0, 0, true);
+    pthread_mutex_lock(&w->outcome_lock);
+    if (how == LOAD_EXIT_FAILED) {
+        w->failures++;
+        w->has_failure = true;
+        w->fail_code = si->si_code;
+        w->fail_status = si->si_status;
+        w->fail_tail = w->tail;
+    } else if (how == LOAD_EXIT_FINISHED) {
+        w->finished++;
+    }
+    if (w->first == FIRST_PENDING)
+        w->first = how == LOAD_EXIT_FAILED     ? FIRST_FAILED
+                   : how == LOAD_EXIT_FINISHED ? FIRST_FINISHED
+                                               : FIRST_RUNNING;
+    pthread_mutex_unlock(&w->outcome_lock);
+}
+
+/* Waits until `until` (or stop), draining the stderr pipe, and records the
+ * outcome as soon as the shell ends by itself; true if it did. */
+static bool watch_command(struct load_worker *w, pid_t pid, int fd, int64_t until)
+{
+    struct load_runner *lr = w->lr;
+    bool exited = false, open = true;
+    siginfo_t si;
+    for (;;) {
+        if (!exited && leader_exited(pid, &si)) {
+            if (open)
+                open = drain_stderr(w, fd);
+            record_outcome(w, &si);
+            exited = true;
+        }
+        int64_t now = monotonic_now_ns();
+        if (now >= until || atomic_load(&lr->stop))
+            return exited;
+        int64_t d = until - now < SLEEP_SLICE_NS ? until - now : SLEEP_SLICE_NS;
+        struct timespec ts = {(time_t)(d / NS_PER_S), (long)(d % NS_PER_S)};
+        struct pollfd pfd = {.fd = open ? fd : -1, .events = POLLIN};
+        if (ppoll(&pfd, 1, &ts, NULL) > 0 && open)
+            open = drain_stderr(w, fd);
+    }
+}
+
+/* One start of the command, from its ON phase's start to `until`; -1 when
+ * it cannot be started (w->error says why). */
+static int run_command_once(struct load_worker *w, const struct load_spec *spec, int64_t until)
+{
+    struct load_runner *lr = w->lr;
+    int fds[2];
+    pid_t pid = -1;
+    int spawn_errno = 0;
+    /* close-on-exec from the start: another cmd worker's child must not
+     * inherit this pipe (only this child gets it, as fd 2) */
+    if (pipe2(fds, O_CLOEXEC) == 0) {
+        fcntl(fds[0], F_SETFL, O_NONBLOCK);
+        pthread_mutex_lock(&w->outcome_lock);
+        w->tail.len = 0;
+        w->tail.text[0] = '\0';
+        pthread_mutex_unlock(&w->outcome_lock);
+        pid = spawn_command(spec, &lr->sched, fds[1]);
+        spawn_errno = errno;
+        close(fds[1]);
+        if (pid < 0)
+            close(fds[0]);
+    } else {
+        spawn_errno = errno;
+    }
+    if (pid < 0) {
+        snprintf(w->error, sizeof(w->error), "cannot start '%s': %s", spec->command,
+                 strerror(spawn_errno));
+        atomic_store(&w->start_failed, true);
+        return -1;
+    }
+    atomic_fetch_add(&w->starts, 1);
+    if (!watch_command(w, pid, fds[0], until)) {
+        siginfo_t si;
+        bool exited = leader_exited(pid, &si); /* it may have ended just now */
+        drain_stderr(w, fds[0]);
+        record_outcome(w, exited ? &si : NULL);
+    }
+    atomic_fetch_add(&w->cpu_ns, kill_command(pid));
+    close(fds[0]);
+    return 0;
+}
+
 /* ON phases start at start + k * (ON + OFF), added up one period at a time
  * (exact integers: no drift) and saturating, so that no duration can wrap
  * a deadline around; INT64_MAX is "never". */
@@ -327,15 +318,8 @@ static void run_phases(struct load_worker *w, const struct load_spec *spec)
         if (atomic_load(&lr->stop))
             break;
         if (spec->kind->external) {
-            pid_t pid = spawn_command(spec, &lr->sched);
-            if (pid < 0) {
-                snprintf(w->error, sizeof(w->error), "cannot start '%s': %s", spec->command,
-                         strerror(errno));
+            if (run_command_once(w, spec, on_end) != 0)
                 break;
-            }
-            atomic_fetch_add(&w->starts, 1);
-            sleep_until(lr, on_end);
-            atomic_fetch_add(&w->cpu_ns, kill_command(pid));
         } else {
             spec->kind->burn(w->state, on_end, &lr->stop);
         }
@@ -457,6 +441,7 @@ struct load_runner *load_runner_start(const struct load_spec *specs, int nspecs,
             w->lr = lr;
             w->spec_index = i;
             w->cpu = specs[i].kind->external ? -1 : specs[i].cpus.cpu[c];
+            pthread_mutex_init(&w->outcome_lock, NULL);
         }
     }
     int failed = -1;
@@ -545,8 +530,116 @@ void load_runner_destroy(struct load_runner *lr)
         join_workers(lr);
         pthread_mutex_destroy(&lr->gate_lock);
         pthread_cond_destroy(&lr->gate_cond);
+        for (int i = 0; i < lr->nworkers; i++)
+            pthread_mutex_destroy(&lr->workers[i].outcome_lock);
     }
     free(lr->workers);
     free(lr->specs);
     free(lr);
+}
+
+/* ---- how a command's starts ended --------------------------------------- */
+
+static const struct load_worker *cmd_worker(const struct load_runner *lr, int i)
+{
+    for (int k = 0; k < lr->nworkers; k++)
+        if (lr->workers[k].spec_index == i && lr->workers[k].cpu < 0)
+            return &lr->workers[k];
+    return NULL;
+}
+
+bool load_runner_cmd_report(const struct load_runner *lr, int i, struct load_cmd_report *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct load_worker *w = (struct load_worker *)cmd_worker(lr, i);
+    if (!w)
+        return false;
+    out->starts = atomic_load(&w->starts);
+    pthread_mutex_lock(&w->outcome_lock);
+    out->failures = w->failures;
+    out->finished = w->finished;
+    out->has_failure = w->has_failure;
+    out->exit_status = w->fail_code == CLD_EXITED ? w->fail_status : -1;
+    out->signal = w->fail_code == CLD_EXITED ? 0 : w->fail_status;
+    out->fail_code = w->fail_code;
+    out->stderr_tail = w->fail_tail;
+    pthread_mutex_unlock(&w->outcome_lock);
+    if (atomic_load(&w->start_failed))
+        snprintf(out->start_error, sizeof(out->start_error), "%s", w->error);
+    return true;
+}
+
+/* "TAIL (exit status 3)", or "exit status 3, nothing on stderr". */
+static void describe_failure(const struct load_cmd_report *r, char *buf, size_t len)
+{
+    char how[96], tail[LOAD_TAIL_BYTES + 1];
+    load_exit_describe(r->fail_code, r->exit_status >= 0 ? r->exit_status : r->signal, how,
+                       sizeof(how));
+    load_tail_line(&r->stderr_tail, tail, sizeof(tail));
+    size_t n = strlen(tail); /* a message keeps the end, where the error usually is */
+    const char *shown = n > MESSAGE_TAIL_CHARS ? tail + n - MESSAGE_TAIL_CHARS : tail;
+    if (tail[0])
+        snprintf(buf, len, "%s%s (%s)", shown == tail ? "" : "...", shown, how);
+    else
+        snprintf(buf, len, "%s, nothing on stderr", how);
+}
+
+int load_runner_check_start(const struct load_runner *lr, int *which, char *err, size_t errlen)
+{
+    for (;;) {
+        bool all_known = true;
+        int64_t now = monotonic_now_ns();
+        for (int k = 0; k < lr->nworkers; k++) {
+            struct load_worker *w = &lr->workers[k];
+            const struct load_spec *spec = &lr->specs[w->spec_index];
+            if (w->cpu >= 0)
+                continue;
+            struct load_cmd_report r;
+            load_runner_cmd_report(lr, w->spec_index, &r);
+            pthread_mutex_lock(&w->outcome_lock);
+            int first = w->first;
+            pthread_mutex_unlock(&w->outcome_lock);
+            if (r.start_error[0] || first == FIRST_FAILED) {
+                *which = w->spec_index;
+                if (r.start_error[0]) {
+                    snprintf(err, errlen, "%s", r.start_error);
+                } else {
+                    char why[LOAD_TAIL_BYTES + 128];
+                    describe_failure(&r, why, sizeof(why));
+                    snprintf(err, errlen, "the command failed: %s", why);
+                }
+                return -1;
+            }
+            int64_t probe_ns =
+                spec->on_ns > 0 && spec->on_ns < START_PROBE_NS ? spec->on_ns : START_PROBE_NS;
+            if (first == FIRST_PENDING && !atomic_load(&w->done) && now < lr->start_ns + probe_ns)
+                all_known = false;
+        }
+        if (all_known)
+            return 0;
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+bool load_runner_failure_summary(const struct load_runner *lr, int i, char *buf, size_t len)
+{
+    struct load_cmd_report r;
+    buf[0] = '\0';
+    if (!load_runner_cmd_report(lr, i, &r))
+        return false;
+    if (r.failures > 0) {
+        char why[LOAD_TAIL_BYTES + 128];
+        describe_failure(&r, why, sizeof(why));
+        text_append(buf, len, "%llu of %llu starts failed, the last one: %s",
+                    (unsigned long long)r.failures, (unsigned long long)r.starts, why);
+    }
+    if (r.start_error[0])
+        text_append(buf, len, "%sthe command stopped being started: %s", buf[0] ? "; " : "",
+                    r.start_error);
+    if (lr->specs[i].on_ns == 0 && r.finished > 0)
+        text_append(buf, len,
+                    "%sthe command finished by itself (exit status 0) before the load's end",
+                    buf[0] ? "; " : "");
+    return buf[0] != '\0';
 }

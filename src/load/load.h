@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "load/load_exit.h"
 #include "sys/cpulist.h"
 #include "sys/sysroot.h"
 
@@ -81,5 +82,32 @@ struct load_duty {
 int load_runner_duty(const struct load_runner *lr, int i, struct load_duty *out, int max,
                      uint64_t *starts);
 void load_runner_destroy(struct load_runner *lr);
+
+/* How the starts of cmd load i ended so far (false: load i is no cmd load).
+ * A start fails when the shell exits non-zero or dies of a signal before
+ * our own OFF-phase (or final) SIGTERM/SIGKILL; exit 0 before that is
+ * "finished". */
+struct load_cmd_report {
+    uint64_t starts, failures, finished;
+    bool has_failure;             /* the last failure: */
+    int exit_status;              /* -1 when killed by a signal */
+    int signal;                   /* 0 when it exited */
+    int fail_code;                /* waitid's si_code */
+    struct load_tail stderr_tail; /* the end of its stderr */
+    char start_error[512];        /* the command could no longer be started */
+};
+bool load_runner_cmd_report(const struct load_runner *lr, int i, struct load_cmd_report *out);
+
+/* Waits until every cmd load's first start has either run for min(ON, 1 s)
+ * (1 s for a continuous one), been stopped by its OFF phase, or ended by
+ * itself. Returns 0, or -1 when one could not be started or failed, with
+ * its index in which and "the command failed: STDERR TAIL (exit status N)"
+ * in err. Call right after load_runner_start, before measuring. */
+int load_runner_check_start(const struct load_runner *lr, int *which, char *err, size_t errlen);
+
+/* The warning to print at the end for load i (failed starts, a command that
+ * could no longer be started, a continuous command that finished early):
+ * true and the text in buf, or false when there is nothing to say. */
+bool load_runner_failure_summary(const struct load_runner *lr, int i, char *buf, size_t len);
 
 #endif

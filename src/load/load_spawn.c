@@ -12,6 +12,7 @@
 #include "load/load_spawn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdalign.h>
@@ -72,6 +73,13 @@ SPAWN_CHILD_CODE static int spawn_child_main(void *arg)
     if (sched_setaffinity(0, sizeof(*a->cpus), a->cpus) != 0 ||
         sched_setscheduler(0, a->policy, &sp) != 0 || setpriority(PRIO_PROCESS, 0, a->nice) != 0)
         spawn_fail(c);
+    if (a->stderr_fd >= 0) {
+        /* dup2 clears close-on-exec on fd 2; when the pipe already is fd 2,
+         * clear it by hand */
+        if (a->stderr_fd == STDERR_FILENO ? fcntl(STDERR_FILENO, F_SETFD, 0) != 0
+                                          : dup2(a->stderr_fd, STDERR_FILENO) < 0)
+            spawn_fail(c);
+    }
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);

@@ -15,13 +15,14 @@ struct load_spawn_attr {
     const cpu_set_t *cpus; /* affinity */
     int policy;            /* SCHED_OTHER, SCHED_BATCH or SCHED_IDLE; priority 0 */
     int nice;
+    int stderr_fd; /* becomes the command's stderr; -1: jitterlab's own */
 };
 
 /* Runs "/bin/sh -c command" as the leader of a new process group, on
  * attr->cpus, with attr's policy and nice value, every signal at its default
  * action and none blocked, and SIGKILL when the calling thread dies
- * (PR_SET_PDEATHSIG). Returns once the child has called exec: its pid, or
- * -1 with errno set (also when exec failed; the child is reaped then). */
+ * (PR_SET_PDEATHSIG), and attr->stderr_fd (when >= 0) as its stderr. Returns once the child has
+ * called exec: its pid, or -1 with errno set (also when exec failed; the child is reaped then). */
 pid_t load_spawn_shell(const char *command, const struct load_spawn_attr *attr);
 
 #endif

@@ -4,8 +4,9 @@
 # the kernel's, via wait4), loads only on the CPUs asked for and never
 # real-time, a pulsed command started and stopped the expected number of
 # times (without a page fault in the measured thread), no child left after
-# SIGTERM or SIGKILL of jitterlab, the load in the run result, and bad load
-# specs refused with exit 2. About 25 s.
+# SIGTERM or SIGKILL of jitterlab, the load in the run result, a command
+# that fails (at once: exit 2 before measuring; later: counted and warned
+# about), and bad load specs refused with exit 2. About 27 s.
 . "$(dirname "$0")/lib.sh"
 
 # --- pulse:50ms:50ms for 3 s uses 40-60% of one CPU ------------------------
@@ -137,6 +138,37 @@ t("@CPUS taken", 'ls[1]["spec"] == "cache:4MiB" and ls[1]["cpus"] == [0] and ls[
 t("duty per load CPU recorded", 'all(len(l["duty"]) == 1 and l["duty"][0]["cpu"] == 0 and 0 < l["duty"][0]["duty"] <= 1 for l in ls)')
 t("the pulse got at most its ON share", 'ls[0]["duty"][0]["duty"] <= 0.6')
 t("the measurement ran as usual", 'abs(d["all"]["samples"] + d["all"]["missed"] - 2000) <= 20')
+EOF
+
+# --- a failing command -------------------------------------------------------
+# One that fails in its first ON phase ends the run before it measures (exit
+# 2, with the command's own stderr, nothing written); one that fails later
+# is counted in the result and warned about, and the run goes on.
+BAD_SUBCOMMAND=run
+bad "run --load cmd:nonexistent" '^jitterlab: --load cmd:nonexistent-jl-cmd: the command failed: .*nonexistent-jl-cmd.*not found.*exit status 127' -a 1 -D 1 --json @OUT@ --load cmd:nonexistent-jl-cmd@0
+bad "run --load cmd that exits 3" '^jitterlab: --load cmd:sh -c "echo oops >&2; exit 3": the command failed: oops \(exit status 3\)' -a 1 -D 1 --json @OUT@ --load 'cmd:sh -c "echo oops >&2; exit 3"@0'
+BAD_SUBCOMMAND=load
+bad "load pulse:...:cmd:nonexistent" '^jitterlab: load pulse:100ms:100ms:cmd:nonexistent-jl-cmd: the command failed: .*not found' -a 0 -D 1 --json @OUT@ pulse:100ms:100ms:cmd:nonexistent-jl-cmd
+FLAG=$T/flag
+J=$T/fails.json
+(sleep 0.6; : >"$FLAG") &
+"$JL" run -a 1 -D 1.5 -q --load "pulse:200ms:200ms:cmd:test -e $FLAG && { echo flagged >&2; exit 4; }; exec sleep 10@0" \
+    --json "$J" 2>"$T/err"
+rc_is "run with a command that fails after its first start exits 0" 0 $?
+if grep -Eq '^jitterlab: load pulse:200ms:200ms:cmd:.*: [0-9]+ of [0-9]+ starts failed, the last one: flagged \(exit status 4\)' "$T/err"; then
+    ok "the failed starts are warned about"
+else
+    not_ok "the failed starts are warned about" "stderr: $(head -3 "$T/err")"
+fi
+pyt "$J" <<'EOF'
+l = d["config"]["load"][0]
+note("starts %s, failures %s, last failure %s" % (l["starts"], l["failures"], l["last_failure"]))
+t("failures counted, the first start not among them", '0 < l["failures"] < l["starts"]', '(l["failures"], l["starts"])')
+t("last_failure: exit status and stderr tail", 'l["last_failure"] == {"exit_status": 4, "signal": None, "stderr_tail": "flagged\\n"}', 'l["last_failure"]')
+EOF
+pyt "$T/cmd.json" <<'EOF'
+l = d["loads"][0]
+t("a pulsed command killed at every OFF has no failure", 'l["failures"] == 0 and l["last_failure"] is None and l["finished"] == 0', 'l')
 EOF
 
 # --- bad specs ---------------------------------------------------------------

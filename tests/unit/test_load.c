@@ -3,7 +3,9 @@
  * suffix of run --load, default buffer sizes from sysfs cache information,
  * and the reasons given for bad specs. Starting a cmd load's shell: what the
  * child is (group, CPUs, policy, nice, signals) and that the parent's pages
- * are left alone.
+ * are left alone. How a command's starts end: the bounded stderr tail, the
+ * exit status classes (our own OFF-phase kill is no failure), and the
+ * first-start check that fails a run before it measures.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,11 +15,13 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "load/load.h"
 #include "load/load_spawn.h"
@@ -152,7 +156,8 @@ static void test_load_spawn_child_leads_its_group_on_its_cpus(void **state)
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
     CPU_SET(0, &cpus);
-    struct load_spawn_attr attr = {.cpus = &cpus, .policy = SCHED_BATCH, .nice = 7};
+    struct load_spawn_attr attr = {
+        .cpus = &cpus, .policy = SCHED_BATCH, .nice = 7, .stderr_fd = -1};
     pid_t pid = load_spawn_shell("exec sleep 30", &attr);
     assert_true(pid > 0);
     /* Returned after exec: everything below was set up before it. */
@@ -198,7 +203,8 @@ static void test_load_spawn_child_blocks_and_ignores_no_stop_signal(void **state
     snprintf(cmd, sizeof cmd, "exec grep -E '^Sig(Blk|Ign)' /proc/self/status > %s/sig", root);
     cpu_set_t cpus;
     sched_getaffinity(0, sizeof(cpus), &cpus);
-    struct load_spawn_attr attr = {.cpus = &cpus, .policy = SCHED_OTHER, .nice = 0};
+    struct load_spawn_attr attr = {
+        .cpus = &cpus, .policy = SCHED_OTHER, .nice = 0, .stderr_fd = -1};
     pid_t pid = load_spawn_shell(cmd, &attr);
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     sigaction(SIGUSR1, &old_usr1, NULL);
@@ -244,6 +250,129 @@ static void test_load_runner_saturates_huge_durations(void **state)
     assert_false(finished_early);
 }
 
+/* A chatty command costs a bounded buffer that keeps the end. */
+static void test_load_stderr_tail_keeps_the_last_bytes(void **state)
+{
+    (void)state;
+    struct load_tail t = {0};
+    load_tail_append(&t, "hello ", 6);
+    load_tail_append(&t, "world\n", 6);
+    assert_string_equal(t.text, "hello world\n");
+    char big[3 * LOAD_TAIL_BYTES];
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (char)('a' + i % 26);
+    for (int k = 0; k < 5; k++)
+        load_tail_append(&t, big, 100);
+    load_tail_append(&t, "END", 3);
+    assert_int_equal(t.len, LOAD_TAIL_BYTES);
+    assert_int_equal(strlen(t.text), LOAD_TAIL_BYTES);
+    assert_memory_equal(t.text + LOAD_TAIL_BYTES - 3, "END", 3);
+    load_tail_append(&t, big, sizeof big); /* more than the tail at once */
+    assert_int_equal(t.len, LOAD_TAIL_BYTES);
+    assert_memory_equal(t.text, big + sizeof big - LOAD_TAIL_BYTES, LOAD_TAIL_BYTES);
+    char line[64];
+    struct load_tail two = {0};
+    load_tail_append(&two, "sh: 1: x: not found\nbye\t\x01\n\n", 26);
+    load_tail_line(&two, line, sizeof line);
+    assert_string_equal(line, "sh: 1: x: not found; bye\t?");
+}
+
+static void test_load_exit_classification(void **state)
+{
+    (void)state;
+    /* our own OFF-phase SIGTERM/SIGKILL ends every pulsed start */
+    assert_int_equal(load_exit_classify(CLD_KILLED, SIGKILL, true), LOAD_EXIT_STOPPED);
+    assert_int_equal(load_exit_classify(CLD_KILLED, SIGTERM, true), LOAD_EXIT_STOPPED);
+    assert_int_equal(load_exit_classify(CLD_EXITED, 0, false), LOAD_EXIT_FINISHED);
+    assert_int_equal(load_exit_classify(CLD_EXITED, 127, false), LOAD_EXIT_FAILED);
+    assert_int_equal(load_exit_classify(CLD_EXITED, 3, false), LOAD_EXIT_FAILED);
+    assert_int_equal(load_exit_classify(CLD_KILLED, SIGTERM, false), LOAD_EXIT_FAILED);
+    assert_int_equal(load_exit_classify(CLD_DUMPED, SIGSEGV, false), LOAD_EXIT_FAILED);
+    char how[96];
+    load_exit_describe(CLD_EXITED, 3, how, sizeof how);
+    assert_string_equal(how, "exit status 3");
+    load_exit_describe(CLD_KILLED, SIGKILL, how, sizeof how);
+    assert_string_equal(how, "killed by signal 9 (Killed)");
+}
+
+static struct load_runner *start_cmd(const char *text, int64_t duration_ns)
+{
+    struct load_spec spec = parse_ok(text, false);
+    spec.cpus.count = 1;
+    spec.cpus.cpu[0] = sched_getcpu();
+    struct load_sched sched = {.policy = SCHED_OTHER, .nice = 0};
+    char err[256] = "";
+    struct load_runner *lr = load_runner_start(&spec, 1, &sched, duration_ns, err, sizeof err);
+    if (!lr)
+        fail_msg("load_runner_start %s: %s", text, err);
+    return lr;
+}
+
+/* A start that fails in its first ON phase is an error with its stderr. */
+static void test_load_check_start_fails_with_the_commands_stderr(void **state)
+{
+    (void)state;
+    struct load_runner *lr = start_cmd("cmd:echo oops >&2; exit 3", 0);
+    char err[600] = "";
+    int which = -1;
+    assert_int_equal(load_runner_check_start(lr, &which, err, sizeof err), -1);
+    assert_int_equal(which, 0);
+    assert_string_equal(err, "the command failed: oops (exit status 3)");
+    load_runner_stop(lr);
+    struct load_cmd_report r;
+    assert_true(load_runner_cmd_report(lr, 0, &r));
+    assert_int_equal(r.starts, 1);
+    assert_int_equal(r.failures, 1);
+    assert_int_equal(r.exit_status, 3);
+    assert_string_equal(r.stderr_tail.text, "oops\n");
+    load_runner_destroy(lr);
+}
+
+/* Every pulsed start ends by our SIGTERM at OFF: no failure, nothing to
+ * warn about; a start that fails later is counted and warned about. */
+static void test_load_own_off_phase_kill_is_no_failure(void **state)
+{
+    (void)state;
+    struct load_runner *lr = start_cmd("pulse:40ms:40ms:cmd:exec sleep 10", 300 * 1000 * 1000);
+    char err[600] = "";
+    int which = -1;
+    assert_int_equal(load_runner_check_start(lr, &which, err, sizeof err), 0);
+    while (!load_runner_finished(lr)) {
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    load_runner_stop(lr);
+    struct load_cmd_report r;
+    assert_true(load_runner_cmd_report(lr, 0, &r));
+    assert_true(r.starts >= 3);
+    assert_int_equal(r.failures, 0);
+    assert_false(r.has_failure);
+    assert_false(load_runner_failure_summary(lr, 0, err, sizeof err));
+    load_runner_destroy(lr);
+
+    /* the first start runs until our kill, the next ones fail */
+    char flag[64];
+    snprintf(flag, sizeof flag, "/tmp/jl-test-load-%d", (int)getpid());
+    unlink(flag);
+    lr = start_cmd("pulse:40ms:40ms:cmd:f=/tmp/jl-test-load-$PPID; [ -e $f ] && "
+                   "{ echo again >&2; exit 5; }; : >$f; exec sleep 10",
+                   300 * 1000 * 1000);
+    assert_int_equal(load_runner_check_start(lr, &which, err, sizeof err), 0);
+    while (!load_runner_finished(lr)) {
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    load_runner_stop(lr);
+    unlink(flag);
+    assert_true(load_runner_cmd_report(lr, 0, &r));
+    assert_true(r.starts >= 3);
+    assert_int_equal(r.failures, r.starts - 1);
+    assert_int_equal(r.exit_status, 5);
+    assert_true(load_runner_failure_summary(lr, 0, err, sizeof err));
+    assert_non_null(strstr(err, "starts failed, the last one: again (exit status 5)"));
+    load_runner_destroy(lr);
+}
+
 /* valgrind runs vfork-like clones as fork, and counts its own faults
  * (under_valgrind() is in test_fixture.h). */
 static long minor_faults_of_this_thread(void)
@@ -268,7 +397,8 @@ static void test_load_spawn_leaves_the_parents_pages_alone(void **state)
     memset(buf, 1, len);
     cpu_set_t cpus;
     sched_getaffinity(0, sizeof(cpus), &cpus);
-    struct load_spawn_attr attr = {.cpus = &cpus, .policy = SCHED_OTHER, .nice = 0};
+    struct load_spawn_attr attr = {
+        .cpus = &cpus, .policy = SCHED_OTHER, .nice = 0, .stderr_fd = -1};
     pid_t pid = load_spawn_shell("exit 3", &attr);
     assert_true(pid > 0);
     int status;
@@ -292,6 +422,10 @@ int main(void)
         cmocka_unit_test(test_load_at_cpus_only_with_run_syntax),
         cmocka_unit_test(test_load_bad_specs_say_why),
         cmocka_unit_test(test_load_runner_saturates_huge_durations),
+        cmocka_unit_test(test_load_stderr_tail_keeps_the_last_bytes),
+        cmocka_unit_test(test_load_exit_classification),
+        cmocka_unit_test(test_load_check_start_fails_with_the_commands_stderr),
+        cmocka_unit_test(test_load_own_off_phase_kill_is_no_failure),
         cmocka_unit_test(test_load_spawn_child_leads_its_group_on_its_cpus),
         cmocka_unit_test_setup_teardown(test_load_spawn_child_blocks_and_ignores_no_stop_signal,
                                         temp_tree_setup, temp_tree_teardown),
