@@ -289,6 +289,9 @@ static json_t *json_interval(const struct interval_stats *iv, bool with_toleranc
     json_object_set_new(o, "min_ns", json_int_or_null(any, iv->latency.min));
     json_object_set_new(o, "mean_ns", json_int_or_null(any, (int64_t)llround(iv->latency.mean)));
     json_object_set_new(o, "max_ns", json_int_or_null(any, iv->latency.max));
+    /* the same shape as period_ns, error_ns and exec_ns (preferred over the
+     * flat min_ns/mean_ns/max_ns, which stay for older readers) */
+    json_object_set_new(o, "latency_ns", json_running(&iv->latency));
     json_object_set_new(o, "period_ns", json_running(&iv->period));
     json_object_set_new(o, "over_tolerance",
                         json_int_or_null(with_tolerance, (int64_t)iv->over_tolerance));
