@@ -168,13 +168,6 @@ static int write_json(const struct stat_params *p, const struct system_info *si,
     return rc;
 }
 
-/* Sleeps until the absolute CLOCK_MONOTONIC time t_ns (or a signal). */
-static void sleep_until(int64_t t_ns)
-{
-    struct timespec ts = {(time_t)(t_ns / NS_PER_S), (long)(t_ns % NS_PER_S)};
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-}
-
 int cmd_stat(int argc, char **argv)
 {
     static struct stat_params p;
@@ -243,7 +236,7 @@ int cmd_stat(int argc, char **argv)
         int64_t wake = next < end ? next : end;
         if (wake > now + POLL_NS)
             wake = now + POLL_NS;
-        sleep_until(wake);
+        sleep_until_ns(wake);
         telemetry_poll(t);
         now = monotonic_now_ns();
         interrupted = stop_requested();

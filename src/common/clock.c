@@ -17,3 +17,9 @@ void rfc3339_now(char *buf, size_t len)
     strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(buf, len, "%s.%03dZ", base, (int)(tv.tv_usec / 1000));
 }
+
+void sleep_until_ns(int64_t t_ns)
+{
+    struct timespec ts = {(time_t)(t_ns / 1000000000), (long)(t_ns % 1000000000)};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}

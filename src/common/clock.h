@@ -25,6 +25,10 @@ static inline int64_t deadline_after_ns(int64_t t_ns, int64_t d_ns)
     return d_ns > INT64_MAX - t_ns ? INT64_MAX : t_ns + d_ns;
 }
 
+/* Sleeps until the absolute CLOCK_MONOTONIC time t_ns, or until a signal
+ * handler runs (then earlier: callers look at their stop flags). */
+void sleep_until_ns(int64_t t_ns);
+
 /* Now as RFC 3339 UTC with milliseconds, e.g. "2026-11-29T22:26:27.123Z". */
 void rfc3339_now(char *buf, size_t len);
 

@@ -226,13 +226,6 @@ static bool slice_at(const struct schedule *s, int64_t start, int64_t now, int64
     return *next < end || now < *spin_end;
 }
 
-static void sleep_until(int64_t t_ns)
-{
-    struct timespec ts = {(time_t)(t_ns / 1000000000), (long)(t_ns % 1000000000)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
-}
-
 static uint64_t ticks_until(const struct timebase *tb, int64_t now_ns, int64_t until_ns)
 {
     return timebase_ticks(tb) + timebase_ticks_of_ns(tb, until_ns - now_ns);
@@ -289,7 +282,7 @@ static void warp_body(void *arg, int index)
             warp_spin(w, &c, &handoffs, &mine, ticks_until(w->tb, now, spin_end));
         if (next >= start + w->sched.length_ns)
             break;
-        sleep_until(next);
+        sleep_until_ns(next);
     }
     w->slot[index].count = c;
     w->slot[index].handoffs = handoffs;
@@ -446,7 +439,7 @@ static void offset_body(void *arg, int index)
             break;
         if (next >= start + o->sched.length_ns)
             break;
-        sleep_until(next);
+        sleep_until_ns(next);
     }
     if (index == 0)
         atomic_store_explicit(&o->done, true, memory_order_release);
@@ -527,7 +520,7 @@ static void rate_body(void *arg, int index)
     int64_t e0 = raw_pair(50, &m0, &t0);
     int64_t end = monotonic_now_ns() + TSC_RATE_INTERVAL_NS;
     for (int64_t now = monotonic_now_ns(); now < end && !stop_requested(); now = monotonic_now_ns())
-        sleep_until(now + 10 * 1000 * 1000LL < end ? now + 10 * 1000 * 1000LL : end);
+        sleep_until_ns(now + 10 * 1000 * 1000LL < end ? now + 10 * 1000 * 1000LL : end);
     int64_t e1 = raw_pair(50, &m1, &t1);
     struct tsc_rate *out = &rr->out[index];
     int64_t dt = m1 - m0;

@@ -168,13 +168,6 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
     return 0;
 }
 
-/* Sleeps until the absolute CLOCK_MONOTONIC time t_ns (or a signal). */
-static void sleep_until(int64_t t_ns)
-{
-    struct timespec ts = {(time_t)(t_ns / NS_PER_S), (long)(t_ns % NS_PER_S)};
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-}
-
 void collector_run(struct collector *c, bool *interrupted)
 {
     const struct engine_config *run = engine_config(c->eng);
@@ -184,7 +177,7 @@ void collector_run(struct collector *c, bool *interrupted)
     int64_t next_tick = tick_period > 0 ? start + tick_period : INT64_MAX;
     while (!engine_finished(c->eng)) {
         int64_t wake = monotonic_now_ns() + COLLECTOR_PERIOD_NS;
-        sleep_until(wake < next_tick ? wake : next_tick);
+        sleep_until_ns(wake < next_tick ? wake : next_tick);
         if (stop_requested()) {
             /* engine_join repeats the wake-up until every thread has ended;
              * collector_finish drains what they recorded meanwhile. */
