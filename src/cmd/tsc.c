@@ -115,7 +115,7 @@ static json_t *json_config(const struct tsc_params *p)
     json_object_set_new(c, "cpus", cpus);
     json_object_set_new(c, "reference_cpu", json_integer(p->common.cpus.cpu[0]));
     json_object_set_new(c, "duration_ns", json_integer((json_int_t)p->duration_ns));
-    json_object_set_new(c, "policy", json_string(p->sched.fifo ? "fifo" : "other"));
+    json_object_set_new(c, "policy", json_string(cli_sched_policy(&p->sched)));
     json_object_set_new(c, "priority", json_integer(p->sched.priority));
     json_object_set_new(c, "sysroot",
                         p->common.sysroot_dir && p->common.sysroot_dir[0]
@@ -147,8 +147,7 @@ static int write_json(const struct tsc_params *p, const struct system_info *si, 
     json_object_set_new(doc, "interrupted", json_boolean(o->r->interrupted));
     json_object_set_new(doc, "system", json_system_info(si));
     json_object_set_new(doc, "config", json_config(p));
-    json_object_set_new(doc, "clock", json_string(timebase_name(o->tb)));
-    json_object_set_new(doc, "tsc_hz", o->tb->tsc ? json_real(o->tb->hz) : json_null());
+    json_timebase_fields(doc, o->tb);
     json_object_set_new(doc, "realtime", json_boolean(o->r->realtime));
     json_tsc_figures(doc, o->st, o->r, o->v);
     int rc = json_write_file(doc, p->common.json_path);

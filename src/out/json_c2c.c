@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "out/json_result.h"
 #include "sys/read_notes.h"
 
 static json_t *ns_or_null(double ns)
@@ -124,9 +125,7 @@ void json_c2c_fill(json_t *doc, const struct c2c_result *r)
 {
     const struct timebase *tb = r->cfg->tb;
     json_object_set_new(doc, "config", config(r));
-    json_object_set_new(doc, "clock", json_string(timebase_name(tb)));
-    json_object_set_new(doc, "tsc_hz",
-                        tb->tsc ? json_integer((json_int_t)llround(tb->hz)) : json_null());
+    json_timebase_fields(doc, tb);
     json_object_set_new(doc, "realtime", json_boolean(r->rep.realtime));
     json_object_set_new(doc, "interrupted", json_boolean(r->rep.interrupted));
     json_object_set_new(doc, "duration_s", json_real(round(r->duration_s * 1000) / 1000));

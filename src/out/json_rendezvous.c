@@ -90,9 +90,7 @@ json_t *json_rendezvous_document(const struct rendezvous_report *rep)
     json_object_set_new(config, "master_cpu", json_integer(rep->cpus[0]));
     json_object_set_new(config, "deadline_ns", json_integer((json_int_t)rep->deadline_ns));
     json_object_set_new(doc, "config", config);
-    json_object_set_new(doc, "clock", json_string(timebase_name(rep->tb)));
-    json_object_set_new(
-        doc, "tsc_hz", rep->tb->tsc ? json_integer((json_int_t)llround(rep->tb->hz)) : json_null());
+    json_timebase_fields(doc, rep->tb);
     json_object_set_new(doc, "realtime", json_boolean(rep->realtime));
     json_object_set_new(doc, "ratio_ci",
                         json_pack("{s:s,s:f,s:i,s:I}", "method", "bootstrap-percentile", "level",

@@ -16,6 +16,7 @@
 #include "engine/counters.h"
 #include "engine/workload.h"
 #include "common/atomic_file.h"
+#include "crosscpu/timebase.h"
 #include "out/json_inspect.h"
 #include "out/json_load.h"
 #include "out/json_telemetry.h"
@@ -527,6 +528,13 @@ json_t *json_run_result(const struct run_report *rep)
     if (rep->explain_method)
         json_explain(doc, rep, rep->start_ns);
     return doc;
+}
+
+void json_timebase_fields(json_t *doc, const struct timebase *tb)
+{
+    json_object_set_new(doc, "clock", json_string(timebase_name(tb)));
+    json_object_set_new(doc, "tsc_hz",
+                        tb->tsc ? json_integer((json_int_t)llround(tb->hz)) : json_null());
 }
 
 /* The end of the array that opens at text[i] when it holds only scalars

@@ -26,6 +26,10 @@ json_t *json_system_info(const struct system_info *si);
 json_t *json_document_new(const char *kind, const char *version, int argc, char **argv,
                           const char *started_at);
 json_t *json_run_result(const struct run_report *rep);
+struct timebase;
+/* "clock" ("tsc" or "monotonic") and "tsc_hz" (whole Hz; null with
+ * monotonic) of the cross-CPU documents, set on doc. */
+void json_timebase_fields(json_t *doc, const struct timebase *tb);
 /* Writes a document atomically (pretty, keys in insertion order, every
  * array of scalars on one line). 0 or -1 (errno). */
 int json_write_file(json_t *doc, const char *path);
