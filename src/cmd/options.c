@@ -227,6 +227,15 @@ const char *cli_sched_policy(const struct cli_sched *s)
     return s->fifo ? "fifo" : "other";
 }
 
+void cli_sched_notice(const char *subcommand, const struct cli_sched *s, bool realtime, bool quiet)
+{
+    if (s->fifo && !realtime && !quiet)
+        fprintf(stderr,
+                "jitterlab: %s: SCHED_FIFO is not permitted; measured at SCHED_OTHER "
+                "(\"realtime\": false)\n",
+                subcommand);
+}
+
 /* The directory of path into dir ("." for a bare name, "/" at the root);
  * returns the name after it. */
 static const char *dir_and_name(const char *path, char *dir, size_t len)

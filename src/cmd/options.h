@@ -86,6 +86,9 @@ int cli_sched_option(struct cli_sched *s, int c, const char *arg);
 int cli_sched_finish(struct cli_sched *s);
 /* "fifo" or "other". */
 const char *cli_sched_policy(const struct cli_sched *s);
+/* The one notice after a measurement that asked for SCHED_FIFO and ran at
+ * SCHED_OTHER (realtime false); nothing with quiet. */
+void cli_sched_notice(const char *subcommand, const struct cli_sched *s, bool realtime, bool quiet);
 
 /* What the common options set. cpus is empty unless --cpus was given;
  * sysroot_dir falls back to $JITTERLAB_SYSROOT. */

@@ -275,9 +275,7 @@ int cmd_rendezvous(int argc, char **argv)
         return EXIT_RUNTIME;
     }
     double duration_s = (double)(monotonic_now_ns() - t0) / 1e9;
-    if (p.sched.fifo && !res.realtime && !p.common.quiet)
-        fprintf(stderr, "jitterlab: rendezvous: SCHED_FIFO is not permitted; measured at "
-                        "SCHED_OTHER (\"realtime\": false)\n");
+    cli_sched_notice("rendezvous", &p.sched, res.realtime, p.common.quiet);
     struct rv_stats st;
     if (rv_stats_compute(&res, (int)p.batches, &st) != 0) {
         fprintf(stderr, "jitterlab: rendezvous: out of memory\n");

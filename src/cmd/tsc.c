@@ -245,9 +245,8 @@ int cmd_tsc(int argc, char **argv)
         tsc_results_free(&r);
         return EXIT_RUNTIME;
     }
-    if (p.sched.fifo && !r.realtime && !p.common.quiet && r.arch_tsc && !r.no_rdtscp)
-        fprintf(stderr, "jitterlab: tsc: SCHED_FIFO is not permitted; measured at SCHED_OTHER "
-                        "(\"realtime\": false)\n");
+    if (r.arch_tsc && !r.no_rdtscp) /* else nothing ran */
+        cli_sched_notice("tsc", &p.sched, r.realtime, p.common.quiet);
     tsc_verdict_decide(&st, &r, &v);
 
     rc = EXIT_OK;
