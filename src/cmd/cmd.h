@@ -12,9 +12,10 @@
 
 enum exit_code {
     EXIT_OK = 0,
-    EXIT_RUNTIME = 1, /* something failed while running */
-    EXIT_USAGE = 2,   /* bad option or input; nothing was written */
-    EXIT_BUDGET = 3,  /* a latency budget was exceeded */
+    EXIT_RUNTIME = 1,    /* something failed while running */
+    EXIT_USAGE = 2,      /* bad option or input; nothing was written */
+    EXIT_BUDGET = 3,     /* a latency budget was exceeded */
+    EXIT_UNVERIFIED = 4, /* inspect --strict: readiness could not be established */
 };
 
 #define JITTERLAB_VERSION "0.1.0"

@@ -4,7 +4,9 @@
  * before anything is read or written (exit 2 with the option and the
  * reason), reads the machine through the sysroot (src/inspect/inspect_system.c),
  * runs the rules (src/inspect/inspect_rules.c) and prints the report and/or
- * writes the JSON document atomically. Exit 0 either way unless --strict.
+ * writes the JSON document atomically. With --measure a short run on the
+ * target CPUs (src/cmd/inspect_measure.c) is folded into the verdict. Exit
+ * 0 whatever the verdict unless --strict.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -15,9 +17,11 @@
 
 #include "cmd/cmd.h"
 #include "cmd/inspect_cli.h"
+#include "cmd/inspect_measure.h"
 #include "cmd/options.h"
 #include "common/units.h"
 #include "common/atomic_file.h"
+#include "common/stop.h"
 #include "out/json_inspect.h"
 #include "out/json_result.h"
 #include "out/text_inspect.h"
@@ -25,42 +29,56 @@
 #include "inspect/inspect_rules.h"
 #include "inspect/inspect_system.h"
 
-#define DEFAULT_BUDGET_NS (50 * NS_PER_US)
+#define DEFAULT_BUDGET_NS   (50 * NS_PER_US)
+#define DEFAULT_INTERVAL_NS (1000 * NS_PER_US) /* run's default */
 
 static void inspect_usage(FILE *out)
 {
-    fprintf(out, "usage: jitterlab inspect [options]\n"
-                 "\n"
-                 "Reads the machine (cpuidle, cpufreq, kernel and command line, isolation, IRQs,\n"
-                 "threads, scheduler and memory settings) and says whether it can meet a latency\n"
-                 "budget on the target CPUs, and if not, why: one finding per rule with its\n"
-                 "severity (critical, warning, info, ok), the values read and their paths, the\n"
-                 "effect and the fix (a `jitterlab tune apply --only ACTION`, a sysfs write, a\n"
-                 "boot parameter or a firmware setting). The verdict is ready unless a finding\n"
-                 "is critical. Finding ids are listed in docs/inspect.md.\n"
-                 "\n"
-                 "  -a, --cpus LIST     target CPUs, e.g. 1-3 (default: the isolated CPUs, else\n"
-                 "                      every online CPU but CPU 0)\n"
-                 "      --budget DUR    latency the machine must meet (bare number: us;\n"
-                 "                      default 50us)\n"
-                 "      --strict        exit 3 when the verdict is not-ready\n"
-                 "      --json FILE     write the inspect document (schema 1, kind inspect)\n"
-                 "      --sysroot DIR   read /sys, /proc, /dev under DIR\n"
-                 "  -q, --quiet         print nothing but errors\n"
-                 "  -h, --help          this text\n"
-                 "\n"
-                 "Missing files make a check unknown, never an error; a file holding garbage is\n"
-                 "listed as unreadable and gives no finding. Without root some files (e.g.\n"
-                 "/dev/cpu_dma_latency) are unreadable.\n"
-                 "Exit codes: 0 done (either verdict), 1 runtime failure, 2 bad usage,\n"
-                 "3 not-ready with --strict.\n");
+    fprintf(out,
+            "usage: jitterlab inspect [options]\n"
+            "\n"
+            "Reads the machine (cpuidle, cpufreq, kernel and command line, isolation, IRQs,\n"
+            "threads, scheduler and memory settings) and says whether it can meet a latency\n"
+            "budget on the target CPUs, and if not, why: one finding per rule with its\n"
+            "severity (critical, warning, info, ok), the values read and their paths, the\n"
+            "effect and the fix (a `jitterlab tune apply --only ACTION`, a sysfs write, a\n"
+            "boot parameter or a firmware setting). Finding ids are listed in\n"
+            "docs/inspect.md. The verdict: not-ready when a finding is critical;\n"
+            "unverified when a finding's effect cannot be bounded from inside (a\n"
+            "hypervisor, an undecidable preemption model) and nothing measured says\n"
+            "otherwise; else ready.\n"
+            "\n"
+            "  -a, --cpus LIST     target CPUs, e.g. 1-3 (default: the isolated CPUs, else\n"
+            "                      every online CPU but CPU 0)\n"
+            "      --budget DUR    latency the machine must meet (bare number: us;\n"
+            "                      default 50us)\n"
+            "      --measure DUR   also measure: a `jitterlab run` of DUR (bare number: s) on\n"
+            "                      the target CPUs, as the machine is configured; its max\n"
+            "                      latency and missed periods join the verdict (ready\n"
+            "                      only if the max is within the budget, none missed)\n"
+            "  -i, --interval DUR  the measurement's cycle interval (bare number: us;\n"
+            "                      default 1ms)\n"
+            "      --strict        exit 3 when the verdict is not-ready, 4 when it is\n"
+            "                      unverified\n"
+            "      --json FILE     write the inspect document (schema 1, kind inspect)\n"
+            "      --sysroot DIR   read /sys, /proc, /dev under DIR\n"
+            "  -q, --quiet         print nothing but errors\n"
+            "  -h, --help          this text\n"
+            "\n"
+            "Missing files make a check unknown, never an error; a file holding garbage is\n"
+            "listed as unreadable and gives no finding. Without root some files (e.g.\n"
+            "/dev/cpu_dma_latency) are unreadable.\n"
+            "Exit codes: 0 done (any verdict), 1 runtime failure, 2 bad usage,\n"
+            "3 not-ready with --strict, 4 unverified with --strict.\n");
 }
 
-enum { OPT_BUDGET = 256, OPT_STRICT };
+enum { OPT_BUDGET = 256, OPT_STRICT, OPT_MEASURE };
 
 static const struct option inspect_options[] = {
     {"budget", required_argument, NULL, OPT_BUDGET},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"measure", required_argument, NULL, OPT_MEASURE},
+    {"interval", required_argument, NULL, 'i'},
     CLI_COMMON_OPTIONS,
     CLI_OPTION_END,
 };
@@ -70,19 +88,39 @@ static int inspect_option(void *params, int c, const char *arg)
     struct inspect_params *p = params;
     if (c == OPT_BUDGET)
         return parse_positive_duration("--budget", arg, NS_PER_US, &p->budget_ns);
+    if (c == OPT_MEASURE)
+        return parse_positive_duration("--measure", arg, NS_PER_S, &p->measure_ns);
+    if (c == 'i')
+        return parse_positive_duration("--interval", arg, NS_PER_US, &p->interval_ns);
     p->strict = true; /* OPT_STRICT */
     return 0;
 }
 
+/* The measurement measures this machine: not a fixture tree. */
+static int inspect_finish(void *params)
+{
+    struct inspect_params *p = params;
+    if (p->interval_ns && !p->measure_ns)
+        return usage_error("--interval", NULL, "sets the --measure run's interval; add --measure");
+    if (p->measure_ns && p->common.sysroot_dir && p->common.sysroot_dir[0] &&
+        strcmp(p->common.sysroot_dir, "/") != 0)
+        return usage_error("--measure", NULL,
+                           "measures this machine, not a --sysroot (or JITTERLAB_SYSROOT) tree");
+    if (!p->interval_ns)
+        p->interval_ns = DEFAULT_INTERVAL_NS;
+    return -1;
+}
+
 static const struct cli_command inspect_cli = {
-    "inspect", inspect_usage, CLI_COMMON_SHORT, inspect_options, inspect_option, NULL,
+    "inspect", inspect_usage, CLI_COMMON_SHORT "i:", inspect_options, inspect_option, NULL,
 };
 
 int inspect_parse_args(int argc, char **argv, struct inspect_params *p)
 {
     memset(p, 0, sizeof(*p));
     p->budget_ns = DEFAULT_BUDGET_NS;
-    return cli_parse(&inspect_cli, &p->common, p, argc, argv, 1, NULL);
+    int rc = cli_parse(&inspect_cli, &p->common, p, argc, argv, 1, NULL);
+    return rc >= 0 ? rc : inspect_finish(p);
 }
 
 /* Checks that need the machine: the CPUs are online, the output can be written. */
@@ -131,7 +169,27 @@ int cmd_inspect(int argc, char **argv)
         rc = EXIT_RUNTIME;
         goto out;
     }
-    inspect_rules_run(sys, p->budget_ns, findings);
+    if (p->measure_ns) {
+        char cpus[1024];
+        struct inspect_measurement *m = malloc(sizeof *m);
+        if (!m) {
+            fprintf(stderr, "jitterlab: inspect: out of memory\n");
+            rc = EXIT_RUNTIME;
+            goto out;
+        }
+        cpulist_format(&sys->targets, cpus, sizeof cpus);
+        struct inspect_measure_spec spec = {"/proc/self/exe", cpus, p->interval_ns, p->measure_ns,
+                                            p->budget_ns};
+        stop_handlers_install(); /* Ctrl-C ends the measurement, not the report */
+        if (!p->common.quiet)
+            fprintf(stderr, "jitterlab inspect: measuring CPU%s %s for the verdict...\n",
+                    strpbrk(cpus, ",-") ? "s" : "", cpus);
+        inspect_measure(&spec, m);
+        inspect_rules_run_measured(sys, p->budget_ns, m, findings);
+        free(m);
+    } else {
+        inspect_rules_run(sys, p->budget_ns, findings);
+    }
     if (!p->common.quiet)
         text_inspect_report(stdout, sys, findings, isatty(STDOUT_FILENO) != 0);
     rc = EXIT_OK;
@@ -143,8 +201,10 @@ int cmd_inspect(int argc, char **argv)
         }
         json_decref(doc);
     }
-    if (rc == EXIT_OK && p->strict && !findings->ready)
+    if (rc == EXIT_OK && p->strict && findings->verdict == INSPECT_NOT_READY)
         rc = EXIT_BUDGET;
+    if (rc == EXIT_OK && p->strict && findings->verdict == INSPECT_UNVERIFIED)
+        rc = EXIT_UNVERIFIED;
     inspect_system_free(sys);
 out:
     free(p);

@@ -14,6 +14,8 @@ struct inspect_params {
     struct cli_common common; /* cpus empty: the default CPUs */
     int64_t budget_ns;
     bool strict;
+    int64_t measure_ns;  /* --measure: 0 = no measurement */
+    int64_t interval_ns; /* -i/--interval of the measurement; 0 = not given */
 };
 
 /* -1 to continue, or an exit code (the help text or the message printed). */

@@ -239,3 +239,13 @@ int parse_size_bytes(const char *text, uint64_t *out)
     }
     return -1;
 }
+
+void format_duration_arg(int64_t ns, char *buf, unsigned long len)
+{
+    format_duration(ns, buf, len);
+    if (!buf || len == 0)
+        return;
+    char *space = strchr(buf, ' ');
+    if (space)
+        memmove(space, space + 1, strlen(space + 1) + 1);
+}

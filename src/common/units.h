@@ -39,5 +39,7 @@ int parse_size_bytes(const char *text, uint64_t *out);
 /* Formats ns as a short human string ("1.5 ms", "250 us", "10 s"): the largest
  * unit of ns, us, ms, s, up to three decimals, trailing zeros dropped. */
 void format_duration(int64_t ns, char *buf, unsigned long len);
+/* The same as an option takes it, without the space: "1.5ms". */
+void format_duration_arg(int64_t ns, char *buf, unsigned long len);
 
 #endif

@@ -9,7 +9,9 @@
  * everything else that RT tuning guides change is a warning, the harmless
  * rest info. Fixes offer the tune actions named in the rule's table entry, a
  * sysfs write, a boot parameter or a firmware setting. docs/inspect.md
- * describes every id.
+ * describes every id. The verdict: not-ready with a critical finding;
+ * unverified when a finding is unbounded (its effect cannot be bounded from
+ * inside) and no measurement within the budget answers it; else ready.
  */
 #include "inspect/inspect_rules.h"
 
@@ -19,8 +21,8 @@
 #include "inspect/rules_common.h"
 
 static const struct rule_section *const sections[] = {
-    &rules_idle,      &rules_frequency, &rules_kernel, &rules_isolation, &rules_interference,
-    &rules_scheduler, &rules_memory,    &rules_clock,  &rules_platform,
+    &rules_measurement,  &rules_idle,      &rules_frequency, &rules_kernel, &rules_isolation,
+    &rules_interference, &rules_scheduler, &rules_memory,    &rules_clock,  &rules_platform,
 };
 
 #define SECTION_COUNT (sizeof sections / sizeof sections[0])
@@ -104,41 +106,82 @@ static void sort_findings(struct inspect_findings *out)
     }
 }
 
+const char *inspect_verdict_name(enum inspect_verdict v)
+{
+    return v == INSPECT_NOT_READY ? "not-ready" : v == INSPECT_UNVERIFIED ? "unverified" : "ready";
+}
+
+/* The first clause of a finding's effect, which names the cause with its number. */
+static void effect_cause(const struct inspect_finding *f, char *cause, size_t len)
+{
+    snprintf(cause, len, "%s", f->effect);
+    cause[strcspn(cause, ";(")] = '\0';
+    size_t n = strlen(cause);
+    while (n > 0 && (cause[n - 1] == ' ' || cause[n - 1] == ','))
+        cause[--n] = '\0';
+}
+
 static void write_verdict(struct inspect_findings *out, const char *budget)
 {
     int critical = 0, warnings = 0;
+    const struct inspect_finding *unbounded = NULL;
     for (int i = 0; i < out->count; i++) {
         critical += out->finding[i].severity == INSPECT_CRITICAL;
         warnings += out->finding[i].severity == INSPECT_WARNING;
+        if (out->finding[i].unbounded && !unbounded)
+            unbounded = &out->finding[i];
     }
-    out->ready = critical == 0;
+    /* a measurement within the budget is the answer settings cannot give */
+    const struct inspect_finding *measured = inspect_finding_by_id(out, "measured-latency");
+    bool measured_ok = measured && measured->severity != INSPECT_CRITICAL;
     const struct inspect_finding *worst = out->count ? &out->finding[0] : NULL;
-    if (!out->ready) {
-        /* the effect's first clause names the cause with its number */
-        char cause[512];
-        snprintf(cause, sizeof cause, "%s", worst->effect);
-        cause[strcspn(cause, ";(")] = '\0';
-        size_t n = strlen(cause);
-        while (n > 0 && (cause[n - 1] == ' ' || cause[n - 1] == ','))
-            cause[--n] = '\0';
+    char cause[512], tail[200] = "";
+    if (measured_ok)
+        snprintf(tail, sizeof tail, "; measured within it (%.200s)",
+                 measured->nevidence > 1 ? measured->evidence[1].value : "");
+    if (critical > 0) {
+        out->verdict = INSPECT_NOT_READY;
+        effect_cause(worst, cause, sizeof cause);
         snprintf(out->verdict_reason, sizeof out->verdict_reason,
                  "not ready for a %s budget: %s [%s]%s", budget, cause, worst->id,
                  critical > 1 ? ", among other critical findings" : "");
-    } else if (warnings > 0)
+    } else if (unbounded && !measured_ok) {
+        out->verdict = INSPECT_UNVERIFIED;
+        effect_cause(unbounded, cause, sizeof cause);
         snprintf(out->verdict_reason, sizeof out->verdict_reason,
-                 "ready for a %s budget: nothing critical; the worst of %d warning%s is %s", budget,
-                 warnings, warnings == 1 ? "" : "s", worst->id);
-    else
+                 "unverified for a %s budget: nothing critical, but %.400s [%s], whose effect "
+                 "cannot be bounded from inside; measure: jitterlab inspect --measure 60s",
+                 budget, cause, unbounded->id);
+    } else if (warnings > 0) {
+        out->verdict = INSPECT_READY;
         snprintf(out->verdict_reason, sizeof out->verdict_reason,
-                 "ready for a %s budget: nothing critical, no warnings", budget);
+                 "ready for a %s budget: nothing critical; the worst of %d warning%s is %s%s",
+                 budget, warnings, warnings == 1 ? "" : "s", worst->id, tail);
+    } else {
+        out->verdict = INSPECT_READY;
+        snprintf(out->verdict_reason, sizeof out->verdict_reason,
+                 "ready for a %s budget: nothing critical, no warnings%s", budget, tail);
+    }
+    out->ready = out->verdict == INSPECT_READY;
 }
 
 void inspect_rules_run(const struct inspect_system *s, int64_t budget_ns,
                        struct inspect_findings *out)
 {
+    inspect_rules_run_measured(s, budget_ns, NULL, out);
+}
+
+void inspect_rules_run_measured(const struct inspect_system *s, int64_t budget_ns,
+                                const struct inspect_measurement *measured,
+                                struct inspect_findings *out)
+{
     memset(out, 0, sizeof *out);
     out->budget_ns = budget_ns;
-    struct rule_ctx c = {.s = s, .budget_ns = budget_ns, .out = out};
+    if (measured) {
+        out->has_measurement = true;
+        out->measurement = *measured;
+    }
+    struct rule_ctx c = {.s = s, .budget_ns = budget_ns, .measured = measured, .out = out};
     us_text(budget_ns, c.budget, sizeof c.budget);
     rule_format_cpus(&s->targets, c.targets, sizeof c.targets);
     for (size_t i = 0; i < inspect_rule_count(); i++) {

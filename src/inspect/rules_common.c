@@ -24,6 +24,12 @@ struct inspect_finding *rule_emit(struct rule_ctx *c, enum inspect_severity sev,
     return f;
 }
 
+void rule_unbounded(struct inspect_finding *f)
+{
+    if (f)
+        f->unbounded = true;
+}
+
 void rule_evidence(struct inspect_finding *f, const char *path, const char *fmt, ...)
 {
     if (!f || f->nevidence >= INSPECT_MAX_EVIDENCE)

@@ -23,6 +23,7 @@ struct inspect_rule;
 struct rule_ctx {
     const struct inspect_system *s;
     int64_t budget_ns;
+    const struct inspect_measurement *measured; /* NULL: no measurement asked for */
     struct inspect_findings *out;
     const struct inspect_rule *rule;
     const char *id;
@@ -46,7 +47,8 @@ struct rule_section {
 
 /* In report order (inspect_rules.c). */
 extern const struct rule_section rules_idle, rules_frequency, rules_kernel, rules_isolation,
-    rules_interference, rules_scheduler, rules_memory, rules_clock, rules_platform;
+    rules_interference, rules_scheduler, rules_memory, rules_clock, rules_platform,
+    rules_measurement;
 
 /* A new finding of the running rule, or NULL when the list is full (the
  * fillers below accept NULL). */
@@ -67,6 +69,9 @@ void rule_fix_tune_plain(struct rule_ctx *c, struct inspect_finding *f, int k);
 /* Appends free text to the fix. */
 __attribute__((format(printf, 2, 3))) void rule_fix_more(struct inspect_finding *f, const char *fmt,
                                                          ...);
+/* The finding's effect cannot be bounded from inside the machine: without a
+ * measurement within the budget the verdict is at best unverified. */
+void rule_unbounded(struct inspect_finding *f);
 /* The running rule could not look: what was missing. */
 __attribute__((format(printf, 2, 3))) void rule_unknown(struct rule_ctx *c, const char *fmt, ...);
 /* Kernel list form, "(many)" when it does not fit. */

@@ -26,6 +26,11 @@ static void rule_not_preempt_rt(struct rule_ctx *c)
     bool full = strcmp(model, "full") == 0 || strcmp(model, "lazy") == 0;
     int64_t limit_ns = full ? 200 * 1000 : 1000 * 1000;
     f = rule_emit(c, c->budget_ns < limit_ns ? INSPECT_CRITICAL : INSPECT_WARNING, "");
+    /* PREEMPT_DYNAMIC with nothing saying which mode it booted in: none,
+     * voluntary or full, an order of magnitude apart */
+    bool undecided = strcmp(model, "dynamic") == 0;
+    if (undecided)
+        rule_unbounded(f);
     if (strcmp(s->base.preempt_source, "/proc/config.gz") == 0) {
         char option[32] = "CONFIG_PREEMPT";
         if (!full || strcmp(model, "lazy") == 0) {
@@ -47,6 +52,13 @@ static void rule_not_preempt_rt(struct rule_ctx *c)
                     "interrupt handlers run non-preemptible, for hundreds of µs under load, "
                     "%s the %s budget",
                     model, c->budget_ns < limit_ns ? "above" : "near", c->budget);
+    else if (undecided)
+        rule_effect(f,
+                    "a PREEMPT_DYNAMIC kernel whose running mode (none, voluntary or full) "
+                    "could not be read (root reads /sys/kernel/debug/sched/preempt): without "
+                    "PREEMPT_RT the worst case is up to milliseconds under load, %s the %s "
+                    "budget, and cannot be bounded from here (measure it)",
+                    c->budget_ns < limit_ns ? "above" : "near", c->budget);
     else
         rule_effect(f,
                     "preemption model %s: the kernel switches to a woken real-time thread only "

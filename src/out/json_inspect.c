@@ -315,6 +315,31 @@ static json_t *finding_json(const struct inspect_finding *f)
     json_object_set_new(o, "evidence", ev);
     json_object_set_new(o, "effect", json_string(f->effect));
     json_object_set_new(o, "fix", json_string(f->fix));
+    json_object_set_new(o, "unbounded", json_boolean(f->unbounded));
+    return o;
+}
+
+static json_t *measurement_json(const struct inspect_findings *f)
+{
+    const struct inspect_measurement *m = &f->measurement;
+    if (!f->has_measurement)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "command", json_string(m->command));
+    json_object_set_new(o, "done", json_boolean(m->done));
+    json_object_set_new(o, "why", m->done ? json_null() : json_string(m->why));
+    if (m->done) {
+        json_object_set_new(o, "duration_s", json_real(m->duration_s));
+        json_object_set_new(o, "interrupted", json_boolean(m->interrupted));
+        json_object_set_new(o, "realtime", json_boolean(m->realtime));
+        json_object_set_new(o, "interval_ns", json_integer(m->interval_ns));
+        json_object_set_new(o, "samples", json_integer((json_int_t)m->samples));
+        json_object_set_new(o, "missed", json_integer((json_int_t)m->missed));
+        bool any = m->samples > 0;
+        json_object_set_new(o, "max_ns", any ? json_integer(m->max_ns) : json_null());
+        json_object_set_new(o, "p99_ns", any ? json_integer(m->p99_ns) : json_null());
+        json_object_set_new(o, "max_cpu", any ? json_integer(m->max_cpu) : json_null());
+    }
     return o;
 }
 
@@ -328,7 +353,7 @@ json_t *json_inspect_document(const struct inspect_system *s, const struct inspe
     json_object_set_new(doc, "version", json_string(version));
     json_object_set_new(doc, "budget_ns", json_integer(f->budget_ns));
     json_object_set_new(doc, "cpus", cpus_array(&s->targets));
-    json_object_set_new(doc, "verdict", json_string(f->ready ? "ready" : "not-ready"));
+    json_object_set_new(doc, "verdict", json_string(inspect_verdict_name(f->verdict)));
     json_object_set_new(doc, "verdict_reason", json_string(f->verdict_reason));
     json_t *findings = json_array();
     for (int i = 0; i < f->count; i++)
@@ -339,6 +364,7 @@ json_t *json_inspect_document(const struct inspect_system *s, const struct inspe
         json_array_append_new(
             unknown, json_pack("{s:s,s:s}", "id", f->unknown[i].id, "why", f->unknown[i].why));
     json_object_set_new(doc, "unknown", unknown);
+    json_object_set_new(doc, "measurement", measurement_json(f));
     json_object_set_new(doc, "system", inspect_system_json(s));
     return doc;
 }

@@ -259,7 +259,11 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
             out->interval_ns = (int64_t)json_integer_value(iv);
         json_t *wl = json_object_get(cfg, "workload"), *ct = json_object_get(cfg, "counters");
         out->control_task = (wl && !json_is_null(wl)) || (ct && !json_is_null(ct));
+        out->realtime = json_is_true(json_object_get(cfg, "realtime"));
     }
+    json_t *d = json_object_get(doc, "duration_s");
+    if (json_is_number(d) && json_number_value(d) >= 0 && json_number_value(d) < 1e12)
+        out->duration_s = json_number_value(d);
     return 0;
 }
 

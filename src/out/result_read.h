@@ -62,6 +62,8 @@ struct result_doc {
     int64_t budget_ns;     /* config.budget_ns; -1 when none */
     int64_t interval_ns;   /* config.interval_ns; -1 when unknown */
     bool control_task;     /* a workload or counters ran: execution times mean something */
+    bool realtime;         /* config.realtime: the threads got a real-time policy */
+    double duration_s;     /* duration_s: how long it measured; 0 when absent */
 };
 
 /* 0, or -1 with err saying why (and *doc left empty). */

@@ -100,6 +100,8 @@ void text_inspect_report(FILE *out, const struct inspect_system *s,
         for (int i = 0; i < s->notes.count; i++)
             fprintf(out, "  %s: %s\n", s->notes.note[i].path, s->notes.note[i].reason);
     }
-    fprintf(out, "\n%sverdict: %s%s\n%s\n", colour ? (f->ready ? GREEN : RED) : "",
-            f->ready ? "READY" : "NOT READY", colour ? RESET : "", f->verdict_reason);
+    static const char *const shout[] = {"READY", "UNVERIFIED", "NOT READY"};
+    static const char *const paint[] = {GREEN, YELLOW, RED};
+    fprintf(out, "\n%sverdict: %s%s\n%s\n", colour ? paint[f->verdict] : "", shout[f->verdict],
+            colour ? RESET : "", f->verdict_reason);
 }

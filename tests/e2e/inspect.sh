@@ -3,7 +3,9 @@
 # (--sysroot) with the JSON document's shape, the verdict and the finding
 # ids per machine and budget, --strict (exit 3 when not ready), --cpus,
 # JITTERLAB_SYSROOT, bad input (exit 2, the option named, no file written),
-# and once on the live machine (exit 0, valid JSON). About a second.
+# the unverified verdict (exit 4 with --strict), and on the live machine
+# (exit 0, valid JSON; --measure folded into the verdict, also when
+# interrupted). About 4 s.
 . "$(dirname "$0")/lib.sh"
 FX=$JL_TOP/tests/fixtures
 
@@ -17,8 +19,10 @@ for fx in vm-haltpoll intel-ipc-untuned intel-ipc-tuned core2-quad amd-epyc rt-t
 t("tool/schema/kind", 'd["tool"] == "jitterlab" and d["schema"] == 1 and d["kind"] == "inspect"', '[d.get("tool"), d.get("schema"), d.get("kind")]')
 t("budget_ns is 50000 by default", 'd["budget_ns"] == 50000', 'd.get("budget_ns")')
 t("cpus is a list of integers", 'isinstance(d["cpus"], list) and d["cpus"] and all(type(c) is int for c in d["cpus"])', 'd.get("cpus")')
-t("verdict is ready or not-ready", 'd["verdict"] in ("ready", "not-ready")', 'd.get("verdict")')
-fk = ["id", "area", "severity", "cpus", "evidence", "effect", "fix"]
+t("verdict is ready, unverified or not-ready", 'd["verdict"] in ("ready", "unverified", "not-ready")', 'd.get("verdict")')
+t("unverified exactly when nothing is critical and a finding is unbounded", '(d["verdict"] == "unverified") == (not any(f["severity"] == "critical" for f in d["findings"]) and any(f["unbounded"] for f in d["findings"]))')
+t("no measurement without --measure", 'd["measurement"] is None')
+fk = ["id", "area", "severity", "cpus", "evidence", "effect", "fix", "unbounded"]
 t("findings have the fixed fields", 'all(all(k in f for k in fk) for f in d["findings"])', '[f.get("id") for f in d["findings"] if not all(k in f for k in fk)]')
 t("severities are known", 'all(f["severity"] in ("critical", "warning", "info", "ok") for f in d["findings"])')
 t("evidence holds values with paths", 'all(all(e["path"].startswith("/") and "value" in e for e in f["evidence"]) for f in d["findings"])')
@@ -63,6 +67,14 @@ rc_is "JITTERLAB_SYSROOT: exits 0" 0 $?
 check "JITTERLAB_SYSROOT: reads the fixture" test "$(jget "$T/env.json" 'd["system"]["hostname"]')" = ipc-line3-rt
 check "--help documents --budget and --strict" sh -c '"$1" inspect --help | grep -q -- "--strict" && "$1" help inspect | grep -q -- "--budget"' sh "$JL"
 
+# --- unverified: nothing critical, but a hypervisor ----------------------------
+"$JL" inspect --sysroot "$FX/vm-haltpoll" --budget 10s --json "$T/u.json" >"$T/u.out" 2>"$T/err"
+rc_is "VM at 10 s: exits 0 without --strict" 0 $?
+check "VM at 10 s: unverified, naming the hypervisor and the way to measure" test "$(jget "$T/u.json" 'd["verdict"] + " " + str("[hypervisor]" in d["verdict_reason"] and "--measure" in d["verdict_reason"])')" = "unverified True"
+check "VM at 10 s: the report says UNVERIFIED" grep -q '^verdict: UNVERIFIED' "$T/u.out"
+"$JL" inspect --sysroot "$FX/vm-haltpoll" --budget 10s --strict -q 2>"$T/err"
+rc_is "--strict on an unverified machine exits 4" 4 $?
+
 # --- bad input: exit 2, the option named, nothing written --------------------
 BAD_SUBCOMMAND=inspect
 bad "--budget 0" '--budget 0: must be greater than 0' --sysroot "$FX/vm-haltpoll" --json @OUT@ --budget 0
@@ -75,12 +87,43 @@ bad "--sysroot missing" '--sysroot' --sysroot @DIR@/absent --json @OUT@
 bad "unknown option" '--bogus' --json @OUT@ --bogus
 bad "stray argument" 'stray' --json @OUT@ stray
 bad "--budget without a value" '--budget' --json @OUT@ --budget
+bad "--measure 0" '--measure 0: must be greater than 0' --json @OUT@ --measure 0
+bad "--measure on a --sysroot tree" '--measure: measures this machine' --sysroot "$FX/vm-haltpoll" --json @OUT@ --measure 1s
+bad "--interval without --measure" '--interval: sets the --measure run' --json @OUT@ -i 1ms
 
 # --- the live machine -----------------------------------------------------------
 "$JL" inspect --json "$T/live.json" >"$T/live.out" 2>"$T/err"
 rc_is "live machine: exits 0" 0 $?
 check "live machine: valid JSON" python3 -m json.tool "$T/live.json"
-check "live machine: kind inspect with a verdict" test "$(jget "$T/live.json" 'd["kind"] + " " + str(d["verdict"] in ("ready", "not-ready"))')" = "inspect True"
+check "live machine: kind inspect with a verdict" test "$(jget "$T/live.json" 'd["kind"] + " " + str(d["verdict"] in ("ready", "unverified", "not-ready"))')" = "inspect True"
+
+# --- --measure: a short run on CPU 1 joins the verdict ----------------------------
+# Any wake-up is later than 1 ns, so the measurement must make it not-ready.
+"$JL" inspect -a 1 --budget 1ns --measure 300ms -i 500us --json "$T/m.json" >"$T/m.out" 2>"$T/err"
+rc_is "--measure 300ms: exits 0" 0 $?
+pyt "$T/m.json" <<'PY'
+m = d["measurement"]
+f = [x for x in d["findings"] if x["id"] == "measured-latency"]
+t("measurement done with samples", 'm["done"] and m["samples"] > 100 and m["interval_ns"] == 500000', 'm')
+t("measurement command names the run", 'm["command"] == "jitterlab run -a 1 -i 500us -D 300ms --budget 1ns"', 'm["command"]')
+t("measured max above 1 ns, on CPU 1", 'm["max_ns"] > 1 and m["max_cpu"] == 1 and m["p99_ns"] <= m["max_ns"]', 'm')
+t("measured-latency is critical and first", 'f and f[0]["severity"] == "critical" and d["findings"][0]["id"] == "measured-latency"', 'f')
+t("verdict not-ready for the measurement", 'd["verdict"] == "not-ready" and "[measured-latency]" in d["verdict_reason"]', 'd["verdict_reason"]')
+t("0.3 s measured", '0.25 < m["duration_s"] < 2 and not m["interrupted"]', 'm')
+PY
+check "--measure: the temporary result is removed" sh -c '! ls -d /tmp/jitterlab-inspect.* 2>/dev/null | grep -q .'
+# A generous budget: the measurement decides an otherwise unverified VM.
+"$JL" inspect -a 1 --budget 10s --measure 200ms -q --json "$T/m2.json" 2>"$T/err"
+rc_is "--measure 200ms at 10 s: exits 0" 0 $?
+check "--measure within the budget: not unverified, measured finding not critical" test "$(jget "$T/m2.json" 'd["verdict"] != "unverified" and [f["severity"] for f in d["findings"] if f["id"] == "measured-latency"][0] != "critical"')" = True
+# SIGINT during the measurement: the report comes with what was measured.
+"$JL" inspect -a 1 --budget 10s --measure 30s -q --json "$T/m3.json" 2>"$T/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc_is "SIGINT during --measure: exits 0" 0 $?
+check "SIGINT during --measure: interrupted measurement with samples" test "$(jget "$T/m3.json" 'd["measurement"]["done"] and d["measurement"]["interrupted"] and d["measurement"]["samples"] > 0 and d["measurement"]["duration_s"] < 10')" = True
 
 # --- jitterlab run embeds the same system object (20 cycles on CPU 1) -----------
 "$JL" run -a 1 -i 1ms -l 20 -q --json "$T/run.json" --samples "$T/run.csv" >/dev/null 2>"$T/err"

@@ -48,6 +48,13 @@ static void test_inspect_every_option_lands_in_params(void **state)
     assert_int_equal(parse("inspect --cpus 2 --quiet --budget 1ms", &cap), -1);
     assert_int_equal(params.common.cpus.cpu[0], 2);
     assert_int_equal(params.budget_ns, NS_PER_MS);
+    assert_int_equal(params.measure_ns, 0);
+    assert_int_equal(parse("inspect --measure 5 -i 250", &cap), -1);
+    assert_int_equal(params.measure_ns, 5 * NS_PER_S);     /* bare: seconds, as -D */
+    assert_int_equal(params.interval_ns, 250 * NS_PER_US); /* bare: us, as -i */
+    assert_int_equal(parse("inspect --measure 500ms", &cap), -1);
+    assert_int_equal(params.interval_ns, NS_PER_MS); /* run's default */
+    assert_int_equal(parse("inspect --measure 1s --sysroot /", &cap), -1);
 }
 
 static void test_inspect_sysroot_from_environment(void **state)
@@ -75,6 +82,14 @@ static const struct cli_bad_case bad_cases[] = {
     {"inspect --bogus",
      "jitterlab: inspect: unknown option '--bogus' (see jitterlab help inspect)\n"},
     {"inspect --json", "jitterlab: --json: needs a value\n"},
+    {"inspect --measure 0", "jitterlab: --measure 0: must be greater than 0\n"},
+    {"inspect --measure soon",
+     "jitterlab: --measure soon: not a duration (write e.g. 250us, 1.5ms, 10s)\n"},
+    {"inspect -i 1ms", "jitterlab: --interval: sets the --measure run's interval; add "
+                       "--measure\n"},
+    {"inspect --measure 1s --sysroot /t",
+     "jitterlab: --measure: measures this machine, not a --sysroot (or JITTERLAB_SYSROOT) "
+     "tree\n"},
     {"inspect -a", "jitterlab: -a: needs a value\n"},
     {"inspect extra",
      "jitterlab: inspect: unexpected argument 'extra' (see jitterlab help inspect)\n"},

@@ -21,27 +21,35 @@
 #include "inspect/inspect_system.h"
 #include "tune/tune.h"
 #include "test_fixture.h"
+#include "test_tree.h"
 
 struct inspected {
     struct inspect_system sys;
     struct inspect_findings findings;
 };
 
-/* Reads fixture NAME with the default target CPUs (cpus NULL) or cpus. */
-static struct inspected *inspect_fixture(const char *name, const char *cpus, int64_t budget_ns)
+/* Reads the tree with the default target CPUs (cpus NULL) or cpus. */
+static struct inspected *inspect_tree(const struct sysroot *tree, const char *cpus,
+                                      int64_t budget_ns)
 {
-    struct sysroot sr;
-    fixture_sysroot(&sr, name);
     struct inspected *r = malloc(sizeof *r);
     struct cpulist *targets = calloc(1, sizeof *targets);
     assert_non_null(r);
     assert_non_null(targets);
     if (cpus)
         assert_int_equal(cpulist_parse(cpus, targets, NULL), 0);
-    assert_int_equal(inspect_system_read(&sr, targets, &r->sys), 0);
+    assert_int_equal(inspect_system_read(tree, targets, &r->sys), 0);
     free(targets);
     inspect_rules_run(&r->sys, budget_ns, &r->findings);
     return r;
+}
+
+/* Reads fixture NAME the same way. */
+static struct inspected *inspect_fixture(const char *name, const char *cpus, int64_t budget_ns)
+{
+    struct sysroot sr;
+    fixture_sysroot(&sr, name);
+    return inspect_tree(&sr, cpus, budget_ns);
 }
 
 static void inspected_free(struct inspected *r)
@@ -101,7 +109,7 @@ static void test_rule_table_holds_every_promised_id(void **state)
         "epp-not-performance", "no-isolation",   "nohz-full-missing",   "rcu-nocbs-missing",
         "irq-on-rt-cpu",       "not-preempt-rt", "rt-throttling",       "smt-sibling-shared",
         "timer-migration",     "thp-enabled",    "clocksource-not-tsc", "tsc-not-invariant",
-        "hypervisor",          "swap-in-use",    "nmi-watchdog"};
+        "hypervisor",          "swap-in-use",    "nmi-watchdog",        "measured-latency"};
     for (size_t i = 0; i < sizeof promised / sizeof promised[0]; i++) {
         bool found = false;
         for (size_t k = 0; k < inspect_rule_count(); k++)
@@ -420,10 +428,140 @@ static void test_vm_is_not_ready_for_want_of_preemption(void **state)
     inspected_free(r);
 }
 
+/* ---- the verdict: unverified, and a measurement folded in --------------- */
+
+#define HUGE_BUDGET (10 * NS_PER_S) /* no setting of these fixtures is critical at it */
+
+static struct inspected *inspect_measured(const char *name, int64_t budget_ns,
+                                          const struct inspect_measurement *m)
+{
+    struct inspected *r = inspect_fixture(name, NULL, budget_ns);
+    inspect_rules_run_measured(&r->sys, budget_ns, m, &r->findings);
+    return r;
+}
+
+static struct inspect_measurement measured(int64_t max_ns, uint64_t missed)
+{
+    struct inspect_measurement m = {.done = true,
+                                    .realtime = true,
+                                    .duration_s = 10.0,
+                                    .interval_ns = NS_PER_MS,
+                                    .samples = 10000,
+                                    .missed = missed,
+                                    .max_ns = max_ns,
+                                    .p99_ns = max_ns / 2,
+                                    .max_cpu = 1};
+    snprintf(m.command, sizeof m.command, "jitterlab run -a 1 -i 1ms -D 10s");
+    return m;
+}
+
+/* A hypervisor's effect cannot be bounded from inside: nothing critical is
+ * not enough to say ready. */
+static void test_hypervisor_makes_the_verdict_unverified(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("vm-haltpoll", NULL, HUGE_BUDGET);
+    assert_int_equal(count_severity(r, INSPECT_CRITICAL), 0);
+    assert_true(inspect_finding_by_id(&r->findings, "hypervisor")->unbounded);
+    assert_int_equal(r->findings.verdict, INSPECT_UNVERIFIED);
+    assert_false(r->findings.ready);
+    assert_string_equal(inspect_verdict_name(r->findings.verdict), "unverified");
+    assert_non_null(strstr(r->findings.verdict_reason, "[hypervisor]"));
+    assert_non_null(strstr(r->findings.verdict_reason, "--measure"));
+    expect_none(r, "measured-latency"); /* no measurement asked for: no finding, no unknown */
+    assert_false(is_unknown(r, "measured-latency"));
+    inspected_free(r);
+    /* bare metal with nothing critical stays ready */
+    r = inspect_fixture("intel-ipc-tuned", NULL, HUGE_BUDGET);
+    for (int i = 0; i < r->findings.count; i++)
+        assert_false(r->findings.finding[i].unbounded);
+    assert_int_equal(r->findings.verdict, INSPECT_READY);
+    inspected_free(r);
+}
+
+/* A measurement within the budget answers what settings cannot; one above
+ * it, or without samples, is critical; misses within it are a warning. */
+static void test_measurement_decides_an_unbounded_verdict(void **state)
+{
+    (void)state;
+    struct inspect_measurement m = measured(3 * NS_PER_MS, 0);
+    struct inspected *r = inspect_measured("vm-haltpoll", HUGE_BUDGET, &m);
+    expect(r, "measured-latency", INSPECT_OK);
+    assert_int_equal(r->findings.verdict, INSPECT_READY);
+    assert_non_null(strstr(r->findings.verdict_reason, "measured within it"));
+    assert_true(r->findings.has_measurement);
+    inspected_free(r);
+
+    m = measured(HUGE_BUDGET + 1, 0); /* 1 ns over */
+    r = inspect_measured("vm-haltpoll", HUGE_BUDGET, &m);
+    expect(r, "measured-latency", INSPECT_CRITICAL);
+    assert_int_equal(r->findings.verdict, INSPECT_NOT_READY);
+    assert_string_equal(r->findings.finding[0].id, "measured-latency");
+    assert_non_null(strstr(r->findings.verdict_reason, "[measured-latency]"));
+    assert_string_equal(r->findings.finding[0].cpus, "1");
+    inspected_free(r);
+
+    m = measured(HUGE_BUDGET, 7); /* at the budget exactly: within; misses: a warning */
+    r = inspect_measured("vm-haltpoll", HUGE_BUDGET, &m);
+    expect(r, "measured-latency", INSPECT_WARNING);
+    assert_int_equal(r->findings.verdict, INSPECT_READY);
+    assert_true(has_evidence(inspect_finding_by_id(&r->findings, "measured-latency"), "measured",
+                             "7 missed"));
+    inspected_free(r);
+
+    m = measured(0, 0);
+    m.samples = 0;
+    r = inspect_measured("intel-ipc-tuned", HUGE_BUDGET, &m);
+    expect(r, "measured-latency", INSPECT_CRITICAL);
+    assert_int_equal(r->findings.verdict, INSPECT_NOT_READY);
+    inspected_free(r);
+
+    /* a measurement that failed is unknown and decides nothing */
+    m = (struct inspect_measurement){.done = false};
+    snprintf(m.why, sizeof m.why, "the run ended (exit status 1) without a result");
+    r = inspect_measured("vm-haltpoll", HUGE_BUDGET, &m);
+    expect_none(r, "measured-latency");
+    assert_true(is_unknown(r, "measured-latency"));
+    assert_int_equal(r->findings.verdict, INSPECT_UNVERIFIED);
+    inspected_free(r);
+
+    /* a critical setting stays critical whatever was measured */
+    m = measured(10 * NS_PER_US, 0);
+    r = inspect_measured("vm-haltpoll", 50 * NS_PER_US, &m);
+    expect(r, "not-preempt-rt", INSPECT_CRITICAL);
+    expect(r, "measured-latency", INSPECT_OK);
+    assert_int_equal(r->findings.verdict, INSPECT_NOT_READY);
+    inspected_free(r);
+}
+
+/* PREEMPT_DYNAMIC with nothing saying the mode it runs in: unbounded. */
+static void test_undecidable_preemption_model_is_unbounded(void **state)
+{
+    char *root = *state;
+    write_text(root, "/proc/version",
+               "Linux version 6.8.0 (b@h) (gcc 13) #1 SMP PREEMPT_DYNAMIC Tue Jan 2 2024\n");
+    write_text(root, "/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu tsc constant_tsc\n\n");
+    write_text(root, "/sys/devices/system/cpu/online", "0-1\n");
+    struct sysroot sr;
+    sysroot_init(&sr, root);
+    struct inspected *r = inspect_tree(&sr, NULL, HUGE_BUDGET);
+    assert_string_equal(r->sys.base.preempt_model, "dynamic");
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "not-preempt-rt");
+    assert_non_null(f);
+    assert_true(f->unbounded);
+    assert_int_equal(r->findings.verdict, INSPECT_UNVERIFIED);
+    assert_non_null(strstr(r->findings.verdict_reason, "[not-preempt-rt]"));
+    inspected_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule_table_holds_every_promised_id),
+        cmocka_unit_test(test_hypervisor_makes_the_verdict_unverified),
+        cmocka_unit_test(test_measurement_decides_an_unbounded_verdict),
+        cmocka_unit_test_setup_teardown(test_undecidable_preemption_model_is_unbounded,
+                                        temp_tree_setup, temp_tree_teardown),
         cmocka_unit_test(test_every_finding_has_evidence_effect_and_fix),
         cmocka_unit_test(test_every_tune_action_a_rule_offers_exists),
         cmocka_unit_test(test_fix_lines_name_the_rules_tune_actions),
