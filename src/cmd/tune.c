@@ -60,8 +60,11 @@ static void tune_usage(FILE *out)
             "  --sysroot DIR       work on the tree under DIR\n"
             "  -q, --quiet         print nothing but errors\n"
             "\n"
-            "Exit codes: 0 ok, 1 a change or restore failed (listed), 2 bad usage or no\n"
-            "snapshot to restore.\n",
+            "A change the kernel refuses is listed, left as it was and kept out of the\n"
+            "snapshot; the others stay applied.\n"
+            "\n"
+            "Exit codes: 0 ok, 1 a change was refused or a restore failed (listed), 2 bad\n"
+            "usage or no snapshot to restore.\n",
             TUNE_DEFAULT_STATE);
 }
 
@@ -246,6 +249,8 @@ static int tune_hold(const struct tune_params *p, const struct tune_request *rq)
     }
     pm_qos_release(fd);
     rc = (int)tune_session_end(&session);
+    if (rc == EXIT_OK && session.refused > 0)
+        rc = EXIT_RUNTIME; /* held what was applied; the refusals were listed at the start */
     tune_session_free(&session);
     return rc;
 }
@@ -292,6 +297,8 @@ int cmd_tune(int argc, char **argv)
     static struct tune_session session;
     rc = (int)tune_session_begin(&session, &rq, p.profile, p.state_path, TUNE_MODE_APPLY,
                                  p.common.quiet ? NULL : stdout, stderr);
+    if (rc == EXIT_OK && session.refused > 0)
+        rc = EXIT_RUNTIME; /* the applied ones stay; the refused are listed on stderr */
     tune_session_free(&session);
     if (!p.common.quiet)
         print_boot_proposal(stdout, &p.common.cpus, &si);

@@ -199,9 +199,11 @@ static json_t *json_tune(const struct tune_summary *t)
     json_t *changes = json_array(), *refused = json_array(), *notes = json_array();
     for (int i = 0; i < t->plan->n; i++) {
         const struct tune_change *c = &t->plan->change[i];
-        json_array_append_new(c->state == TUNE_CHANGE_APPLIED ? changes : refused,
-                              json_pack("{s:s,s:s,s:s,s:s}", "action", c->action, "path", c->path,
-                                        "old", c->old_value, "new", c->new_value));
+        bool applied = c->state == TUNE_CHANGE_APPLIED;
+        json_array_append_new(applied ? changes : refused,
+                              json_pack("{s:s,s:s,s:s,s:s,s:s}", "action", c->action, "path",
+                                        c->path, "old", c->old_value, "new", c->new_value, "state",
+                                        applied ? "applied" : "refused"));
     }
     for (int i = 0; i < t->plan->nnotes; i++)
         json_array_append_new(notes, json_string(t->plan->note[i]));

@@ -2,9 +2,11 @@
  * /proc/interrupts for inspect and tune: the counts on the target CPUs
  * (parsed by percpu_table.c) and, per line, the chip and handler names.
  * Architecture lines (LOC, RES, CAL, ...) have no affinity files; some
- * (ERR, MIS) have a single count. Device IRQs get their affinity
- * from /proc/irq/N; the effective affinity, where the kernel exposes it, is
- * where the interrupt actually arrives and wins over the requested one.
+ * (ERR, MIS) have a single count. Device IRQs get their affinity from
+ * /proc/irq/N and a placement from both lists: the requested one says what
+ * tune can still move, the effective one, where the kernel exposes it,
+ * where the interrupt arrives now (it follows a new request only at the
+ * IRQ's next interrupt, and never for a managed IRQ).
  */
 #include "sys/irq.h"
 
@@ -14,25 +16,66 @@
 
 #include "sys/percpu_table.h"
 
-static void read_affinity(const struct sysroot *sr, struct irq_line *irq, const struct irq_table *t,
-                          struct read_notes *notes)
+enum irq_placement irq_placement_of(const struct cpulist *requested,
+                                    const struct cpulist *effective, const struct cpulist *targets)
+{
+    bool requested_on = false, effective_on = false;
+    for (int i = 0; i < targets->count; i++) {
+        requested_on |= requested && cpulist_contains(requested, targets->cpu[i]);
+        effective_on |= effective && cpulist_contains(effective, targets->cpu[i]);
+    }
+    if (requested_on)
+        return IRQ_ALLOWED_ON_TARGET;
+    return effective_on ? IRQ_MOVE_PENDING : IRQ_OFF_TARGETS;
+}
+
+void irq_moved_mask(const struct cpulist *requested, const struct cpulist *targets,
+                    const struct cpulist *keep, struct cpulist *out)
+{
+    cpulist_subtract(requested, targets, out);
+    if (out->count == 0)
+        *out = *keep;
+}
+
+/* One affinity file: a short copy of its text for people, the list in full
+ * (re-read whole when the text filled the copy: a long list of a big
+ * machine). False when absent or not a list. */
+static bool read_mask(const struct sysroot *sr, const char *path, char *text, size_t len,
+                      struct cpulist *list, struct read_notes *notes)
+{
+    if (read_cpulist_noted(sr, path, text, len, list, notes) != READ_OK)
+        return false;
+    if (strlen(text) + 1 < len)
+        return true;
+    char *whole = NULL;
+    bool ok = sysroot_read_value(sr, path, &whole) >= 0 &&
+              cpulist_parse(whole, list, &(const char *){NULL}) == 0;
+    free(whole);
+    return ok;
+}
+
+static void read_affinity(const struct sysroot *sr, struct irq_line *irq,
+                          const struct cpulist *targets, struct read_notes *notes)
 {
     char path[128];
-    struct cpulist *scratch = malloc(sizeof *scratch);
-    if (!scratch)
-        return;
-    snprintf(path, sizeof path, "/proc/irq/%s/smp_affinity_list", irq->id);
-    read_cpulist_noted(sr, path, irq->smp_affinity_list, sizeof irq->smp_affinity_list, scratch,
-                       notes);
-    snprintf(path, sizeof path, "/proc/irq/%s/effective_affinity_list", irq->id);
-    read_cpulist_noted(sr, path, irq->effective_affinity_list, sizeof irq->effective_affinity_list,
-                       scratch, notes);
-    free(scratch);
-    const char *where =
-        irq->effective_affinity_list[0] ? irq->effective_affinity_list : irq->smp_affinity_list;
-    for (int i = 0; i < t->ntarget; i++)
-        if (cpulist_text_contains(where, t->target_cpu[i]))
-            irq->affine_to_target = true;
+    struct cpulist *requested = malloc(sizeof *requested);
+    struct cpulist *effective = malloc(sizeof *effective);
+    if (requested && effective) {
+        snprintf(path, sizeof path, "/proc/irq/%s/smp_affinity_list", irq->id);
+        bool have_requested = read_mask(sr, path, irq->smp_affinity_list,
+                                        sizeof irq->smp_affinity_list, requested, notes);
+        snprintf(path, sizeof path, "/proc/irq/%s/effective_affinity_list", irq->id);
+        bool have_effective = read_mask(sr, path, irq->effective_affinity_list,
+                                        sizeof irq->effective_affinity_list, effective, notes);
+        irq->placement = irq_placement_of(have_requested ? requested : NULL,
+                                          have_effective ? effective : NULL, targets);
+        /* where it arrives now: the effective list's answer, else the requested one's */
+        irq->affine_to_target = have_effective
+                                    ? irq_placement_of(NULL, effective, targets) != IRQ_OFF_TARGETS
+                                    : irq->placement == IRQ_ALLOWED_ON_TARGET;
+    }
+    free(requested);
+    free(effective);
 }
 
 int irq_read(const struct sysroot *sr, const struct cpulist *targets, struct irq_table *out,
@@ -73,7 +116,7 @@ int irq_read(const struct sysroot *sr, const struct cpulist *targets, struct irq
             if (percpu_count(&pt, r, i) != PERCPU_COUNT_UNKNOWN)
                 irq->target_total += percpu_count(&pt, r, i);
         if (irq->numeric)
-            read_affinity(sr, irq, out, notes);
+            read_affinity(sr, irq, targets, notes);
     }
     out->nirq = pt.nrow;
     percpu_table_free(&pt);

@@ -104,14 +104,21 @@ enum tune_outcome tune_session_begin(struct tune_session *s, const struct tune_r
         tune_session_free(s); /* nothing of ours to restore */
         return TUNE_FAILED;
     }
+    /* A refusal is no failure of the session: a run measures under what
+     * was applied; `tune apply` makes its exit code from s->refused. */
+    s->applied = res.applied;
+    s->refused = res.refused;
     if (res.refused)
         fprintf(err,
                 "jitterlab: tune: the kernel refused %d change%s (left as they "
-                "were): %s\n",
+                "were, not in the snapshot): %s\n",
                 res.refused, res.refused == 1 ? "" : "s", res.refused_list);
-    if (out)
+    if (out && res.journaled)
         fprintf(out, "%d applied, %d refused; snapshot in %s (undo: jitterlab tune restore)\n",
                 res.applied, res.refused, state_path);
+    else if (out)
+        fprintf(out, "%d applied, %d refused; nothing changed, no snapshot kept\n", res.applied,
+                res.refused);
     return TUNE_OK;
 }
 

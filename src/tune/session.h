@@ -33,10 +33,13 @@ struct tune_session {
     FILE *err;
     struct tune_plan plan;
     struct tune_summary summary; /* what was applied, for the result document */
+    int applied;                 /* changes written by begin */
+    int refused;                 /* changes the kernel refused (not journaled) */
 };
 
 /* Locks the journal, plans, prints, journals and applies. On failure nothing
- * is changed and nothing held. */
+ * is changed and nothing held. Changes the kernel refused are no failure
+ * (TUNE_OK, said on err, counted in s->refused): the caller decides. */
 enum tune_outcome tune_session_begin(struct tune_session *s, const struct tune_request *rq,
                                      const char *profile, const char *state_path,
                                      enum tune_mode mode, FILE *out, FILE *err);

@@ -1,16 +1,16 @@
 /*
- * The mechanism of reversible tuning: plans, the journal (a small JSON state
- * file written atomically and fsynced before the first change), apply,
- * restore with verification, and the stale-journal warning that every
- * jitterlab invocation prints after a run died before restoring. What to
- * change lives in tune_actions.c; this file only knows paths and values.
+ * The mechanism of reversible tuning: the journal (a small JSON state file
+ * written atomically and fsynced before the first change), apply, restore
+ * with verification, and the stale-journal warning that every jitterlab
+ * invocation prints after a run died before restoring. What to change lives
+ * in tune_actions.c, the plan as data in tune_plan.c; this file only knows
+ * paths and values.
  */
 #include "tune/tune.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,134 +24,11 @@
 #include "common/atomic_file.h"
 #include "sys/sysroot.h"
 
-static char *dup_or_null(const char *s, bool *oom)
+static void free_strings(char **list, int n)
 {
-    char *d = strdup(s ? s : "");
-    if (!d)
-        *oom = true;
-    return d;
-}
-
-static bool replace_string(char **slot, const char *value)
-{
-    char *d = strdup(value);
-    if (!d)
-        return false;
-    free(*slot);
-    *slot = d;
-    return true;
-}
-
-void tune_plan_add(struct tune_plan *plan, const char *action, const char *path,
-                   const char *old_value, const char *new_value, const char *what)
-{
-    for (int i = 0; i < plan->n; i++) {
-        if (strcmp(plan->change[i].path, path) == 0) { /* one change per file */
-            if (!replace_string(&plan->change[i].new_value, new_value))
-                plan->out_of_memory = true;
-            return;
-        }
-    }
-    if (plan->n == plan->cap) {
-        int cap = plan->cap ? plan->cap * 2 : 32;
-        struct tune_change *grown = realloc(plan->change, (size_t)cap * sizeof(*grown));
-        if (!grown) {
-            plan->out_of_memory = true;
-            return;
-        }
-        plan->change = grown;
-        plan->cap = cap;
-    }
-    struct tune_change *c = &plan->change[plan->n];
-    memset(c, 0, sizeof(*c));
-    bool oom = false;
-    snprintf(c->action, sizeof(c->action), "%s", action);
-    c->path = dup_or_null(path, &oom);
-    c->old_value = dup_or_null(old_value, &oom);
-    c->new_value = dup_or_null(new_value, &oom);
-    c->what = dup_or_null(what, &oom);
-    if (oom) {
-        free(c->path);
-        free(c->old_value);
-        free(c->new_value);
-        free(c->what);
-        plan->out_of_memory = true;
-        return;
-    }
-    plan->n++;
-}
-
-void tune_plan_note(struct tune_plan *plan, const char *fmt, ...)
-{
-    if (plan->nnotes >= (int)(sizeof(plan->note) / sizeof(plan->note[0])))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(plan->note[plan->nnotes++], sizeof(plan->note[0]), fmt, ap);
-    va_end(ap);
-}
-
-void tune_plan_free(struct tune_plan *plan)
-{
-    for (int i = 0; i < plan->n; i++) {
-        free(plan->change[i].path);
-        free(plan->change[i].what);
-        free(plan->change[i].old_value);
-        free(plan->change[i].new_value);
-    }
-    free(plan->change);
-    memset(plan, 0, sizeof(*plan));
-}
-
-int tune_plan_build(const struct tune_request *rq, struct tune_plan *plan)
-{
-    memset(plan, 0, sizeof(*plan));
-    for (int i = 0; i < tune_action_count; i++)
-        if (rq->actions & (1u << i))
-            tune_actions[i].plan(rq, plan);
-    return plan->out_of_memory ? -1 : 0;
-}
-
-bool tune_value_matches(const char *written, const char *read_back)
-{
-    const char *from = read_back, *to;
-    const char *open = strchr(read_back, '[');
-    const char *close = open ? strchr(open, ']') : NULL;
-    if (open && close) { /* "always [madvise] never" */
-        from = open + 1;
-        to = close;
-    } else {
-        from += strspn(from, " \t\n");
-        to = from + strlen(from);
-        while (to > from && (to[-1] == ' ' || to[-1] == '\t' || to[-1] == '\n'))
-            to--;
-    }
-    size_t n = (size_t)(to - from);
-    return strlen(written) == n && memcmp(written, from, n) == 0;
-}
-
-const char *tune_path_refusal(const char *action, const char *path)
-{
-    int idx = tune_action_find(action);
-    if (idx < 0)
-        return "not an action of jitterlab tune";
-    if (path[0] != '/')
-        return "not an absolute path";
-    for (const char *p = path; (p = strchr(p, '/')) != NULL;) {
-        p++;
-        size_t len = strcspn(p, "/");
-        if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
-            return "a '.' or '..' component";
-        if (len == 0 && *p)
-            return "an empty component";
-    }
-    for (const char *const *w = tune_actions[idx].writes; w && *w; w++) {
-        size_t len = strlen(*w);
-        bool dir = len && (*w)[len - 1] == '/';
-        if (dir ? strncmp(path, *w, len) == 0 && path[len] : strcmp(path, *w) == 0)
-            return NULL;
-    }
-    return "outside what this action writes";
+    for (int i = 0; list && i < n; i++)
+        free(list[i]);
+    free(list);
 }
 
 /* ---- journal -------------------------------------------------------------- */
@@ -543,21 +420,24 @@ int tune_apply(const struct sysroot *sr, struct tune_plan *plan, const char *sta
     j.pid = (long)getpid();
     j.complete = false;
     snprintf(j.sysroot, sizeof(j.sysroot), "%s", sr->prefix);
-    /* Extend: an existing entry keeps its original old value. */
-    for (int i = 0; i < plan->n; i++) {
+    /* Extend: an existing entry keeps its original old value (and, should
+     * this apply's write be refused, the new value of the earlier apply). */
+    int before = j.changes.n;
+    char **earlier = calloc((size_t)(plan->n ? plan->n : 1), sizeof(*earlier));
+    for (int i = 0; i < plan->n && earlier; i++) {
         const struct tune_change *c = &plan->change[i];
+        int k = tune_plan_find(&j.changes, c->path);
+        if (k >= 0 && !(earlier[i] = strdup(j.changes.change[k].new_value)))
+            j.changes.out_of_memory = true;
         tune_plan_add(&j.changes, c->action, c->path, c->old_value, c->new_value, c->what);
     }
-    if (j.changes.out_of_memory) {
-        snprintf(err, errlen, "out of memory");
-        tune_plan_free(&j.changes);
-        return -1;
-    }
     int *rc = NULL;
-    if (tune_journal_save(state_path, &j, err, errlen) != 0 ||
-        write_changes(io, sr, plan, false, &rc) != 0) {
-        if (!rc)
+    bool oom = !earlier || j.changes.out_of_memory;
+    if (oom || tune_journal_save(state_path, &j, err, errlen) != 0 ||
+        (oom = write_changes(io, sr, plan, false, &rc) != 0)) {
+        if (oom)
             snprintf(err, errlen, "out of memory");
+        free_strings(earlier, plan->n);
         tune_plan_free(&j.changes);
         return -1;
     }
@@ -572,12 +452,24 @@ int tune_apply(const struct sysroot *sr, struct tune_plan *plan, const char *sta
         size_t used = strlen(res->refused_list);
         snprintf(res->refused_list + used, sizeof(res->refused_list) - used, "%s%s",
                  used ? ", " : "", c->path);
-        /* make sure a refused write left the old value */
-        write_and_check(io, sr, c, c->old_value);
+        /* A refused write normally left the old value; the journal then
+         * forgets this apply's entry. One that did not stays, for restore. */
+        if (write_and_check(io, sr, c, c->old_value) != 0 &&
+            !reads_as(io, sr, c->path, c->old_value))
+            continue;
+        int k = tune_plan_find(&j.changes, c->path);
+        if (k >= before)
+            tune_plan_remove(&j.changes, k);
+        else if (k >= 0 && earlier[i]) /* back to the earlier apply's new value */
+            tune_plan_add(&j.changes, c->action, c->path, c->old_value, earlier[i], c->what);
     }
     free(rc);
+    free_strings(earlier, plan->n);
     j.complete = true;
-    int saved = tune_journal_save(state_path, &j, err, errlen);
+    res->journaled = j.changes.n;
+    int saved = j.changes.n > 0 || unlink(state_path) != 0
+                    ? tune_journal_save(state_path, &j, err, errlen)
+                    : 0; /* nothing changed by jitterlab: no snapshot */
     tune_plan_free(&j.changes);
     return saved;
 }

@@ -96,6 +96,9 @@ void tune_plan_add(struct tune_plan *plan, const char *action, const char *path,
 void tune_plan_note(struct tune_plan *plan, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void tune_plan_free(struct tune_plan *plan);
+/* Index of the change of path, or -1; tune_plan_remove drops change k. */
+int tune_plan_find(const struct tune_plan *plan, const char *path);
+void tune_plan_remove(struct tune_plan *plan, int k);
 int tune_plan_build(const struct tune_request *rq, struct tune_plan *plan);
 
 /* How a journal was made: a run or hold restores at its end; an apply stays. */
@@ -143,12 +146,16 @@ struct tune_result {
     int applied;
     int refused; /* the kernel said no; the value did not change */
     char refused_list[1024];
+    int journaled; /* changes the journal holds afterwards (0: no journal left) */
 };
 
 /* Journals, then writes every change of the plan (marking each applied or
- * refused). A run or hold refuses a journal that already holds changes: its
- * restore would undo them. Returns 0, or -1 when nothing was changed (err
- * says why). */
+ * refused). A refused change that left its file as it was is then dropped
+ * from the journal again (an entry of an earlier apply keeps its values), so
+ * status and restore know only what changed; a journal left empty is
+ * removed. A run or hold refuses a journal that already holds changes: its
+ * restore would undo them. Returns 0 (refusals included: see res), or -1
+ * when nothing was changed (err says why). */
 int tune_apply(const struct sysroot *sr, struct tune_plan *plan, const char *state_path,
                enum tune_mode mode, const struct tune_io *io, struct tune_result *res, char *err,
                size_t errlen);

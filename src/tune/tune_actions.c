@@ -219,9 +219,11 @@ static void plan_irq_affinity(const struct tune_request *rq, struct tune_plan *p
     }
     if (irq_read(rq->sr, &rq->targets, &t, &notes) != 0)
         return;
+    /* inspect's irq-on-rt-cpu counts the same ones (irq_placement_of): a
+     * move pending in the kernel has nothing left to write. */
     for (int i = 0; i < t.nirq; i++) {
         const struct irq_line *l = &t.irq[i];
-        if (!l->numeric || !l->smp_affinity_list[0])
+        if (!l->numeric || l->placement != IRQ_ALLOWED_ON_TARGET)
             continue;
         /* The list in full (irq_read keeps a short copy for people). */
         char path[64], *old = NULL;
@@ -232,21 +234,17 @@ static void plan_irq_affinity(const struct tune_request *rq, struct tune_plan *p
             free(old);
             continue;
         }
-        cpulist_subtract(&aff, &rq->targets, &moved);
-        if (moved.count != aff.count) { /* a target CPU is in its mask */
-            if (moved.count == 0)
-                moved = keep;
-            /* CPULIST_MAX_CPUS CPUs listed one by one take under 20 KiB */
-            char *value = malloc(32 * 1024), what[160];
-            if (value) {
-                cpulist_format(&moved, value, 32 * 1024);
-                snprintf(what, sizeof(what), "IRQ %s (%.100s) off the target CPUs", l->id, l->desc);
-                tune_plan_add(plan, "irq-affinity", path, old, value, what);
-            } else {
-                plan->out_of_memory = true;
-            }
-            free(value);
+        irq_moved_mask(&aff, &rq->targets, &keep, &moved);
+        /* CPULIST_MAX_CPUS CPUs listed one by one take under 20 KiB */
+        char *value = malloc(32 * 1024), what[160];
+        if (value) {
+            cpulist_format(&moved, value, 32 * 1024);
+            snprintf(what, sizeof(what), "IRQ %s (%.100s) off the target CPUs", l->id, l->desc);
+            tune_plan_add(plan, "irq-affinity", path, old, value, what);
+        } else {
+            plan->out_of_memory = true;
         }
+        free(value);
         free(old);
     }
     irq_free(&t);

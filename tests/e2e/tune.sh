@@ -6,7 +6,9 @@
 # a failed restore exits 1 naming what stayed, a crafted journal writes
 # nothing outside the allow-list or the tree, a 456-character IRQ list comes
 # back whole, a second session is refused, SIGHUP restores, run --tune
-# records config.tune. On this machine (root): tune apply / restore of CPU 1,
+# records config.tune, inspect counts the IRQs tune moves, a refused change
+# exits 1 and stays out of the journal and status (run --tune goes on). On
+# this machine (root): tune apply / restore of CPU 1,
 # nothing held after exit, and run --tune restoring after SIGINT, each
 # checked against the script's own snapshot, which an EXIT trap writes back
 # with the shell. Bad input exits 2. About 25 s.
@@ -202,12 +204,61 @@ pyt "$T/tuned.json" <<'EOF'
 tu = d["config"]["tune"]
 c = {x["path"]: x for x in tu["changes"]}
 t("config.tune names the profile and budget", 'tu["profile"] == "latency" and tu["budget_ns"] == 50000')
-t("config.tune.changes lists timer migration 1 -> 0", 'c["/proc/sys/kernel/timer_migration"] == {"action": "timer-migration", "path": "/proc/sys/kernel/timer_migration", "old": "1", "new": "0"}')
+t("config.tune.changes lists timer migration 1 -> 0", 'c["/proc/sys/kernel/timer_migration"] == {"action": "timer-migration", "path": "/proc/sys/kernel/timer_migration", "old": "1", "new": "0", "state": "applied"}')
 t("system shows the tuned timer migration", 'd["system"]["sched"]["timer_migration"] == 0')
 EOF
 check "run --tune restored the tree" diff -r "$FIX/intel-ipc-untuned/proc" "$T/tree/proc"
 "$JL" run --sysroot "$T/tree" -a 1 -D 1 -q --json "$T/plain.json" >"$T/out" 2>"$T/err"
 check "without --tune config.tune is null" test "$(jget "$T/plain.json" 'd["config"]["tune"]')" = None
+
+# --- inspect and tune agree about IRQs; a refused change is reported, not kept ------
+# vm-irq-pending: IRQ 24 requested 0-1 (tune moves it), 36 requested 0 but
+# effective 1 (the kernel has not moved it yet), 39 on CPU 0 only.
+fresh vm-irq-pending
+"$JL" inspect --sysroot "$T/tree" -a 1 -q --json "$T/irq.json" >"$T/out" 2>"$T/err"
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 1 --only irq-affinity --dry-run >"$T/dry" 2>"$T/err"
+planned=$(grep -c '^echo ' "$T/dry")
+pyt "$T/irq.json" <<EOF
+f = [x for x in d["findings"] if x["id"] == "irq-on-rt-cpu"][0]
+ev = {x["path"]: x["value"] for x in f["evidence"]}
+t("inspect counts the IRQs tune plans to move ($planned)", '"tune moves $planned of them" in f["effect"] and "(moves $planned IRQ" in f["fix"]')
+t("... the allowed one shows both lists", 'ev["/proc/irq/24/smp_affinity_list"].startswith("requested 0-1, effective 0: tune moves it")')
+t("... the pending one says the kernel has not moved it yet", 'ev["/proc/irq/36/effective_affinity_list"].startswith("requested 0, effective 1: kernel has not moved it yet")')
+t("... the one on CPU 0 only is not listed", 'not any("/irq/39/" in p for p in ev) and f["severity"] == "warning"')
+EOF
+check "tune plans exactly IRQ 24" test "$planned" = 1 -a "$(grep -c '/proc/irq/24/smp_affinity_list' "$T/dry")" = 1
+cp -a "$T/tree" "$T/tree.orig"
+ln "$T/tree/proc/irq/24/smp_affinity_list" "$T/linked" # a file linked elsewhere is never written: refused
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 1 --only irq-affinity,timer-migration >"$T/out" 2>"$T/err"
+rc_is "an apply with a refused change exits 1 (as help tune says)" 1 $?
+check "... and says 1 applied, 1 refused" grep -q '^1 applied, 1 refused; snapshot in' "$T/out"
+check "... naming the refused file on stderr" grep -q 'jitterlab: tune: the kernel refused 1 change .*/proc/irq/24/smp_affinity_list' "$T/err"
+check "... keeping the applied change" grep -qx 0 "$T/tree/proc/sys/kernel/timer_migration"
+check "... the refused file as it was" grep -qx 0-1 "$T/tree/proc/irq/24/smp_affinity_list"
+pyt "$S" <<'EOF'
+t("the journal holds the applied change only", '[x["path"] for x in d["changes"]] == ["/proc/sys/kernel/timer_migration"]')
+EOF
+"$JL" tune status --state "$S" >"$T/status"
+check "status counts 1 setting changed" grep -q ': 1 setting changed' "$T/status"
+check "... and does not list the refused file" sh -c "! grep -q '/proc/irq/24/' '$T/status'"
+"$JL" tune restore --state "$S" -q
+rm -f "$T/linked"
+check "restore after a refusal: tree as before" diff -r "$T/tree.orig" "$T/tree"
+"$JL" help tune >"$T/help" 2>&1
+check "help tune documents exit 1 for a refused change" grep -q '1 a change was refused or a restore failed' "$T/help"
+ln "$T/tree/proc/irq/24/smp_affinity_list" "$T/linked"
+JITTERLAB_TUNE_STATE=$S "$JL" run --sysroot "$T/tree" -a 1 -D 1 -q --tune=realtime --json "$T/refused.json" >"$T/out" 2>"$T/err"
+rc_is "run --tune with a refused change still runs (exit 0)" 0 $?
+check "... warning on stderr" grep -q 'jitterlab: tune: the kernel refused 1 change' "$T/err"
+pyt "$T/refused.json" <<'EOF'
+tu = d["config"]["tune"]
+t("config.tune.refused holds the IRQ with state refused", '[(x["path"], x["state"]) for x in tu["refused"]] == [("/proc/irq/24/smp_affinity_list", "refused")]')
+t("config.tune.changes are all applied", 'tu["changes"] and all(x["state"] == "applied" for x in tu["changes"])')
+EOF
+rm -f "$T/linked"
+check "run --tune restored the tree" diff -r "$T/tree.orig/proc" "$T/tree/proc"
+check "... and left no snapshot" test ! -e "$S"
+rm -rf "$T/tree.orig"
 
 # --- bad input -----------------------------------------------------------------
 # (on a copy: a binary that took these would tune the tree, or hold it and be killed)
@@ -261,7 +312,17 @@ irq_before=$(cat /proc/irq/*/smp_affinity_list 2>/dev/null | tr '\n' ' ')
 rl_before=$(cat /sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us 2>/dev/null)
 S=$T/machine.json
 "$JL" tune apply --cpus 1 --budget 500ns --profile realtime --state "$S" >"$T/out" 2>"$T/err"
-rc_is "tune apply --cpus 1 --budget 500ns on this machine exits 0" 0 $?
+rc=$?
+refused=$(sed -n 's/^[0-9]* applied, \([0-9]*\) refused.*/\1/p' "$T/out")
+if [ "$refused" = 0 ]; then
+    rc_is "tune apply --cpus 1 --budget 500ns on this machine exits 0" 0 $rc
+else # managed IRQs refuse a new affinity
+    rc_is "tune apply --cpus 1 --budget 500ns on this machine: $refused refused, exits 1" 1 $rc
+    pyt "$S" <<EOF
+refused = "$(sed -n 's/^jitterlab: tune: the kernel refused .*: //p' "$T/err")".split(", ")
+t("... the refused changes are not in the journal", 'refused and not any(x["path"] in refused for x in d["changes"])')
+EOF
+fi
 check "timer migration is off while tuned" grep -qx 0 /proc/sys/kernel/timer_migration
 if [ -d /sys/devices/system/cpu/cpu1/cpuidle ]; then
     deep=$(for s in /sys/devices/system/cpu/cpu1/cpuidle/state*; do [ "$(cat "$s/latency")" -ge 1 ] && cat "$s/disable"; done | sort -u | tr '\n' ' ')

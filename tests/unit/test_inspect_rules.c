@@ -279,8 +279,13 @@ static void test_irq_finding_names_the_busiest_queue(void **state)
     struct inspected *r = inspect_fixture("intel-ipc-untuned", "3", 50 * NS_PER_US);
     const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "irq-on-rt-cpu");
     assert_non_null(f);
-    assert_true(has_evidence(f, "/proc/irq/127/effective_affinity_list", "enp1s0-TxRx-3"));
-    assert_false(has_evidence(f, "/proc/irq/122/", "xhci")); /* effective 1, not 3 */
+    assert_true(has_evidence(f, "/proc/irq/127/smp_affinity_list", "enp1s0-TxRx-3"));
+    /* effective 1, but its requested 0-3 lets the kernel deliver it on 3: tune moves it */
+    assert_true(has_evidence(f, "/proc/irq/122/smp_affinity_list",
+                             "requested 0-3, effective 1: tune moves it"));
+    assert_false(has_evidence(f, "/proc/irq/126/", "")); /* requested and effective 2 */
+    assert_non_null(strstr(f->effect, "tune moves 4 of them"));
+    assert_non_null(strstr(f->fix, "jitterlab tune apply --only irq-affinity (moves 4 IRQs"));
     inspected_free(r);
 }
 
