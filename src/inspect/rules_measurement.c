@@ -68,9 +68,10 @@ static void rule_measured_latency(struct rule_ctx *c)
                     (unsigned long long)m->missed, interval, max, c->budget);
     else
         rule_effect(f,
-                    "measured: the worst wake-up in %.1f s was %s, within the %s budget; rare "
+                    "measured: the worst wake-up in %.1f s was %s, within the %s budget%s; rare "
                     "events need longer runs under the real load to show",
-                    m->duration_s, max, c->budget);
+                    m->duration_s, max, c->budget,
+                    m->realtime ? "" : " (at SCHED_OTHER: not a real-time measurement)");
     if (over)
         rule_fix(f,
                  "name the cause of each late wake-up: jitterlab run -a %s --budget %s "
