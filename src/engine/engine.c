@@ -120,7 +120,7 @@ static size_t engine_buffer(const struct engine *e, size_t k, void **addr)
         return s->result.us_hist ? s->result.us_rows * sizeof(uint64_t) : 0;
     default:
         *addr = s->result.overflow_cycles;
-        return s->result.overflow_cycles ? ENGINE_MAX_OVERFLOW_CYCLES * sizeof(uint64_t) : 0;
+        return s->result.overflow_cycles ? s->result.us_rows * sizeof(uint64_t) : 0;
     }
 }
 
@@ -196,11 +196,11 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
         if (cfg->us_hist_rows > 0) {
             r->us_rows = cfg->us_hist_rows;
             r->us_hist = calloc(cfg->us_hist_rows, sizeof(uint64_t));
-            r->overflow_cycles = calloc(ENGINE_MAX_OVERFLOW_CYCLES, sizeof(uint64_t));
+            r->overflow_cycles = calloc(cfg->us_hist_rows, sizeof(uint64_t));
             if (!r->us_hist || !r->overflow_cycles)
                 goto oom;
             memset(r->us_hist, 0, cfg->us_hist_rows * sizeof(uint64_t));
-            memset(r->overflow_cycles, 0, ENGINE_MAX_OVERFLOW_CYCLES * sizeof(uint64_t));
+            memset(r->overflow_cycles, 0, cfg->us_hist_rows * sizeof(uint64_t)); /* prefault */
         }
     }
     e->lock = lock_memory(e);
@@ -312,16 +312,7 @@ static inline void record_sample(struct cpu_slot *s, const struct engine_config 
     struct cpu_result *r = &s->result;
     int64_t latency = m->latency;
     cpu_result_record(r, cfg, m->wake_rel, latency, m->period, m->exec);
-    if (r->us_hist) {
-        uint64_t row = latency > 0 ? (uint64_t)(latency / 1000) : 0;
-        if (row < r->us_rows) {
-            r->us_hist[row]++;
-        } else {
-            if (r->us_overflow < ENGINE_MAX_OVERFLOW_CYCLES)
-                r->overflow_cycles[r->us_overflow] = m->k;
-            r->us_overflow++;
-        }
-    }
+    cpu_result_record_us(r, latency, m->k);
     struct cycle_sample cs = {
         .t_ns = m->wake_rel,
         .latency_ns = latency,

@@ -48,9 +48,6 @@ struct engine_config {
     uint32_t counters_mask;               /* 1u << enum counter_id; 0: none */
 };
 
-/* Cycle numbers of samples beyond the linear histogram, as cyclictest lists them. */
-#define ENGINE_MAX_OVERFLOW_CYCLES 1024
-
 /* Everything a measured CPU's thread produced; exact, written only by that
  * thread while it runs and read only after engine_join. */
 struct cpu_result {
@@ -64,11 +61,13 @@ struct cpu_result {
     struct running_stats latency;
     struct running_stats period; /* consecutive cycles only (none missed between) */
     struct latency_hist hist;
-    /* linear 1 us histogram, only when us_hist_rows > 0 */
+    /* linear 1 us histogram, only when us_hist_rows > 0, and the cycle
+     * numbers of the first samples beyond it: as cyclictest -h keeps them,
+     * as many as there are rows (us_rows entries, allocated before the
+     * first cycle; min(us_overflow, us_rows) of them used) */
     uint64_t *us_hist;
     uint32_t us_rows;
     uint64_t us_overflow;
-    uint32_t overflow_cycle_count; /* entries used in overflow_cycles */
     uint64_t *overflow_cycles;
     int sched_policy; /* the policy the thread really ran with */
     int sched_priority;
@@ -124,6 +123,22 @@ static inline void cpu_result_record(struct cpu_result *r, const struct engine_c
     latency_hist_add(&r->response_hist, response);
     if (response_misses_deadline(latency, exec_ns, cfg->deadline_ns))
         r->deadline_misses++;
+}
+
+/* What one sample adds to the 1 us histogram (a no-op without one): a row,
+ * or an overflow whose cycle number k is kept while fewer than us_rows are. */
+static inline void cpu_result_record_us(struct cpu_result *r, int64_t latency, uint64_t k)
+{
+    if (!r->us_hist)
+        return;
+    uint64_t row = latency > 0 ? (uint64_t)(latency / 1000) : 0;
+    if (row < r->us_rows) {
+        r->us_hist[row]++;
+        return;
+    }
+    if (r->us_overflow < r->us_rows)
+        r->overflow_cycles[r->us_overflow] = k;
+    r->us_overflow++;
 }
 
 struct engine;

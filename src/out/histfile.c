@@ -16,15 +16,10 @@
 #include "common/atomic_file.h"
 
 /* cyclictest keeps the cycle numbers of at most as many overflows as the
- * histogram has rows; the engine keeps at most ENGINE_MAX_OVERFLOW_CYCLES. */
+ * histogram has rows, and so does the engine (cpu_result_record_us). */
 static uint64_t overflow_cycles_listed(const struct cpu_result *r, uint32_t rows)
 {
-    uint64_t listed = r->us_overflow;
-    if (listed > rows)
-        listed = rows;
-    if (listed > ENGINE_MAX_OVERFLOW_CYCLES)
-        listed = ENGINE_MAX_OVERFLOW_CYCLES;
-    return listed;
+    return r->us_overflow < rows ? r->us_overflow : rows;
 }
 
 static unsigned long us_floor(int64_t ns)

@@ -2,7 +2,8 @@
  * Unit tests for src/out/histfile.c against the layout cyclictest 2.x
  * writes with `-q -h N`: the "# /dev/cpu_dma_latency set to Nus" line before
  * "# Histogram" only when a PM QoS request was held, the rows, the trailer,
- * and an overflow cycle list cut at the row count (then "# NNNNN others").
+ * and an overflow cycle list cut at the row count (then "# NNNNN others"),
+ * also beyond 1024 rows, which is where jitterlab used to cut it.
  * Results are built by hand, so every expected line is exact.
  */
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/units.h"
 #include "out/histfile.h"
 #include "test_tree.h"
 
@@ -24,14 +26,14 @@ struct fixture {
     char *root;
     char path[PATH_MAX];
     uint64_t hist[2][ROWS];
-    uint64_t cycles[2][ENGINE_MAX_OVERFLOW_CYCLES];
+    uint64_t cycles[2][ROWS]; /* as many as the rows, as the engine keeps */
     struct cpu_result res[2];
     const struct cpu_result *cpu[2];
     struct run_report rep;
 };
 
 /* One CPU's result: `in_rows` samples of 2 µs, then `over` samples of 10 ms
- * at cycles 100, 101, ... (as many as the engine keeps). */
+ * at cycles 100, 101, ... (as many as the engine keeps: one per row). */
 static void fill_cpu(struct fixture *fx, int j, int cpu, uint64_t in_rows, uint64_t over)
 {
     struct cpu_result *r = &fx->res[j];
@@ -45,7 +47,7 @@ static void fill_cpu(struct fixture *fx, int j, int cpu, uint64_t in_rows, uint6
         r->samples++;
     }
     for (uint64_t i = 0; i < over; i++) {
-        if (i < ENGINE_MAX_OVERFLOW_CYCLES)
+        if (i < ROWS)
             r->overflow_cycles[i] = 100 + i;
         running_stats_add(&r->latency, 10000000);
         r->us_overflow++;
@@ -186,6 +188,48 @@ static void test_histfile_trailer_matches_cyclictest_layout(void **state)
                                          "# jitterlab: thread-to-CPU 0:1\n");
 }
 
+/* A 2000-row histogram (--histogram-max 2000us) keeps 2000 overflow cycle
+ * numbers, as cyclictest -h 2000 does: recorded by the engine's own rule
+ * (cpu_result_record_us) and listed by the file, "others" only beyond. */
+static void test_histfile_lists_as_many_overflows_as_rows_beyond_1024(void **state)
+{
+    struct fixture *fx = *state;
+    enum { WIDE_ROWS = 2000 };
+    struct cpu_result *r = &fx->res[0];
+    for (uint64_t over = 1500; over <= 2100; over += 600) {
+        cpu_result_init(r, 1);
+        r->us_rows = WIDE_ROWS;
+        r->us_hist = calloc(WIDE_ROWS, sizeof(uint64_t));
+        r->overflow_cycles = calloc(WIDE_ROWS, sizeof(uint64_t));
+        assert_non_null(r->us_hist);
+        assert_non_null(r->overflow_cycles);
+        for (uint64_t k = 0; k < over; k++) {
+            running_stats_add(&r->latency, 3 * NS_PER_MS);
+            r->samples++;
+            cpu_result_record_us(r, 3 * NS_PER_MS, 10 + k);
+        }
+        fx->cpu[0] = r;
+        fx->rep.ncpu = 1;
+        assert_int_equal(histfile_write(&fx->rep, fx->path), 0);
+        static char l[32768];
+        assert_non_null(line_of(slurp(fx->path), "# Thread 0:", l, sizeof l));
+        uint64_t listed = over < WIDE_ROWS ? over : WIDE_ROWS;
+        /* "# Thread 0:" then " %05llu" per cycle number */
+        const char *others = strstr(l, " # ");
+        size_t numbers_len = others ? (size_t)(others - l) : strlen(l);
+        assert_int_equal(numbers_len, strlen("# Thread 0:") + 6 * listed);
+        char last[16];
+        snprintf(last, sizeof last, " %05llu", (unsigned long long)(10 + listed - 1));
+        assert_memory_equal(l + numbers_len - 6, last, 6);
+        if (over > WIDE_ROWS)
+            assert_string_equal(others, " # 00100 others");
+        else
+            assert_null(others);
+        free(r->us_hist);
+        free(r->overflow_cycles);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +241,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_histfile_lists_exactly_row_count_overflows_without_others, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_histfile_lists_as_many_overflows_as_rows_beyond_1024,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_histfile_trailer_matches_cyclictest_layout, setup,
                                         teardown),
     };
