@@ -154,34 +154,33 @@ static int write_json(const struct load_params *p, const struct system_info *si,
     return rc;
 }
 
-int cmd_load(int argc, char **argv)
+/* The load once its options are parsed; argv is the command line as typed. */
+static int load_main(struct load_params *p, int argc, char **argv)
 {
-    static struct load_params p;
-    int rc = load_parse_args(argc, argv, &p);
-    if (rc >= 0)
-        return rc;
+    int rc;
     struct sysroot sr;
-    sysroot_init(&sr, p.common.sysroot_dir);
+    sysroot_init(&sr, p->common.sysroot_dir);
     static struct system_info si;
     system_info_read(&sr, &si);
     static struct load_spec spec;
     char why[600];
-    if (load_parse(p.kind_text, &sr, false, &spec, why, sizeof(why)) != 0)
-        return usage_error("load", p.kind_text, why);
-    if (p.common.cpus.count == 0)
-        system_info_default_cpus(&si, &p.common.cpus);
-    else if ((rc = check_cpus_online("--cpus", p.common.cpus_text, &p.common.cpus, &si)) != 0)
+    if (load_parse(p->kind_text, &sr, false, &spec, why, sizeof(why)) != 0)
+        return usage_error("load", p->kind_text, why);
+    if (p->common.cpus.count == 0)
+        system_info_default_cpus(&si, &p->common.cpus);
+    else if ((rc = check_cpus_online("--cpus", p->common.cpus_text, &p->common.cpus, &si)) != 0)
         return rc;
-    if ((rc = check_output_path("--json", p.common.json_path)) != 0)
+    if ((rc = check_output_path("--json", p->common.json_path)) != 0)
         return rc;
-    spec.cpus = p.common.cpus;
+    spec.cpus = p->common.cpus;
     spec.cpus_given = true;
 
     stop_handlers_install();
     char started_at[40];
     rfc3339_now(started_at, sizeof(started_at));
     char err[600];
-    struct load_runner *lr = load_runner_start(&spec, 1, &p.sched, p.duration_ns, err, sizeof(err));
+    struct load_runner *lr =
+        load_runner_start(&spec, 1, &p->sched, p->duration_ns, err, sizeof(err));
     if (!lr) {
         fprintf(stderr, "jitterlab: load: %s\n", err);
         return EXIT_RUNTIME;
@@ -189,11 +188,11 @@ int cmd_load(int argc, char **argv)
     int failed_load;
     if (load_runner_check_start(lr, &failed_load, err, sizeof(err)) != 0) {
         load_runner_destroy(lr);
-        return usage_error("load", p.kind_text, err);
+        return usage_error("load", p->kind_text, err);
     }
     int64_t start = monotonic_now_ns();
     bool tty = isatty(STDOUT_FILENO);
-    double total_s = (double)p.duration_ns / 1e9;
+    double total_s = (double)p->duration_ns / 1e9;
     int64_t next_line = start + (tty ? LIVE_PERIOD_NS : PLAIN_PERIOD_NS);
     bool interrupted = false;
     while (!load_runner_finished(lr)) {
@@ -204,14 +203,14 @@ int cmd_load(int argc, char **argv)
             break;
         }
         int64_t now = monotonic_now_ns();
-        if (!p.common.quiet && now >= next_line) {
+        if (!p->common.quiet && now >= next_line) {
             print_duty(stdout, lr, &spec, (double)(now - start) / 1e9, total_s, tty);
             next_line = now + (tty ? LIVE_PERIOD_NS : PLAIN_PERIOD_NS);
         }
     }
     load_runner_stop(lr);
     double elapsed_s = (double)(monotonic_now_ns() - start) / 1e9;
-    if (!p.common.quiet) {
+    if (!p->common.quiet) {
         print_duty(stdout, lr, &spec, elapsed_s, total_s, tty);
         if (tty)
             fputc('\n', stdout);
@@ -219,11 +218,23 @@ int cmd_load(int argc, char **argv)
     if (load_runner_failure_summary(lr, 0, err, sizeof(err)))
         fprintf(stderr, "jitterlab: load %s: %s\n", spec.text, err);
     rc = EXIT_OK;
-    if (p.common.json_path &&
-        write_json(&p, &si, argc, argv, &spec, lr, started_at, elapsed_s, interrupted) != 0) {
-        fprintf(stderr, "jitterlab: --json %s: cannot write\n", p.common.json_path);
+    if (p->common.json_path &&
+        write_json(p, &si, argc, argv, &spec, lr, started_at, elapsed_s, interrupted) != 0) {
+        fprintf(stderr, "jitterlab: --json %s: cannot write\n", p->common.json_path);
         rc = EXIT_RUNTIME;
     }
     load_runner_destroy(lr);
+    return rc;
+}
+
+int cmd_load(int argc, char **argv)
+{
+    static struct load_params p;
+    /* the command line as typed, for the document: parsing reorders argv */
+    char **typed = cli_argv_copy(argc, argv);
+    int rc = load_parse_args(argc, argv, &p);
+    if (rc < 0)
+        rc = load_main(&p, argc, typed ? typed : argv);
+    free(typed);
     return rc;
 }

@@ -61,6 +61,17 @@ static int help_with_value(const struct cli_command *cmd, const char *opt, const
     return usage_error(opt, value, why);
 }
 
+char **cli_argv_copy(int argc, char **argv)
+{
+    char **copy = malloc(((size_t)(argc > 0 ? argc : 0) + 1) * sizeof(*copy));
+    if (!copy)
+        return NULL;
+    for (int i = 0; i < argc; i++)
+        copy[i] = argv[i];
+    copy[argc > 0 ? argc : 0] = NULL;
+    return copy;
+}
+
 int cli_parse(const struct cli_command *cmd, struct cli_common *co, void *params, int argc,
               char **argv, int first, int *rest)
 {

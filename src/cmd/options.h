@@ -121,6 +121,13 @@ struct cli_command {
 int cli_parse(const struct cli_command *cmd, struct cli_common *common, void *params, int argc,
               char **argv, int first, int *rest);
 
+/* A copy of the pointers argv[0..argc) (and the NULL after them), taken
+ * before cli_parse: getopt_long reorders argv in place (options first,
+ * arguments last), and a document records the command line as it was
+ * typed. The strings are shared, not copied. NULL when out of memory; the
+ * caller frees it with free(). */
+char **cli_argv_copy(int argc, char **argv);
+
 /* getopt_long returned ':' (missing value) or '?' (unknown or ambiguous
  * option), with opterr = 0: prints which (an ambiguous abbreviation with
  * the options it could mean), and returns EXIT_USAGE. */

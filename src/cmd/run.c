@@ -186,9 +186,9 @@ static void pin_to_housekeeping(const struct run_params *p, const struct system_
 }
 
 static void print_header(const struct run_params *p, const struct system_info *si, int pm_fd,
-                         const struct telemetry *t)
+                         const struct telemetry *t, const struct engine *eng)
 {
-    char cpus[1024], iv[32], dur[32];
+    char cpus[1024], iv[32], dur[32], policy[96];
     cpulist_format(&p->common.cpus, cpus, sizeof(cpus));
     format_duration(p->interval_ns, iv, sizeof(iv));
     if (p->forever)
@@ -197,13 +197,10 @@ static void print_header(const struct run_params *p, const struct system_info *s
         format_duration(p->duration_ns, dur, sizeof(dur));
     else
         snprintf(dur, sizeof(dur), "%llu loops", (unsigned long long)p->loops);
-    printf("jitterlab run: CPU %s, interval %s, %s", cpus, iv,
-           p->policy == SCHED_FIFO ? "SCHED_FIFO"
-           : p->policy == SCHED_RR ? "SCHED_RR"
-                                   : "SCHED_OTHER");
-    if (p->policy != SCHED_OTHER)
-        printf(" %d", p->priority);
-    printf(", %s, clock %s\n", dur, p->clock == ENGINE_CLOCK_TSC ? "tsc" : "monotonic");
+    /* the policy the threads get, known since engine_create */
+    run_policy_text(p->policy, p->priority, engine_degraded(eng), policy, sizeof(policy));
+    printf("jitterlab run: CPU %s, interval %s, %s, %s, clock %s\n", cpus, iv, policy, dur,
+           p->clock == ENGINE_CLOCK_TSC ? "tsc" : "monotonic");
     if (has_workload(p)) {
         char dl[32];
         format_duration(p->deadline_ns, dl, sizeof(dl));
@@ -261,7 +258,20 @@ static void warn_after_start(const struct run_params *p, struct engine *eng)
                         "RLIMIT_MEMLOCK that fits the buffers); page faults may add latency\n");
 }
 
+/* The run; typed is argv as it was typed, before parsing reordered argv. */
+static int run_main(int argc, char **argv, char **typed);
+
 int cmd_run(int argc, char **argv)
+{
+    /* the command line as typed, for the document (cli_argv_copy), as in
+     * jitterlab load */
+    char **typed = cli_argv_copy(argc, argv);
+    int rc = run_main(argc, argv, typed ? typed : argv);
+    free(typed);
+    return rc;
+}
+
+static int run_main(int argc, char **argv, char **typed)
 {
     static struct run_params p; /* large (CPU lists); one per process */
     int rc = run_parse_args(argc, argv, &p);
@@ -280,6 +290,9 @@ int cmd_run(int argc, char **argv)
     rc = run_validate(&p, &si, &sr);
     if (rc >= 0)
         return rc;
+    char workload_warning[256];
+    if (!p.common.quiet && run_workload_warning(&p, workload_warning, sizeof workload_warning))
+        fprintf(stderr, "jitterlab: %s\n", workload_warning);
     static struct inspect_system machine; /* the result's "system" object, read once tuned */
     bool have_machine = false;
 
@@ -393,7 +406,7 @@ int cmd_run(int argc, char **argv)
     sinks_all.exp = &exp;
     sinks_all.st = &st;
     st = (struct run_state){
-        .p = &p, .argc = argc, .argv = argv, .si = &si, .c = &c, .rs = &rs, .exp = &exp};
+        .p = &p, .argc = argc, .argv = typed, .si = &si, .c = &c, .rs = &rs, .exp = &exp};
     struct collector_sinks sinks;
     if (run_stream_open(&rs, &scfg, err, sizeof(err)) != 0 ||
         (sinks_all.stream = run_stream_sinks(&rs), sinks_all.explain = explaining ? &explain : NULL,
@@ -409,7 +422,7 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     if (!p.common.quiet)
-        print_header(&p, &si, pm_fd, tele);
+        print_header(&p, &si, pm_fd, tele, eng);
 
     struct run_report rep;
     rfc3339_now(st.started_at, sizeof(st.started_at));

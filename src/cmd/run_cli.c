@@ -44,7 +44,8 @@ static void run_usage(FILE *out)
             "      --tolerance DUR     count samples whose latency or |period error|\n"
             "                          exceeds DUR (bare number: us)\n"
             "      --budget DUR        exit 3 when any latency exceeds DUR (bare: us)\n"
-            "      --report-every N|DUR  a line per CPU every N samples or every DUR\n"
+            "      --report-every DUR|Nsamples  a line per CPU every DUR (bare number: s,\n"
+            "                          as -D) or every N samples per CPU (e.g. 1000samples)\n"
             "      --wide              every period, error and execution column in those\n"
             "                          lines (default: fits 100 columns)\n"
             "      --intervals FILE    every window as CSV, written as it closes\n"
@@ -92,7 +93,8 @@ static void run_usage(FILE *out)
             "      --json FILE         write the result document (schema 1)\n"
             "      --histogram-file FILE  cyclictest -h format, 1 us rows\n"
             "      --histogram-max DUR rows of that file (bare: us; default 1000us)\n"
-            "      --samples FILE      every sample as CSV: cpu,t_ns,latency_ns\n"
+            "      --samples FILE      every sample as CSV: cpu,t_ns,latency_ns (with a\n"
+            "                          workload or counters also exec_ns,response_ns)\n"
             "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
             "  -h, --help              this text\n"
             "\n"
@@ -221,6 +223,42 @@ static bool all_digits(const char *s)
     return true;
 }
 
+/* --report-every: a duration read as -D reads it (a bare number is seconds:
+ * "1" is one second, never one sample), or a count of samples per CPU with
+ * its unit spelled out ("1000samples"). The last one given wins. */
+static int parse_report_every(const char *arg, struct run_params *p)
+{
+    static const char unit[] = "samples";
+    size_t n = strlen(arg), u = sizeof unit - 1;
+    if (n > u && strcmp(arg + n - u, unit) == 0) {
+        char count[24];
+        long v;
+        const char *why;
+        if (n - u >= sizeof count ||
+            (snprintf(count, sizeof count, "%.*s", (int)(n - u), arg), !all_digits(count)) ||
+            parse_int_range(count, 1, 1000000000L, &v, &why) != 0)
+            return usage_error("--report-every", arg,
+                               "a sample count must be a whole number from 1 to 1000000000 "
+                               "before 'samples' (e.g. 1000samples)");
+        p->report_every_samples = (uint64_t)v;
+        p->report_every_ns = 0;
+        return 0;
+    }
+    int64_t ns;
+    const char *why = "must be greater than 0";
+    if (parse_duration_bounded_ns(arg, NS_PER_S, &ns, &why) != 0 || ns <= 0) {
+        char msg[300];
+        snprintf(msg, sizeof msg,
+                 "%s; it takes a duration (bare number: s, as -D: 1, 0.5, 100ms) or a count "
+                 "of samples (1000samples)",
+                 why);
+        return usage_error("--report-every", arg, msg);
+    }
+    p->report_every_ns = ns;
+    p->report_every_samples = 0;
+    return 0;
+}
+
 static int run_option(void *params, int c, const char *arg)
 {
     struct run_params *p = params;
@@ -282,14 +320,7 @@ static int run_option(void *params, int c, const char *arg)
         rc = parse_positive_duration("--budget", arg, NS_PER_US, &p->budget_ns);
         break;
     case OPT_REPORT_EVERY:
-        if (all_digits(arg)) {
-            rc = parse_int_option("--report-every", arg, 1, 1000000000L, &v);
-            p->report_every_samples = (uint64_t)v;
-            p->report_every_ns = 0; /* the last --report-every wins */
-        } else {
-            rc = parse_positive_duration("--report-every", arg, NS_PER_S, &p->report_every_ns);
-            p->report_every_samples = 0;
-        }
+        rc = parse_report_every(arg, p);
         break;
     case OPT_PM_QOS:
         rc = parse_pm_qos(arg, &p->pm_qos_us);
@@ -397,6 +428,31 @@ static int run_option(void *params, int c, const char *arg)
         break;
     }
     return rc;
+}
+
+void run_policy_text(int policy, int priority, bool degraded, char *buf, size_t len)
+{
+    const char *name = policy == SCHED_FIFO ? "SCHED_FIFO" : policy == SCHED_RR ? "SCHED_RR" : NULL;
+    if (!name)
+        snprintf(buf, len, "SCHED_OTHER");
+    else if (degraded)
+        snprintf(buf, len, "SCHED_OTHER (%s %d refused: not permitted)", name, priority);
+    else
+        snprintf(buf, len, "%s %d", name, priority);
+}
+
+bool run_workload_warning(const struct run_params *p, char *buf, size_t len)
+{
+    if (p->workload.kind != WORKLOAD_SPIN || p->workload.spin_ns < p->interval_ns)
+        return false;
+    char spin[32], iv[32];
+    format_duration(p->workload.spin_ns, spin, sizeof spin);
+    format_duration(p->interval_ns, iv, sizeof iv);
+    snprintf(buf, len,
+             "warning: --workload %s spins %s per cycle, no less than the interval (%s): "
+             "most periods will be missed",
+             p->workload_text ? p->workload_text : p->workload.text, spin, iv);
+    return true;
 }
 
 static const struct cli_command run_cli = {

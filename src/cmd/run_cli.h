@@ -8,6 +8,7 @@
 #define JITTERLAB_CMD_RUN_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cmd/options.h"
@@ -102,6 +103,18 @@ static inline bool control_task_columns(const struct run_params *p)
 {
     return has_workload(p) || p->counters_mask != 0;
 }
+
+/* The policy of the run header: "SCHED_FIFO 90", "SCHED_OTHER", or with
+ * degraded (the real-time policy was not permitted) what the threads got
+ * and what was refused: "SCHED_OTHER (SCHED_FIFO 90 refused: not
+ * permitted)". */
+void run_policy_text(int policy, int priority, bool degraded, char *buf, size_t len);
+
+/* The warning a spin workload at least as long as the interval owes (most
+ * periods will be missed), naming both values, in buf without the
+ * "jitterlab: " prefix; false when there is none. After run_validate (the
+ * workload parsed). */
+bool run_workload_warning(const struct run_params *p, char *buf, size_t len);
 
 /* -1 to continue, or an exit code (the help text or the message printed). */
 int run_parse_args(int argc, char **argv, struct run_params *p);

@@ -149,6 +149,32 @@ static enum engine_lock lock_memory(struct engine *e)
     return ENGINE_LOCK_BUFFERS;
 }
 
+static void *probe_thread(void *arg)
+{
+    return arg;
+}
+
+/* Whether a thread may be created with the requested real-time policy: a
+ * thread that only returns, created as the measuring threads will be, so
+ * that the run knows (and its header says) the policy it will get before
+ * anything starts. False only for EPERM; engine_start falls back again if
+ * the permission goes away in between. */
+static bool realtime_permitted(const struct engine_config *cfg)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    struct sched_param sp = {.sched_priority = cfg->priority};
+    pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+    pthread_attr_setschedpolicy(&attr, cfg->policy);
+    pthread_attr_setschedparam(&attr, &sp);
+    pthread_t t;
+    int rc = pthread_create(&t, &attr, probe_thread, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        pthread_join(t, NULL);
+    return rc != EPERM;
+}
+
 struct engine *engine_create(const struct engine_config *cfg, char *err, unsigned long errlen)
 {
     /* The engine holds cache-line aligned members: aligned storage. */
@@ -168,6 +194,7 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
         e->cfg.workload = &e->workload_spec;
     }
     e->n = e->cpus.count;
+    e->degraded = cfg->policy != SCHED_OTHER && !realtime_permitted(cfg);
     pthread_mutex_init(&e->gate_lock, NULL);
     pthread_cond_init(&e->gate_cond, NULL);
 
@@ -511,7 +538,7 @@ int engine_start(struct engine *e, char *err, unsigned long errlen)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR2, &sa, NULL);
 
-    bool realtime = e->cfg.policy != SCHED_OTHER;
+    bool realtime = e->cfg.policy != SCHED_OTHER && !e->degraded;
     for (int i = 0; i < e->n; i++) {
         struct cpu_slot *s = &e->slots[i];
         int rc = create_thread(e, s, realtime);

@@ -167,7 +167,9 @@ uint64_t engine_ring_drops(const struct engine *e, int i);
 int64_t engine_start_ns(const struct engine *e);
 /* TSC ticks per second used for --clock tsc (0 otherwise). */
 double engine_tsc_hz(const struct engine *e);
-/* True when SCHED_FIFO/RR could not be set (no privilege): ran SCHED_OTHER. */
+/* True when SCHED_FIFO/RR is not permitted (no privilege): the threads run
+ * SCHED_OTHER. Known from engine_create on (a probe thread), so that the
+ * caller can say so before the first cycle. */
 bool engine_degraded(const struct engine *e);
 enum engine_lock engine_memory_lock(const struct engine *e);
 /* The kernel thread id of measured CPU index i's thread (what tracepoints

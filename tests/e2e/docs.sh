@@ -3,9 +3,13 @@
 # is in the man page, every option of run's --help is in the README, and
 # every long option the man page names is taken by some subcommand (or the
 # top level). The help text is what the parsers print, so an option added
-# without its documentation, or documented but gone, fails here. About 1 s.
+# without its documentation, or documented but gone, fails here. Also: the
+# man SYNOPSIS lists every subcommand of --help, every repository file that
+# docs/result-schema.md names exists, and the --samples header of two real
+# 0.2 s runs on CPU 1 (plain, and with a workload) is the column list of the
+# result schema, the man page, the README and the help. About 2 s.
 . "$(dirname "$0")/lib.sh"
-python3 - "$JL" "$JL_TOP" >"$T/docs.out" 2>&1 <<'PY'
+T="$T" python3 - "$JL" "$JL_TOP" >"$T/docs.out" 2>&1 <<'PY'
 import re, subprocess, sys
 jl, top = sys.argv[1:3]
 def help_of(*a):
@@ -31,6 +35,41 @@ missing = sorted(o for o in run_opts if "--" + o not in readme)
 line(not missing, "run: every option of its --help is in the README", "missing: %s" % missing)
 stray = sorted(o for o in man_opts if o not in accepted)
 line(not stray, "every option the man page names is taken by a subcommand", "not taken: %s" % stray)
+# the man SYNOPSIS lists every subcommand of jitterlab --help
+synopsis = man.split(".SH SYNOPSIS", 1)[1].split("\n.SH ", 1)[0]
+listed = set(re.findall(r"^\.B jitterlab ([a-z0-9-]+)", synopsis, re.M))
+missing = [s for s in subs if s not in listed]
+line(not missing, "the man SYNOPSIS lists every subcommand of jitterlab --help", "missing: %s" % missing)
+# every repository file docs/result-schema.md names exists
+schema = open(top + "/docs/result-schema.md").read()
+named = set(re.findall(r"`((?:src|docs|tests|contrib|bench|examples|debian)/[A-Za-z0-9_./-]+)`", schema))
+named |= set(re.findall(r"(?<![\w./-])([A-Z][A-Za-z0-9_-]*\.md|[a-z][a-z0-9_-]*\.(?:c|h|py|sh))\b", schema))
+import os
+gone = sorted(p for p in named if not any(os.path.exists(os.path.join(top, d, p)) for d in ("", "docs")))
+line(named and not gone, "every repository file docs/result-schema.md names exists", "not in the repository: %s" % gone)
+# the --samples header of a real run is the column list the docs give
+def header(*extra):
+    out = os.path.join(os.environ["T"], "s.csv")
+    subprocess.run([jl, "run", "-a", "1", "-D", "200ms", "-q", "--no-telemetry", "--samples", out, *extra],
+                   capture_output=True, text=True)
+    try:
+        return open(out).readline().strip()
+    except OSError as e:
+        return "(no file: %s)" % e
+plain = header()
+schema_plain = re.search(r"writes every sample as CSV: a header line `([^`]+)`", schema)
+man_plain = re.search(r"CSV with the header line\n\.B (\S+)", man)
+readme_plain = re.search(r"\| `--samples FILE` \|[^|]*\| every sample as CSV `([^`]+)`", readme)
+help_plain = re.search(r"--samples FILE +every sample as CSV: (\S+)", help_of("run"))
+docs_plain = [m.group(1).replace("\\-", "-") if m else None for m in (schema_plain, man_plain, readme_plain, help_plain)]
+line(all(d == plain for d in docs_plain), "--samples: the header of a 0.2 s run is the one the docs give",
+     "run wrote %r; result-schema, man, README, help: %r" % (plain, docs_plain))
+ctl = header("--workload", "spin:10us")
+schema_ctl = re.search(r"With `--workload` or `--counters` the samples CSV has the columns\n`([^`]+)`", schema)
+man_ctl = re.search(r"the header is\n\.B (\S+)", man)
+docs_ctl = [m.group(1) if m else None for m in (schema_ctl, man_ctl)]
+line(all(d == ctl for d in docs_ctl), "--samples --workload: the header of a 0.2 s run is the one the docs give",
+     "run wrote %r; result-schema, man: %r" % (ctl, docs_ctl))
 PY
 tap_lines_plain() { while IFS= read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; "not ok - "*) name=${l#not ok - }; IFS= read -r why; not_ok "$name" "$why" ;; *) echo "# $l" ;; esac; done <"$1"; }
 tap_lines_plain "$T/docs.out"

@@ -77,11 +77,14 @@ fi
 
 # --- a pulsed command: started at each ON, killed at each OFF ---------------
 F=$T/starts
-"$JL" load "pulse:200ms:200ms:cmd:echo x >> $F; exec sleep 100" -a 1 -D 2 -q --json "$T/cmd.json"
+# KIND between options: the document's argv keeps the order as typed
+"$JL" load -a 1 "pulse:200ms:200ms:cmd:echo x >> $F; exec sleep 100" -D 2 -q --json "$T/cmd.json"
 rc_is "pulsed cmd exits 0" 0 $?
 starts=$(wc -l <"$F")
-pyt "$T/cmd.json" starts="$starts" <<'EOF'
+pyt "$T/cmd.json" starts="$starts" F="$F" J="$T/cmd.json" <<'EOF'
 l = d["loads"][0]
+typed = ["jitterlab", "load", "-a", "1", "pulse:200ms:200ms:cmd:echo x >> %s; exec sleep 100" % v["F"], "-D", "2", "-q", "--json", v["J"]]
+t("load --json: argv is the command line as typed (not reordered by parsing)", 'd["argv"] == typed', '(d["argv"], typed)')
 note("command started %s times (JSON: %s)" % (v["starts"], l["starts"]))
 t("pulsed cmd started 5 times in 2 s (one per ON)", 'int(v["starts"]) == 5', 'v["starts"]')
 t("JSON counts the same starts", 'l["starts"] == int(v["starts"])', '(l["starts"], v["starts"])')

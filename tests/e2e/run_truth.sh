@@ -83,7 +83,7 @@ check("empty run: document written, interrupted", d["interrupted"] is True and d
 PY
 
 # --- windows: streamed to a file, bounded in the result -------------------------
-timeout -s KILL 30 "$JL" run -a 1 -i 1ms -D 2 --report-every 100 --keep-windows 5 \
+timeout -s KILL 30 "$JL" run -a 1 -i 1ms -D 2 --report-every 100samples --keep-windows 5 \
     --intervals "$T/iv.csv" --samples "$T/iv.samples.csv" --json "$T/iv.json" >"$T/iv.out" 2>"$T/err"
 rc=$?
 rc_is "windows run exits 0" 0 $rc
@@ -105,12 +105,15 @@ head = [l for l in out if "lat-min" in l]
 check("windows: one printed line per window", len(lines) == len(rows), (len(lines), len(rows)))
 check("windows: header and lines fit 100 columns", head and max(len(l) for l in lines + head) <= 100, max(len(l) for l in lines + head))
 PY
-timeout -s KILL 30 "$JL" run -a 1 -i 1ms -D 1 --report-every 200 --wide >"$T/wide.out" 2>"$T/err"
+timeout -s KILL 30 "$JL" run -a 1 -i 1ms -D 1 --report-every 200samples --wide >"$T/wide.out" 2>"$T/err"
 if grep -q "per-sd" "$T/wide.out"; then ok "--wide prints every column"; else not_ok "--wide prints every column" "$(head -3 "$T/wide.out")"; fi
 
 # --- no interval line without --report-every ------------------------------------
 timeout -s KILL 30 "$JL" run -a 1 -i 1ms -D 98ms --workload spin:2ms >"$T/nowin.out" 2>"$T/err"
 if grep -q "lat-min" "$T/nowin.out"; then not_ok "no interval line without --report-every" "$(grep -A1 lat-min "$T/nowin.out")"; else ok "no interval line without --report-every"; fi
+# the same run: a spin longer than the interval is warned about, once, with both values
+n=$(grep -c 'warning: --workload spin:2ms spins 2 ms per cycle, no less than the interval (1 ms): most periods will be missed' "$T/err")
+if [ "$n" -eq 1 ]; then ok "spin:2ms at -i 1ms: one warning naming both"; else not_ok "spin:2ms at -i 1ms: one warning naming both" "$n matching lines" "$(head -5 "$T/err")"; fi
 
 # --- window lines flushed through a pipe ----------------------------------------
 python3 - "$JL" >"$T/pipe.out" <<'PY'

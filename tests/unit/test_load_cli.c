@@ -85,10 +85,34 @@ static void test_load_bad_input_exits_2_with_the_exact_message(void **state)
     cli_expect_bad_cases(parse, bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]));
 }
 
+/* Parsing reorders argv (getopt puts KIND last); cli_argv_copy, taken
+ * before, keeps the command line as typed for the --json document. */
+static void test_load_argv_copy_keeps_the_typed_order(void **state)
+{
+    (void)state;
+    struct cli_args a;
+    char **argv = cli_args_split(&a, "load -D 1 cpu -a 1 --json l.json");
+    char **typed = cli_argv_copy(a.argc, argv);
+    assert_non_null(typed);
+    struct cli_capture cap;
+    cli_capture_begin(&cap);
+    int rc = load_parse_args(a.argc, argv, &params);
+    cli_capture_end(&cap);
+    assert_int_equal(rc, -1);
+    assert_string_equal(params.kind_text, "cpu");
+    assert_string_equal(argv[3], "-a"); /* what getopt did to argv */
+    const char *want[] = {"load", "-D", "1", "cpu", "-a", "1", "--json", "l.json"};
+    for (int i = 0; i < a.argc; i++)
+        assert_string_equal(typed[i], want[i]);
+    assert_null(typed[a.argc]);
+    free(typed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_load_defaults),
+        cmocka_unit_test(test_load_argv_copy_keeps_the_typed_order),
         cmocka_unit_test(test_load_every_option_lands_in_params),
         cmocka_unit_test(test_load_help),
         cmocka_unit_test(test_load_bad_input_exits_2_with_the_exact_message),

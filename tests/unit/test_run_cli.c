@@ -119,12 +119,81 @@ static void test_run_short_options(void **state)
 static void test_run_report_every_counts_or_times_and_the_last_wins(void **state)
 {
     (void)state;
-    parse_ok("run --report-every 1s --report-every 1000");
+    parse_ok("run --report-every 1s --report-every 1000samples");
     assert_int_equal(params.report_every_samples, 1000);
     assert_int_equal(params.report_every_ns, 0);
-    parse_ok("run --report-every 1000 --report-every 250ms");
+    parse_ok("run --report-every 1000samples --report-every 250ms");
     assert_int_equal(params.report_every_samples, 0);
     assert_int_equal(params.report_every_ns, 250 * NS_PER_MS);
+}
+
+/* A bare number is seconds, as for -D: --report-every 1 is one second, not
+ * one sample (a line per sample). */
+static void test_run_report_every_bare_number_is_seconds_as_for_duration(void **state)
+{
+    (void)state;
+    parse_ok("run -D 1 --report-every 1");
+    assert_int_equal(params.duration_ns, NS_PER_S);
+    assert_int_equal(params.report_every_ns, NS_PER_S);
+    assert_int_equal(params.report_every_samples, 0);
+    parse_ok("run --report-every 0.5");
+    assert_int_equal(params.report_every_ns, 500 * NS_PER_MS);
+    assert_int_equal(params.report_every_samples, 0);
+    parse_ok("run --report-every 1samples");
+    assert_int_equal(params.report_every_samples, 1);
+    assert_int_equal(params.report_every_ns, 0);
+}
+
+/* A run's --workload, parsed as run_validate parses it. */
+static void parse_with_workload(const char *line)
+{
+    parse_ok(line);
+    struct sysroot sr;
+    sysroot_init(&sr, NULL);
+    const char *why;
+    assert_int_equal(workload_parse(params.workload_text ? params.workload_text : "none", &sr,
+                                    params.seed, &params.workload, &why),
+                     0);
+}
+
+/* A spin at least as long as the interval misses most periods: one warning
+ * naming both values; a shorter spin or another kind has none. */
+static void test_run_warns_when_the_spin_is_not_shorter_than_the_interval(void **state)
+{
+    (void)state;
+    char w[256];
+    parse_with_workload("run --workload spin:2ms -i 1ms");
+    assert_true(run_workload_warning(&params, w, sizeof w));
+    assert_string_equal(w, "warning: --workload spin:2ms spins 2 ms per cycle, no less than the "
+                           "interval (1 ms): most periods will be missed");
+    parse_with_workload("run --workload spin:500 -i 500us");
+    assert_true(run_workload_warning(&params, w, sizeof w));
+    assert_string_equal(w, "warning: --workload spin:500 spins 500 us per cycle, no less than "
+                           "the interval (500 us): most periods will be missed");
+    parse_with_workload("run --workload spin:999us -i 1ms");
+    assert_false(run_workload_warning(&params, w, sizeof w));
+    parse_with_workload("run --workload ptrchase:64KiB -i 10us");
+    assert_false(run_workload_warning(&params, w, sizeof w));
+    parse_with_workload("run -i 10us");
+    assert_false(run_workload_warning(&params, w, sizeof w));
+}
+
+/* The run header names the policy the threads get: the one asked for, or
+ * SCHED_OTHER and what was refused. */
+static void test_run_policy_text_names_the_policy_obtained(void **state)
+{
+    (void)state;
+    char buf[96];
+    run_policy_text(SCHED_FIFO, 90, false, buf, sizeof buf);
+    assert_string_equal(buf, "SCHED_FIFO 90");
+    run_policy_text(SCHED_RR, 5, false, buf, sizeof buf);
+    assert_string_equal(buf, "SCHED_RR 5");
+    run_policy_text(SCHED_OTHER, 0, false, buf, sizeof buf);
+    assert_string_equal(buf, "SCHED_OTHER");
+    run_policy_text(SCHED_FIFO, 90, true, buf, sizeof buf);
+    assert_string_equal(buf, "SCHED_OTHER (SCHED_FIFO 90 refused: not permitted)");
+    run_policy_text(SCHED_RR, 10, true, buf, sizeof buf);
+    assert_string_equal(buf, "SCHED_OTHER (SCHED_RR 10 refused: not permitted)");
 }
 
 static void test_run_policy_other_has_priority_zero(void **state)
@@ -230,7 +299,20 @@ static const struct cli_bad_case bad_cases[] = {
     {"run --clock foo", "jitterlab: --clock foo: must be monotonic or tsc\n"},
     {"run --tolerance -1", "jitterlab: --tolerance -1: must not be negative\n"},
     {"run --report-every 0",
-     "jitterlab: --report-every 0: must be a whole number from 1 to 1000000000\n"},
+     "jitterlab: --report-every 0: must be greater than 0; it takes a duration (bare number: s, "
+     "as -D: 1, 0.5, 100ms) or a count of samples (1000samples)\n"},
+    {"run --report-every 10x",
+     "jitterlab: --report-every 10x: unknown unit (use ns, us, ms, s, m, h); it takes a duration "
+     "(bare number: s, as -D: 1, 0.5, 100ms) or a count of samples (1000samples)\n"},
+    {"run --report-every 0samples",
+     "jitterlab: --report-every 0samples: a sample count must be a whole number from 1 to "
+     "1000000000 before 'samples' (e.g. 1000samples)\n"},
+    {"run --report-every 1.5samples",
+     "jitterlab: --report-every 1.5samples: a sample count must be a whole number from 1 to "
+     "1000000000 before 'samples' (e.g. 1000samples)\n"},
+    {"run --report-every samples",
+     "jitterlab: --report-every samples: not a duration (write e.g. 250us, 1.5ms, 10s); it takes "
+     "a duration (bare number: s, as -D: 1, 0.5, 100ms) or a count of samples (1000samples)\n"},
     {"run --histogram-max 11s", "jitterlab: --histogram-max 11s: must be from 1us to 10s\n"},
     {"run --keep-windows -1",
      "jitterlab: --keep-windows -1: must be a whole number from 0 to 1000000\n"},
@@ -363,7 +445,7 @@ static void test_run_influx_destination_and_its_default_window(void **state)
     /* a window given is kept, in time or in samples */
     parse_ok("run --influx out.lp --report-every 2s");
     assert_int_equal(params.report_every_ns, 2 * NS_PER_S);
-    parse_ok("run --report-every 500 --influx out.lp");
+    parse_ok("run --report-every 500samples --influx out.lp");
     assert_int_equal(params.report_every_samples, 500);
     assert_int_equal(params.report_every_ns, 0);
     /* the default window counts as --report-every for what needs one */
@@ -515,6 +597,9 @@ int main(void)
         cmocka_unit_test(test_run_pm_qos_takes_units),
         cmocka_unit_test(test_run_short_options),
         cmocka_unit_test(test_run_report_every_counts_or_times_and_the_last_wins),
+        cmocka_unit_test(test_run_report_every_bare_number_is_seconds_as_for_duration),
+        cmocka_unit_test(test_run_policy_text_names_the_policy_obtained),
+        cmocka_unit_test(test_run_warns_when_the_spin_is_not_shorter_than_the_interval),
         cmocka_unit_test(test_run_policy_other_has_priority_zero),
         cmocka_unit_test(test_run_tune_profile_realtime),
         cmocka_unit_test(test_run_sysroot_from_environment_unless_given),
