@@ -226,7 +226,19 @@ static bool fails_gate(const struct arm_comparison *cmp, int n, double pct)
     return false;
 }
 
+static int compare_main(int argc, char **argv, char **typed);
+
 int cmd_compare(int argc, char **argv)
+{
+    /* the command line as typed, for the document: getopt reorders argv
+     * (compare takes its files among the options) */
+    char **typed = cli_argv_copy(argc, argv);
+    int rc = compare_main(argc, argv, typed ? typed : argv);
+    free(typed);
+    return rc;
+}
+
+static int compare_main(int argc, char **argv, char **typed)
 {
     static struct compare_params p;
     int rc = compare_parse_args(argc, argv, &p);
@@ -291,7 +303,7 @@ int cmd_compare(int argc, char **argv)
     if (p.common.json_path) {
         char started_at[40];
         rfc3339_now(started_at, sizeof started_at);
-        json_t *doc = json_compare_document(JITTERLAB_VERSION, argc, argv, started_at, &cfg, in,
+        json_t *doc = json_compare_document(JITTERLAB_VERSION, argc, typed, started_at, &cfg, in,
                                             p.narms, cmp);
         if (!doc || json_write_file(doc, p.common.json_path) != 0) {
             fprintf(stderr, "jitterlab: --json %s: %s\n", p.common.json_path, strerror(errno));

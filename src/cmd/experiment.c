@@ -578,10 +578,9 @@ int cmd_experiment(int argc, char **argv)
     static struct session ss;
     memset(&ss, 0, sizeof(ss));
     /* As typed, for experiment.json: getopt reorders argv. */
-    char **typed = calloc((size_t)argc + 1, sizeof(*typed));
+    char **typed = cli_argv_copy(argc, argv);
     if (!typed)
         return EXIT_RUNTIME;
-    memcpy(typed, argv, (size_t)argc * sizeof(*typed));
     int rc = experiment_parse_args(argc, argv, &p);
     if (rc >= 0) {
         free(typed);

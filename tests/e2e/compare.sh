@@ -87,6 +87,7 @@ t("inputs list 3 runs each", 'all(i["runs"] == 3 for i in d["inputs"])', '')
 PY
 "$JL" compare --label base --label other "$D/base1.json" "$D/slow.json" --json "$T/l.json" -q
 check "--label names the arms" test "$(jget "$T/l.json" '[i["label"] for i in d["inputs"]]')" = "['base', 'other']"
+check "argv is the command line as typed (files among the options)" test "$(jget "$T/l.json" 'd["argv"][1:5] == ["compare", "--label", "base", "--label"] and d["argv"][-2:] == ["'"$T/l.json"'", "-q"]')" = True
 
 # bad input: exit 2, the file or option named, nothing written
 printf '{"tool": "jitterlab", "schema": 1, "kind": "run", "cpus": [' >"$D/truncated.json"
