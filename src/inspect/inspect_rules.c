@@ -135,7 +135,7 @@ static void write_verdict(struct inspect_findings *out, const char *budget)
     const struct inspect_finding *measured = inspect_finding_by_id(out, "measured-latency");
     bool measured_ok = measured && measured->severity != INSPECT_CRITICAL;
     const struct inspect_finding *worst = out->count ? &out->finding[0] : NULL;
-    char cause[512], tail[200] = "";
+    char cause[512], tail[240] = "";
     if (measured_ok)
         snprintf(tail, sizeof tail, "; measured within it (%.200s)",
                  measured->nevidence > 1 ? measured->evidence[1].value : "");
