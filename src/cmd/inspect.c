@@ -31,6 +31,7 @@
 
 #define DEFAULT_BUDGET_NS   (50 * NS_PER_US)
 #define DEFAULT_INTERVAL_NS (1000 * NS_PER_US) /* run's default */
+#define MEASURE_MIN_CYCLES  100
 
 static void inspect_usage(FILE *out)
 {
@@ -55,7 +56,8 @@ static void inspect_usage(FILE *out)
             "      --measure DUR   also measure: a `jitterlab run` of DUR (bare number: s) on\n"
             "                      the target CPUs, as the machine is configured; its max\n"
             "                      latency and missed periods join the verdict (ready\n"
-            "                      only if the max is within the budget, none missed)\n"
+            "                      only if the max is within the budget; at least 100\n"
+            "                      intervals)\n"
             "  -i, --interval DUR  the measurement's cycle interval (bare number: us;\n"
             "                      default 1ms)\n"
             "      --strict        exit 3 when the verdict is not-ready, 4 when it is\n"
@@ -108,6 +110,14 @@ static int inspect_finish(void *params)
                            "measures this machine, not a --sysroot (or JITTERLAB_SYSROOT) tree");
     if (!p->interval_ns)
         p->interval_ns = DEFAULT_INTERVAL_NS;
+    /* a handful of samples says nothing about a machine's worst case */
+    if (p->measure_ns && p->measure_ns / p->interval_ns < MEASURE_MIN_CYCLES) {
+        char why[160], least[32];
+        format_duration_arg(p->interval_ns * MEASURE_MIN_CYCLES, least, sizeof least);
+        snprintf(why, sizeof why, "fewer than %d cycles of the interval; at least %s",
+                 MEASURE_MIN_CYCLES, least);
+        return usage_error("--measure", NULL, why);
+    }
     return -1;
 }
 

@@ -85,6 +85,10 @@ static const struct cli_bad_case bad_cases[] = {
     {"inspect --measure 0", "jitterlab: --measure 0: must be greater than 0\n"},
     {"inspect --measure soon",
      "jitterlab: --measure soon: not a duration (write e.g. 250us, 1.5ms, 10s)\n"},
+    {"inspect --measure 10us",
+     "jitterlab: --measure: fewer than 100 cycles of the interval; at least 100ms\n"},
+    {"inspect --measure 1s -i 20ms",
+     "jitterlab: --measure: fewer than 100 cycles of the interval; at least 2s\n"},
     {"inspect -i 1ms", "jitterlab: --interval: sets the --measure run's interval; add "
                        "--measure\n"},
     {"inspect --measure 1s --sysroot /t",
