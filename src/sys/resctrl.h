@@ -1,0 +1,73 @@
+/*
+ * The kernel's resource control filesystem (resctrl: Intel RDT cache
+ * allocation, AMD L3 QoS) as inspect and tune need it: whether the CPU and
+ * the kernel support it, whether it is mounted, the L3 allocation limits
+ * (info/L3: cbm_mask, min_cbm_bits, num_closids, shareable_bits), memory
+ * bandwidth allocation (info/MB), and every control group with its CPUs,
+ * mode and per-domain L3 mask (schemata "L3:0=ff0;1=ff0", one entry per L3
+ * instance). All reads go through the sysroot; files are untrusted.
+ */
+#ifndef JITTERLAB_SYS_RESCTRL_H
+#define JITTERLAB_SYS_RESCTRL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sys/read_notes.h"
+#include "sys/sysroot.h"
+
+#define RESCTRL_ROOT        "/sys/fs/resctrl"
+#define RESCTRL_MAX_GROUPS  64 /* hardware has at most 16 CLOSIDs on today's parts */
+#define RESCTRL_MAX_DOMAINS 64 /* L3 instances */
+
+struct resctrl_domain {
+    int id;        /* the L3 cache id (cpuN/cache/index3/id) */
+    uint64_t mask; /* capacity bit mask: one bit per way group */
+    int mb;        /* MB: percent (Intel) or the AMD bandwidth unit; -1 when absent */
+};
+
+struct resctrl_group {
+    char name[64];       /* "" for the default group (the root directory) */
+    char cpus_list[512]; /* its cpus_list, kernel list form ("" = none) */
+    char mode[24];       /* shareable, exclusive, pseudo-locksetup, pseudo-locked */
+    int ndomains;
+    struct resctrl_domain domain[RESCTRL_MAX_DOMAINS];
+    bool l3_read; /* its schemata had an L3 line */
+};
+
+struct resctrl_info {
+    /* /proc/cpuinfo flags */
+    bool cat_l3, cat_l2, cdp_l3, mba, rdt_a;
+    bool cpu_supported;    /* cat_l3 (Intel and AMD list it) or rdt_a with cat_l2 */
+    bool kernel_supported; /* "resctrl" in /proc/filesystems */
+    bool mounted;          /* a resctrl mount in /proc/mounts, or info/ exists */
+    /* info/L3, when mounted */
+    bool l3_info;
+    uint64_t cbm_mask; /* every way: e.g. 0xfff for 12 */
+    int cbm_bits;      /* popcount of cbm_mask */
+    int min_cbm_bits;
+    int num_closids;
+    uint64_t shareable_bits; /* ways other agents (GPU, I/O) may use too */
+    /* info/MB */
+    bool mb_info;
+    int mb_min_bandwidth, mb_gran;
+    int ngroups; /* group[0] is the default group when mounted */
+    struct resctrl_group group[RESCTRL_MAX_GROUPS];
+    char why_unsupported[200]; /* "" when cpu_supported and kernel_supported */
+};
+
+/* Reads everything; a missing file leaves its part unknown, garbage is
+ * noted. Never fails (out is large: a few hundred KiB; callers allocate). */
+void resctrl_read(const struct sysroot *sr, struct resctrl_info *out, struct read_notes *notes);
+
+/* Parses one schemata text into g's domains (L3 masks, MB values). 0, or -1
+ * with why for a line that is not what the kernel writes. */
+int resctrl_parse_schemata(const char *text, struct resctrl_group *g, const char **why);
+
+/* The group with that name ("" = default), or NULL. */
+const struct resctrl_group *resctrl_group_find(const struct resctrl_info *r, const char *name);
+
+/* Whether mask is one contiguous run of set bits (Intel requires it). */
+bool resctrl_mask_contiguous(uint64_t mask);
+
+#endif
