@@ -447,9 +447,17 @@ static int run_main(int argc, char **argv, char **typed)
                                        .budget_ns = tune_budget_ns,
                                        .boost = -1,
                                        .actions = p.tune_actions};
-        if (tune_session_begin(&tune_ses, &tune_rq, p.tune_profile, tune_state_path(NULL),
-                               TUNE_MODE_RUN, p.common.quiet ? NULL : stdout, stderr) != TUNE_OK)
+        /* cache-partition gives a ptrchase working set the ways it fills */
+        if (p.workload.kind == WORKLOAD_PTRCHASE)
+            tune_rq.cache_working_set_size = p.workload.size_bytes;
+        enum tune_outcome began =
+            tune_session_begin(&tune_ses, &tune_rq, p.tune_profile, tune_state_path(NULL),
+                               TUNE_MODE_RUN, p.common.quiet ? NULL : stdout, stderr);
+        if (began != TUNE_OK) {
+            if (began == TUNE_REFUSED)
+                rc = EXIT_USAGE; /* a refused plan: said on stderr, nothing changed */
             goto done;
+        }
         tuned = true;
     }
     /* what the run measures under: read once tuned */

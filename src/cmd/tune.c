@@ -48,12 +48,18 @@ static void tune_usage(FILE *out)
     for (int i = 0; i < tune_action_count; i++)
         fprintf(out, "%s%s", tune_actions[i].name, i + 1 < tune_action_count ? ", " : "\n");
     fprintf(out,
-            "                      (rt-throttling, thp and nmi-watchdog only this way)\n"
+            "                      (rt-throttling, thp, nmi-watchdog and cache-partition only\n"
+            "                      this way)\n"
             "  -a, --cpus LIST     target CPUs (default: the isolated CPUs, else every online\n"
             "                      CPU but CPU 0)\n"
             "  --budget DUR        latency the CPUs must meet (bare number: us; default 50us)\n"
             "  --freq KHZ          fixed frequency for cpufreq (default: the highest)\n"
             "  --boost on|off      switch turbo/boost (default: leave it)\n"
+            "  --cache-ways N      cache-partition: L3 ways of the target CPUs' resctrl group\n"
+            "                      (default: a quarter of them, at least min_cbm_bits)\n"
+            "  --cache-group NAME  cache-partition: the group's name (default %s)\n"
+            "  --mba PCT           cache-partition: memory bandwidth of the default group\n"
+            "                      (1-100 %%; where info/MB exists)\n"
             "  --dry-run           print each change as a shell command, change nothing\n"
             "  --state FILE        state file (default $JITTERLAB_TUNE_STATE, else %s)\n"
             "  -D, --duration DUR  hold: how long (bare number: s; default until Ctrl-C)\n"
@@ -64,8 +70,8 @@ static void tune_usage(FILE *out)
             "snapshot; the others stay applied.\n"
             "\n"
             "Exit codes: 0 ok, 1 a change was refused or a restore failed (listed), 2 bad\n"
-            "usage or no snapshot to restore.\n",
-            TUNE_DEFAULT_STATE);
+            "usage, a refused plan (cache-partition) or no snapshot to restore.\n",
+            TUNE_CACHE_GROUP, TUNE_DEFAULT_STATE);
 }
 
 enum {
@@ -76,6 +82,9 @@ enum {
     OPT_BOOST,
     OPT_DRY_RUN,
     OPT_STATE,
+    OPT_CACHE_WAYS,
+    OPT_CACHE_GROUP,
+    OPT_MBA,
 };
 
 static const struct option tune_options[] = {
@@ -86,6 +95,9 @@ static const struct option tune_options[] = {
     {"boost", required_argument, NULL, OPT_BOOST},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"state", required_argument, NULL, OPT_STATE},
+    {"cache-ways", required_argument, NULL, OPT_CACHE_WAYS},
+    {"cache-group", required_argument, NULL, OPT_CACHE_GROUP},
+    {"mba", required_argument, NULL, OPT_MBA},
     {"duration", required_argument, NULL, 'D'},
     CLI_OPTION_CPUS,
     CLI_OPTION_SYSROOT,
@@ -125,6 +137,21 @@ static int tune_option(void *params, int c, const char *arg)
     case OPT_STATE:
         p->state_path = arg;
         break;
+    case OPT_CACHE_WAYS:
+        rc = parse_int_option("--cache-ways", arg, 1, 64, &v);
+        p->cache_ways = (int)v;
+        break;
+    case OPT_CACHE_GROUP:
+        p->cache_group = arg;
+        if (!tune_group_name_ok(arg))
+            rc = usage_error("--cache-group", arg,
+                             "must be a plain name of up to 48 characters (A-Z a-z 0-9 _ -), "
+                             "not info, mon_groups or mon_data");
+        break;
+    case OPT_MBA:
+        rc = parse_int_option("--mba", arg, 1, 100, &v);
+        p->mba_pct = (int)v;
+        break;
     default: /* 'D' */
         rc = parse_positive_duration("--duration", arg, NS_PER_S, &p->duration_ns);
         break;
@@ -162,6 +189,24 @@ int tune_parse_args(int argc, char **argv, struct tune_params *p)
             return p->only ? usage_error("--only", p->only, why)
                            : usage_error("--profile", p->profile, why);
     }
+    /* the cache-partition options mean nothing to another action or verb */
+    char value[64] = "";
+    const char *opt = NULL, *shown = value;
+    if (p->cache_ways) {
+        opt = "--cache-ways";
+        snprintf(value, sizeof(value), "%d", p->cache_ways);
+    } else if (p->cache_group) {
+        opt = "--cache-group";
+        shown = p->cache_group;
+    } else if (p->mba_pct) {
+        opt = "--mba";
+        snprintf(value, sizeof(value), "%d", p->mba_pct);
+    }
+    if (opt && !(p->actions & (1u << tune_action_find("cache-partition"))))
+        return usage_error(opt, shown,
+                           changes ? "only with the cache-partition action (--only "
+                                     "cache-partition)"
+                                   : "only with tune apply or hold");
     return -1;
 }
 
@@ -205,12 +250,17 @@ static int tune_status(const struct tune_params *p)
            j.created_at, j.complete ? "" : ", apply did not finish");
     for (int i = 0; i < j.changes.n; i++) {
         const struct tune_change *c = &j.changes.change[i];
+        if (c->op != TUNE_OP_WRITE) {
+            printf("  %-14s %s %s (restore: %s)\n", c->action, tune_op_name(c->op), c->path,
+                   c->op == TUNE_OP_MKDIR ? "rmdir" : "umount");
+            continue;
+        }
         char *now = NULL;
         if (sysroot_read_value(&sr, c->path, &now) < 0)
             now = strdup("?");
-        const char *state = tune_value_matches(c->new_value, now)   ? "tuned"
-                            : tune_value_matches(c->old_value, now) ? "original"
-                                                                    : "changed since";
+        const char *state = tune_value_matches_at(c->path, c->new_value, now)   ? "tuned"
+                            : tune_value_matches_at(c->path, c->old_value, now) ? "original"
+                                                                                : "changed since";
         printf("  %-14s %-60s now %-10s snapshot %-10s set %-10s [%s]\n", c->action, c->path, now,
                c->old_value, c->new_value, state);
         free(now);
@@ -281,12 +331,19 @@ int cmd_tune(int argc, char **argv)
                                .budget_ns = p.budget_ns,
                                .freq_khz = p.freq_khz,
                                .boost = p.boost,
-                               .actions = p.actions};
+                               .actions = p.actions,
+                               .cache_ways = p.cache_ways,
+                               .cache_group = p.cache_group,
+                               .mba_pct = p.mba_pct};
     if (strcmp(p.verb, "hold") == 0)
         return tune_hold(&p, &rq);
     if (p.dry_run) {
         static struct tune_plan plan;
-        tune_plan_build(&rq, &plan);
+        if (tune_plan_build(&rq, &plan) == -2) {
+            fprintf(stderr, "jitterlab: %s; nothing was changed\n", plan.refusal);
+            tune_plan_free(&plan);
+            return EXIT_USAGE;
+        }
         printf("# jitterlab tune apply --dry-run: %d change%s, nothing written\n", plan.n,
                plan.n == 1 ? "" : "s");
         tune_plan_print(stdout, &plan, &sr, true);

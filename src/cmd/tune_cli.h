@@ -22,6 +22,10 @@ struct tune_params {
     bool dry_run;
     int64_t duration_ns;    /* hold: 0 = until Ctrl-C */
     const char *state_path; /* --state, else $JITTERLAB_TUNE_STATE, else the default */
+    /* cache-partition: 0 / NULL = its defaults */
+    int cache_ways;
+    const char *cache_group;
+    int mba_pct;
 };
 
 /* -1 to continue, or an exit code (the help text or the message printed). */

@@ -20,6 +20,60 @@ const char *tune_state_path(const char *given)
     return env && *env ? env : TUNE_DEFAULT_STATE;
 }
 
+/* A value as the shell takes it: quoted when it holds more than plain
+ * characters ("L3:0=e00;1=e00" has a ';'). */
+static void print_shell_word(FILE *out, const char *v, size_t n)
+{
+    bool plain = n > 0;
+    for (size_t i = 0; i < n && plain; i++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,/-+@%",
+                       v[i]) != NULL;
+    if (plain) {
+        fprintf(out, "%.*s", (int)n, v);
+        return;
+    }
+    fputc('\'', out);
+    for (size_t i = 0; i < n; i++)
+        fputs(v[i] == '\'' ? "'\\''" : (char[2]){v[i], '\0'}, out);
+    fputc('\'', out);
+}
+
+/* A value for people on one line: a line break as " + ". */
+static void print_flat(FILE *out, const char *v)
+{
+    for (; *v; v++)
+        fputs(*v == '\n' ? " + " : (char[2]){*v, '\0'}, out);
+}
+
+static void print_dry_run(FILE *out, const struct tune_change *c, const char *full)
+{
+    if (c->op == TUNE_OP_MOUNT) {
+        fprintf(out, "mount -t resctrl resctrl %s    # %s: %s\n", full, c->action, c->what);
+        return;
+    }
+    if (c->op == TUNE_OP_MKDIR) {
+        fprintf(out, "mkdir %s    # %s: %s\n", full, c->action, c->what);
+        return;
+    }
+    /* a value of several lines (a schemata's L3 and MB) is one echo per
+     * line: the kernel takes each line on its own */
+    for (const char *v = c->new_value;;) {
+        size_t n = strcspn(v, "\n");
+        fputs("echo ", out);
+        print_shell_word(out, v, n);
+        fprintf(out, " > %s", full);
+        if (v == c->new_value) {
+            fprintf(out, "    # %s: %s (now ", c->action, c->what);
+            print_flat(out, c->old_value[0] ? c->old_value : "empty");
+            fputc(')', out);
+        }
+        fputc('\n', out);
+        if (!v[n])
+            break;
+        v += n + 1;
+    }
+}
+
 void tune_plan_print(FILE *out, const struct tune_plan *plan, const struct sysroot *sr,
                      bool dry_run)
 {
@@ -27,12 +81,17 @@ void tune_plan_print(FILE *out, const struct tune_plan *plan, const struct sysro
         const struct tune_change *c = &plan->change[i];
         char full[4400];
         sysroot_path(sr, c->path, full, sizeof(full));
-        if (dry_run)
-            fprintf(out, "echo %s > %s    # %s: %s (now %s)\n", c->new_value, full, c->action,
-                    c->what, c->old_value);
-        else
-            fprintf(out, "  [%s] %s: %s -> %s  (%s)\n", c->action, c->what, c->old_value,
-                    c->new_value, c->path);
+        if (dry_run) {
+            print_dry_run(out, c, full);
+        } else if (c->op != TUNE_OP_WRITE) {
+            fprintf(out, "  [%s] %s: %s %s\n", c->action, c->what, tune_op_name(c->op), c->path);
+        } else {
+            fprintf(out, "  [%s] %s: ", c->action, c->what);
+            print_flat(out, c->old_value[0] ? c->old_value : "(empty)");
+            fputs(" -> ", out);
+            print_flat(out, c->new_value);
+            fprintf(out, "  (%s)\n", c->path);
+        }
     }
     for (int i = 0; i < plan->nnotes; i++)
         fprintf(out, "%s%s\n", dry_run ? "# " : "  note: ", plan->note[i]);
@@ -69,6 +128,59 @@ static enum tune_outcome restore_report_locked(const char *state_path, bool miss
     return TUNE_OK;
 }
 
+/* Whether this apply mounted resctrl: what cache-partition needs is known
+ * only now. */
+static bool mounted_resctrl(const struct tune_plan *plan)
+{
+    for (int i = 0; i < plan->n; i++)
+        if (plan->change[i].op == TUNE_OP_MOUNT && plan->change[i].state == TUNE_CHANGE_APPLIED)
+            return true;
+    return false;
+}
+
+/* Plans cache-partition again on the mounted resctrl and applies that too,
+ * extending the journal; the changes join s->plan (for the summary). */
+static int apply_after_mount(struct tune_session *s, const struct tune_request *rq,
+                             struct tune_result *res)
+{
+    struct tune_request again = *rq;
+    again.actions = 1u << tune_action_find("cache-partition");
+    struct tune_plan more;
+    char why[600];
+    int built = tune_plan_build(&again, &more);
+    int rc = 0;
+    if (built != 0) {
+        fprintf(s->err, "jitterlab: %s; only resctrl was mounted (tune restore unmounts it)\n",
+                built == -2 ? more.refusal : "tune: out of memory while planning");
+        rc = -1;
+    } else if (more.n > 0) {
+        if (s->out)
+            tune_plan_print(s->out, &more, rq->sr, false);
+        /* TUNE_MODE_APPLY: the journal holds this session's mount already */
+        if (tune_apply(rq->sr, &more, s->state_path, TUNE_MODE_APPLY, NULL, res, why,
+                       sizeof(why)) != 0) {
+            fprintf(s->err, "jitterlab: tune: %s; only resctrl was mounted\n", why);
+            rc = -1;
+        } else {
+            s->applied += res->applied;
+            s->refused += res->refused;
+        }
+        for (int i = 0; i < more.n && rc == 0; i++) {
+            const struct tune_change *c = &more.change[i];
+            tune_plan_add(&s->plan, c->action, c->path, c->old_value, c->new_value, c->what);
+            int k = tune_plan_find(&s->plan, c->path);
+            if (k >= 0) {
+                s->plan.change[k].op = c->op;
+                s->plan.change[k].state = c->state;
+            }
+        }
+    }
+    for (int i = 0; i < more.nnotes; i++)
+        tune_plan_note(&s->plan, "%s", more.note[i]);
+    tune_plan_free(&more);
+    return rc;
+}
+
 enum tune_outcome tune_session_begin(struct tune_session *s, const struct tune_request *rq,
                                      const char *profile, const char *state_path,
                                      enum tune_mode mode, FILE *out, FILE *err)
@@ -84,7 +196,13 @@ enum tune_outcome tune_session_begin(struct tune_session *s, const struct tune_r
         fprintf(err, "jitterlab: tune: %s; nothing was changed\n", why);
         return TUNE_FAILED;
     }
-    if (tune_plan_build(rq, &s->plan) != 0) {
+    int built = tune_plan_build(rq, &s->plan);
+    if (built == -2) {
+        fprintf(err, "jitterlab: %s; nothing was changed\n", s->plan.refusal);
+        tune_session_free(s);
+        return TUNE_REFUSED;
+    }
+    if (built != 0) {
         fprintf(err, "jitterlab: tune: out of memory while planning; nothing was changed\n");
         tune_session_free(s);
         return TUNE_FAILED;
@@ -108,17 +226,25 @@ enum tune_outcome tune_session_begin(struct tune_session *s, const struct tune_r
      * was applied; `tune apply` makes its exit code from s->refused. */
     s->applied = res.applied;
     s->refused = res.refused;
-    if (res.refused)
+    if (mounted_resctrl(&s->plan) && apply_after_mount(s, rq, &res) != 0) {
+        /* said on err; a run or hold undoes its session now, an apply keeps
+         * the mount journaled for tune restore */
+        if (mode != TUNE_MODE_APPLY)
+            restore_report_locked(state_path, false, out, err);
+        tune_session_free(s);
+        return TUNE_REFUSED;
+    }
+    if (s->refused)
         fprintf(err,
                 "jitterlab: tune: the kernel refused %d change%s (left as they "
                 "were, not in the snapshot): %s\n",
-                res.refused, res.refused == 1 ? "" : "s", res.refused_list);
+                s->refused, s->refused == 1 ? "" : "s", res.refused_list);
     if (out && res.journaled)
         fprintf(out, "%d applied, %d refused; snapshot in %s (undo: jitterlab tune restore)\n",
-                res.applied, res.refused, state_path);
+                s->applied, s->refused, state_path);
     else if (out)
-        fprintf(out, "%d applied, %d refused; nothing changed, no snapshot kept\n", res.applied,
-                res.refused);
+        fprintf(out, "%d applied, %d refused; nothing changed, no snapshot kept\n", s->applied,
+                s->refused);
     return TUNE_OK;
 }
 

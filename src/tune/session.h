@@ -19,6 +19,7 @@ enum tune_outcome {
     TUNE_OK = 0,
     TUNE_FAILED = 1,      /* a lock, plan, write or restore failed */
     TUNE_NO_SNAPSHOT = 2, /* restore asked for with nothing to restore */
+    TUNE_REFUSED = 2,     /* the plan broke a rule (plan.refusal): nothing changed */
 };
 
 /* given, else $JITTERLAB_TUNE_STATE, else TUNE_DEFAULT_STATE */
@@ -53,7 +54,9 @@ void tune_session_free(struct tune_session *s);
 enum tune_outcome tune_restore_report(const char *state_path, bool missing_is_error, FILE *out,
                                       FILE *err);
 /* Each change as "  [action] what: old -> new  (path)", or with dry_run as
- * the shell command that would make it; then the notes. */
+ * the shell command that would make it ("mount -t resctrl ...", "mkdir
+ * DIR", "echo 'L3:0=e00' > FILE", one echo per line of a value); then the
+ * notes. */
 void tune_plan_print(FILE *out, const struct tune_plan *plan, const struct sysroot *sr,
                      bool dry_run);
 

@@ -23,6 +23,7 @@
 #include "common/clock.h"
 #include "common/atomic_file.h"
 #include "sys/sysroot.h"
+#include "tune/tune_dirs.h"
 
 static void free_strings(char **list, int n)
 {
@@ -138,15 +139,32 @@ int tune_journal_load(const char *state_path, struct tune_journal *j, char *err,
         const char *old_value = json_string_value(json_object_get(c, "old"));
         const char *new_value = json_string_value(json_object_get(c, "new"));
         const char *what = json_string_value(json_object_get(c, "what"));
+        /* "op" is optional: journals before cache-partition hold writes only */
+        json_t *op_field = json_object_get(c, "op");
+        int op =
+            op_field
+                ? tune_op_from_name(json_string_value(op_field) ? json_string_value(op_field) : "")
+                : TUNE_OP_WRITE;
+        if (op > TUNE_OP_WRITE) {
+            old_value = old_value ? old_value : "";
+            new_value = new_value ? new_value : "";
+        }
         const char *why = NULL;
-        if (!action || !path || !old_value || !new_value) {
+        if (op < 0) {
+            snprintf(err, errlen, "%s: change %zu has an unknown op; refused, nothing written",
+                     state_path, i);
+            why = "unknown op";
+        } else if (!action || !path || !old_value || !new_value) {
             snprintf(err, errlen, "%s: change %zu is incomplete", state_path, i);
             why = "incomplete";
-        } else if ((why = tune_path_refusal(action, path)) != NULL) {
+        } else if ((why = tune_op_refusal(action, (enum tune_op)op, path)) != NULL) {
             snprintf(err, errlen, "%s: change %zu (%s %.200s): %s; refused, nothing written",
                      state_path, i, action, path, why);
         } else {
-            tune_plan_add(&j->changes, action, path, old_value, new_value, what);
+            if (op == TUNE_OP_WRITE)
+                tune_plan_add(&j->changes, action, path, old_value, new_value, what);
+            else
+                tune_plan_add_op(&j->changes, (enum tune_op)op, action, path, what);
             if (j->changes.out_of_memory) {
                 snprintf(err, errlen, "%s: out of memory at change %zu", state_path, i);
                 why = "out of memory";
@@ -192,9 +210,11 @@ int tune_journal_save(const char *state_path, const struct tune_journal *j, char
     json_t *arr = json_array();
     for (int i = 0; i < j->changes.n; i++) {
         const struct tune_change *c = &j->changes.change[i];
-        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s,s:s}", "action", c->action, "path",
-                                             c->path, "what", c->what, "old", c->old_value, "new",
-                                             c->new_value));
+        json_t *e = json_pack("{s:s,s:s,s:s,s:s,s:s}", "action", c->action, "path", c->path, "what",
+                              c->what, "old", c->old_value, "new", c->new_value);
+        if (c->op != TUNE_OP_WRITE) /* absent = write: older journals read the same */
+            json_object_set_new(e, "op", json_string(tune_op_name(c->op)));
+        json_array_append_new(arr, e);
     }
     json_object_set_new(doc, "changes", arr);
     struct atomic_file f;
@@ -315,7 +335,7 @@ static int write_and_check(const struct tune_io *io, const struct sysroot *sr,
     char *back = NULL;
     rc = io->read(io, sr, c->path, &back);
     if (rc >= 0)
-        rc = tune_value_matches(value, back) ? 0 : -EIO;
+        rc = tune_value_matches_at(c->path, value, back) ? 0 : -EIO;
     free(back);
     return rc;
 }
@@ -325,7 +345,7 @@ static bool reads_as(const struct tune_io *io, const struct sysroot *sr, const c
                      const char *value)
 {
     char *now = NULL;
-    bool same = io->read(io, sr, path, &now) >= 0 && tune_value_matches(value, now);
+    bool same = io->read(io, sr, path, &now) >= 0 && tune_value_matches_at(path, value, now);
     free(now);
     return same;
 }
@@ -338,24 +358,32 @@ static bool reads_as(const struct tune_io *io, const struct sysroot *sr, const c
  * EBUSY is also retried once after all the others, for journals that hold
  * another order. rc[i] is 0 or -errno.
  */
-static void write_in_order(const struct tune_io *io, const struct sysroot *sr,
-                           struct tune_change *const *order, int n, bool restore, int *rc)
+static void write_in_order(const struct tune_io *io, const struct tune_dir_io *dirs,
+                           const struct sysroot *sr, struct tune_change *const *order, int n,
+                           bool restore, int *rc)
 {
     for (int i = 0; i < n; i++) {
         const struct tune_change *c = order[i];
         const char *value = restore ? c->old_value : c->new_value;
-        rc[i] = restore && reads_as(io, sr, c->path, value) ? 0 : write_and_check(io, sr, c, value);
+        if (c->op != TUNE_OP_WRITE)
+            rc[i] = tune_dir_step(dirs, sr, c, restore);
+        else if (restore && tune_inside_made_dir(order, n, c))
+            rc[i] = 0; /* the rmdir of its directory, later in this order, undoes it */
+        else
+            rc[i] =
+                restore && reads_as(io, sr, c->path, value) ? 0 : write_and_check(io, sr, c, value);
         write_delay();
     }
     for (int i = 0; i < n; i++)
-        if (rc[i] == -EBUSY)
+        if (rc[i] == -EBUSY && order[i]->op == TUNE_OP_WRITE)
             rc[i] = write_and_check(io, sr, order[i],
                                     restore ? order[i]->old_value : order[i]->new_value);
 }
 
 /* The order to write: the plan's for an apply, the reverse for a restore. */
-static int write_changes(const struct tune_io *io, const struct sysroot *sr,
-                         struct tune_plan *changes, bool restore, int **rc_out)
+static int write_changes(const struct tune_io *io, const struct tune_dir_io *dirs,
+                         const struct sysroot *sr, struct tune_plan *changes, bool restore,
+                         int **rc_out)
 {
     int n = changes->n;
     struct tune_change **order = malloc((size_t)(n ? n : 1) * sizeof(*order));
@@ -367,7 +395,7 @@ static int write_changes(const struct tune_io *io, const struct sysroot *sr,
     }
     for (int i = 0; i < n; i++)
         order[i] = &changes->change[restore ? n - 1 - i : i];
-    write_in_order(io, sr, order, n, restore, rc);
+    write_in_order(io, dirs, sr, order, n, restore, rc);
     if (restore) { /* back to plan order for the caller */
         for (int i = 0; i < n / 2; i++) {
             int t = rc[i];
@@ -384,11 +412,19 @@ int tune_apply(const struct sysroot *sr, struct tune_plan *plan, const char *sta
                enum tune_mode mode, const struct tune_io *io, struct tune_result *res, char *err,
                size_t errlen)
 {
+    return tune_apply_with(sr, plan, state_path, mode, io, NULL, res, err, errlen);
+}
+
+int tune_apply_with(const struct sysroot *sr, struct tune_plan *plan, const char *state_path,
+                    enum tune_mode mode, const struct tune_io *io, const struct tune_dir_io *dirs,
+                    struct tune_result *res, char *err, size_t errlen)
+{
     if (!io)
         io = &tune_io_machine;
     memset(res, 0, sizeof(*res));
     for (int i = 0; i < plan->n; i++) {
-        const char *why = tune_path_refusal(plan->change[i].action, plan->change[i].path);
+        const struct tune_change *c = &plan->change[i];
+        const char *why = tune_op_refusal(c->action, c->op, c->path);
         if (why) {
             snprintf(err, errlen, "%s: %s", plan->change[i].path, why);
             return -1;
@@ -429,12 +465,15 @@ int tune_apply(const struct sysroot *sr, struct tune_plan *plan, const char *sta
         int k = tune_plan_find(&j.changes, c->path);
         if (k >= 0 && !(earlier[i] = strdup(j.changes.change[k].new_value)))
             j.changes.out_of_memory = true;
-        tune_plan_add(&j.changes, c->action, c->path, c->old_value, c->new_value, c->what);
+        if (c->op == TUNE_OP_WRITE)
+            tune_plan_add(&j.changes, c->action, c->path, c->old_value, c->new_value, c->what);
+        else
+            tune_plan_add_op(&j.changes, c->op, c->action, c->path, c->what);
     }
     int *rc = NULL;
     bool oom = !earlier || j.changes.out_of_memory;
     if (oom || tune_journal_save(state_path, &j, err, errlen) != 0 ||
-        (oom = write_changes(io, sr, plan, false, &rc) != 0)) {
+        (oom = write_changes(io, dirs, sr, plan, false, &rc) != 0)) {
         if (oom)
             snprintf(err, errlen, "out of memory");
         free_strings(earlier, plan->n);
@@ -454,7 +493,11 @@ int tune_apply(const struct sysroot *sr, struct tune_plan *plan, const char *sta
                  used ? ", " : "", c->path);
         /* A refused write normally left the old value; the journal then
          * forgets this apply's entry. One that did not stays, for restore. */
-        if (write_and_check(io, sr, c, c->old_value) != 0 &&
+        /* A refused mkdir or mount found the directory or mount there (or
+         * could not make it): not ours to undo. A file that is not there
+         * (its group was not made) did not change either. */
+        if (c->op == TUNE_OP_WRITE && rc[i] != -ENOENT &&
+            write_and_check(io, sr, c, c->old_value) != 0 &&
             !reads_as(io, sr, c->path, c->old_value))
             continue;
         int k = tune_plan_find(&j.changes, c->path);
@@ -487,6 +530,13 @@ static void shown(char *buf, size_t len, const char *value)
 int tune_restore(const char *state_path, const struct tune_io *io, char *failed, size_t failedlen,
                  int *restored, char *err, size_t errlen)
 {
+    return tune_restore_with(state_path, io, NULL, failed, failedlen, restored, err, errlen);
+}
+
+int tune_restore_with(const char *state_path, const struct tune_io *io,
+                      const struct tune_dir_io *dirs, char *failed, size_t failedlen, int *restored,
+                      char *err, size_t errlen)
+{
     if (!io)
         io = &tune_io_machine;
     static struct tune_journal j;
@@ -498,7 +548,7 @@ int tune_restore(const char *state_path, const struct tune_io *io, char *failed,
     struct sysroot sr;
     sysroot_init(&sr, j.sysroot);
     int *rc = NULL;
-    if (write_changes(io, &sr, &j.changes, true, &rc) != 0) {
+    if (write_changes(io, dirs, &sr, &j.changes, true, &rc) != 0) {
         snprintf(err, errlen, "out of memory");
         tune_plan_free(&j.changes);
         return -1;
@@ -510,13 +560,19 @@ int tune_restore(const char *state_path, const struct tune_io *io, char *failed,
             (*restored)++;
             continue;
         }
+        size_t used = strlen(failed);
+        if (c->op != TUNE_OP_WRITE) {
+            snprintf(failed + used, failedlen - used, "  %s: %s (%s)\n", c->path,
+                     c->op == TUNE_OP_MKDIR ? "rmdir failed" : "umount failed", strerror(-rc[i]));
+            bad++;
+            continue;
+        }
         char *now = NULL;
         char is[160], should[160];
         io->read(io, &sr, c->path, &now);
         shown(is, sizeof(is), now ? now : "?");
         shown(should, sizeof(should), c->old_value);
         free(now);
-        size_t used = strlen(failed);
         snprintf(failed + used, failedlen - used, "  %s: is %s, should be %s (%s)\n", c->path, is,
                  should, rc[i] == -EIO ? "reads back different" : strerror(-rc[i]));
         bad++;

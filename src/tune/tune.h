@@ -4,7 +4,9 @@
  * now. Before the first write the old values go to a state file (the
  * journal, fsynced); restore writes them back, checks them and removes the
  * journal only when every value is back. A second apply extends the journal
- * and keeps the first snapshot's old values. PM QoS is not a file change: the
+ * and keeps the first snapshot's old values. A change may also make a
+ * directory or a mount (cache-partition's resctrl group), undone by rmdir or
+ * umount. PM QoS is not a file change: the
  * kernel drops the request when its holder closes the file, so it is held by
  * a process (run --tune, tune hold), never left behind.
  */
@@ -28,12 +30,18 @@ enum tune_profile_bits {
 
 enum tune_change_state { TUNE_CHANGE_PLANNED, TUNE_CHANGE_APPLIED, TUNE_CHANGE_REFUSED };
 
+/* What a change does. Most write a file; cache-partition also makes a
+ * resctrl group (undone by rmdir) and mounts resctrl (undone by umount).
+ * The journal's "op" field names it, absent meaning write (older journals). */
+enum tune_op { TUNE_OP_WRITE, TUNE_OP_MKDIR, TUNE_OP_MOUNT };
+
 /* Strings are on the heap, of any length (an IRQ affinity list of a
  * 256-CPU machine is 456 characters); tune_plan_free frees them. */
 struct tune_change {
     char action[24];
-    char *path; /* as on the machine, without the sysroot prefix */
-    char *what; /* for people: "CPU 1 idle state C6 (exit 85 us)" */
+    enum tune_op op; /* mkdir and mount: old_value and new_value are "" */
+    char *path;      /* as on the machine, without the sysroot prefix */
+    char *what;      /* for people: "CPU 1 idle state C6 (exit 85 us)" */
     char *old_value;
     char *new_value;
     enum tune_change_state state; /* set by tune_apply */
@@ -45,6 +53,10 @@ struct tune_plan {
     int nnotes;
     char note[32][200]; /* what an action found nothing to do about, and why */
     bool out_of_memory; /* a change could not be added */
+    /* An action that cannot plan without breaking a rule (cache-partition:
+     * no free CLOSID, too many ways): "--cache-ways 12: why" or
+     * "cache-partition: why"; the plan is then not applied (exit 2). */
+    char refusal[300];
 };
 
 struct tune_request {
@@ -54,7 +66,14 @@ struct tune_request {
     int64_t freq_khz; /* 0: the highest the policy allows */
     int boost;        /* -1: leave alone, 0: off, 1: on */
     uint32_t actions; /* bit per tune_action index */
+    /* cache-partition */
+    int cache_ways;                  /* 0: a quarter of the ways (or the working set's) */
+    const char *cache_group;         /* NULL: TUNE_CACHE_GROUP */
+    int mba_pct;                     /* 0: leave the default group's bandwidth alone */
+    uint64_t cache_working_set_size; /* run --workload ptrchase:SIZE, bytes; 0 = none */
 };
+
+#define TUNE_CACHE_GROUP "jitterlab-rt"
 
 /* The exit latency an idle state (or the PM QoS limits) may have for a
  * latency budget: half of it, the other half being left to the wake-up path
@@ -93,12 +112,26 @@ const char *tune_path_refusal(const char *action, const char *path);
 
 void tune_plan_add(struct tune_plan *plan, const char *action, const char *path,
                    const char *old_value, const char *new_value, const char *what);
+/* A mkdir or mount change (path: the directory). */
+void tune_plan_add_op(struct tune_plan *plan, enum tune_op op, const char *action, const char *path,
+                      const char *what);
+/* "write", "mkdir", "mount"; and back (-1 for an unknown name). */
+const char *tune_op_name(enum tune_op op);
+int tune_op_from_name(const char *name);
+/* NULL when an op may touch path: a mkdir only a plain group name right
+ * below /sys/fs/resctrl, a mount only /sys/fs/resctrl itself (and only
+ * cache-partition); else why not. */
+const char *tune_op_refusal(const char *action, enum tune_op op, const char *path);
+/* A resctrl group name jitterlab makes: [A-Za-z0-9_-], 1..48 characters,
+ * not info, mon_groups or mon_data. */
+bool tune_group_name_ok(const char *name);
 void tune_plan_note(struct tune_plan *plan, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void tune_plan_free(struct tune_plan *plan);
 /* Index of the change of path, or -1; tune_plan_remove drops change k. */
 int tune_plan_find(const struct tune_plan *plan, const char *path);
 void tune_plan_remove(struct tune_plan *plan, int k);
+/* 0, -1 out of memory, -2 refused (plan->refusal says why; apply nothing). */
 int tune_plan_build(const struct tune_request *rq, struct tune_plan *plan);
 
 /* How a journal was made: a run or hold restores at its end; an apply stays. */
@@ -141,6 +174,22 @@ struct tune_io {
 /* sysroot_write_string / sysroot_read_value: no symlinks, never outside. */
 extern const struct tune_io tune_io_machine;
 
+/* Directories and mounts (cache-partition's resctrl group and mount), kept
+ * apart from struct tune_io so that file-only test doubles stay as they are.
+ * Each returns 0 or -errno; a NULL member means tune_dir_io_machine's. */
+struct tune_dir_io {
+    int (*mkdir)(const struct tune_dir_io *io, const struct sysroot *sr, const char *path);
+    int (*rmdir)(const struct tune_dir_io *io, const struct sysroot *sr, const char *path);
+    int (*mount)(const struct tune_dir_io *io, const struct sysroot *sr, const char *fstype,
+                 const char *path);
+    int (*umount)(const struct tune_dir_io *io, const struct sysroot *sr, const char *path);
+    void *ctx;
+};
+/* mkdirat/unlinkat(AT_REMOVEDIR) in the parent opened beneath the sysroot
+ * (no symlinks, never outside); mount(2)/umount2(2) only on the live
+ * machine (sysroot ""), else -EOPNOTSUPP. */
+extern const struct tune_dir_io tune_dir_io_machine;
+
 /* Outcome of writing one value. */
 struct tune_result {
     int applied;
@@ -166,9 +215,25 @@ int tune_apply(const struct sysroot *sr, struct tune_plan *plan, const char *sta
  * refused (err). */
 int tune_restore(const char *state_path, const struct tune_io *io, char *failed, size_t failedlen,
                  int *restored, char *err, size_t errlen);
+/* The same with directory and mount operations (dirs NULL: the machine's).
+ * A restore undoes a mount with umount and a mkdir with rmdir (after the
+ * changes journaled after it, in reverse order); a file inside a directory
+ * jitterlab made is not written back (the rmdir takes it). An rmdir of an
+ * absent directory and an umount of what is not mounted succeed: after a
+ * crash half-way, the steps that never happened are no error. */
+int tune_apply_with(const struct sysroot *sr, struct tune_plan *plan, const char *state_path,
+                    enum tune_mode mode, const struct tune_io *io, const struct tune_dir_io *dirs,
+                    struct tune_result *res, char *err, size_t errlen);
+int tune_restore_with(const char *state_path, const struct tune_io *io,
+                      const struct tune_dir_io *dirs, char *failed, size_t failedlen, int *restored,
+                      char *err, size_t errlen);
 /* Whether a value read back equals the one written ("always [madvise]
  * never" matches "madvise"; surrounding blanks ignored). */
 bool tune_value_matches(const char *written, const char *read_back);
+/* The same for the file at path: a resctrl schemata file matches when each
+ * written line's domains hold the written values (the kernel pads names and
+ * masks and prints every resource). */
+bool tune_value_matches_at(const char *path, const char *written, const char *read_back);
 /* A warning line when a journal was left by a jitterlab process that died
  * before restoring (run or hold), or in the middle of an apply; "" if none. */
 void tune_stale_warning(const char *state_path, char *buf, size_t len);

@@ -4,7 +4,8 @@
  * as `jitterlab inspect` (the finding ids name these actions in their fix).
  * An action only plans; tune.c journals, writes and restores. Actions that
  * change the whole machine's behaviour in ways people may not expect
- * (RT throttling, transparent hugepages, NMI watchdog) are opt-in (--only).
+ * (RT throttling, transparent hugepages, NMI watchdog, the cache partition
+ * of tune_resctrl.c) are opt-in (--only).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "sys/kernel_tunables.h"
 #include "sys/read_notes.h"
 #include "tune/tune.h"
+#include "tune/tune_resctrl.h"
 
 /* The exit latency allowed for this budget, in µs (rounded down). */
 static int64_t limit_us(const struct tune_request *rq)
@@ -303,6 +305,8 @@ static const char *const sysctl_rt_runtime[] = {"/proc/sys/kernel/sched_rt_runti
 static const char *const thp_files[] = {"/sys/kernel/mm/transparent_hugepage/", NULL};
 static const char *const sysctl_nmi_watchdog[] = {"/proc/sys/kernel/nmi_watchdog", NULL};
 static const char *const pm_qos_file[] = {"/dev/cpu_dma_latency", NULL};
+/* also its mkdir of the group and mount of resctrl (tune_op_refusal) */
+static const char *const resctrl_files[] = {"/sys/fs/resctrl/", NULL};
 
 const struct tune_action tune_actions[] = {
     {"pm-qos", "hold /dev/cpu_dma_latency at the budget while jitterlab runs",
@@ -321,6 +325,8 @@ const struct tune_action tune_actions[] = {
      plan_rt_throttling},
     {"thp", "transparent hugepages never (opt-in)", 0, thp_files, plan_thp},
     {"nmi-watchdog", "kernel.nmi_watchdog = 0 (opt-in)", 0, sysctl_nmi_watchdog, plan_nmi_watchdog},
+    {"cache-partition", "exclusive L3 ways for the target CPUs with resctrl (opt-in)", 0,
+     resctrl_files, plan_cache_partition},
 };
 const int tune_action_count = (int)(sizeof(tune_actions) / sizeof(tune_actions[0]));
 

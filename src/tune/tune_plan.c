@@ -81,6 +81,57 @@ void tune_plan_add(struct tune_plan *plan, const char *action, const char *path,
     plan->n++;
 }
 
+void tune_plan_add_op(struct tune_plan *plan, enum tune_op op, const char *action, const char *path,
+                      const char *what)
+{
+    if (tune_plan_find(plan, path) >= 0)
+        return; /* journaled already: its undo stays as it was */
+    tune_plan_add(plan, action, path, "", "", what);
+    int k = tune_plan_find(plan, path);
+    if (k >= 0)
+        plan->change[k].op = op;
+}
+
+static const char *const op_names[] = {"write", "mkdir", "mount"};
+
+const char *tune_op_name(enum tune_op op)
+{
+    return (unsigned)op < 3 ? op_names[op] : "?";
+}
+
+int tune_op_from_name(const char *name)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, op_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+#define RESCTRL_DIR "/sys/fs/resctrl"
+
+const char *tune_op_refusal(const char *action, enum tune_op op, const char *path)
+{
+    if (op == TUNE_OP_WRITE)
+        return tune_path_refusal(action, path);
+    if (strcmp(action, "cache-partition") != 0)
+        return "only cache-partition makes directories or mounts";
+    if (op == TUNE_OP_MOUNT)
+        return strcmp(path, RESCTRL_DIR) == 0 ? NULL : "a mount other than " RESCTRL_DIR;
+    const char *name = path + strlen(RESCTRL_DIR "/");
+    if (strncmp(path, RESCTRL_DIR "/", strlen(RESCTRL_DIR "/")) != 0 || !tune_group_name_ok(name))
+        return "not a resctrl group right below " RESCTRL_DIR;
+    return NULL;
+}
+
+bool tune_group_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > 48 || strcmp(name, "info") == 0 || strcmp(name, "mon_groups") == 0 ||
+        strcmp(name, "mon_data") == 0)
+        return false;
+    return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n;
+}
+
 void tune_plan_remove(struct tune_plan *plan, int k)
 {
     struct tune_change *c = &plan->change[k];
@@ -113,6 +164,8 @@ int tune_plan_build(const struct tune_request *rq, struct tune_plan *plan)
     for (int i = 0; i < tune_action_count; i++)
         if (rq->actions & (1u << i))
             tune_actions[i].plan(rq, plan);
+    if (plan->refusal[0])
+        return -2;
     return plan->out_of_memory ? -1 : 0;
 }
 
@@ -132,6 +185,77 @@ bool tune_value_matches(const char *written, const char *read_back)
     }
     size_t n = (size_t)(to - from);
     return strlen(written) == n && memcmp(written, from, n) == 0;
+}
+
+/* The next "RES:entries" line of a schemata text, trimmed; NULL at the end. */
+static const char *schemata_line(const char *p, char *line, size_t len)
+{
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        const char *next = p + n + (eol ? 1 : 0);
+        while (n && (*p == ' ' || *p == '\t')) {
+            p++;
+            n--;
+        }
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+            n--;
+        if (n && n < len) {
+            memcpy(line, p, n);
+            line[n] = '\0';
+            return next;
+        }
+        p = next;
+    }
+    return NULL;
+}
+
+/* The value of domain id in entries "0=fff;1=ff0" (hex), or -1. */
+static long long schemata_entry(const char *entries, long id)
+{
+    for (const char *e = entries; e && *e; e = strchr(e, ';') ? strchr(e, ';') + 1 : NULL) {
+        char *end;
+        long k = strtol(e, &end, 10);
+        if (end != e && *end == '=' && k == id)
+            return strtoll(end + 1, NULL, 16);
+    }
+    return -1;
+}
+
+/* Every domain of every line written holds that value in read_back. */
+static bool schemata_matches(const char *written, const char *read_back)
+{
+    char want[1024], have[1024];
+    bool any = false;
+    for (const char *w = written; (w = schemata_line(w, want, sizeof want)) != NULL;) {
+        char *colon = strchr(want, ':');
+        if (!colon)
+            return false;
+        size_t res_len = (size_t)(colon - want) + 1;
+        bool found = false;
+        for (const char *b = read_back; !found && (b = schemata_line(b, have, sizeof have));)
+            found = strncmp(want, have, res_len) == 0;
+        if (!found)
+            return false;
+        for (const char *e = colon + 1; e && *e; e = strchr(e, ';') ? strchr(e, ';') + 1 : NULL) {
+            char *end;
+            long id = strtol(e, &end, 10);
+            if (end == e || *end != '=' ||
+                schemata_entry(have + res_len, id) != strtoll(end + 1, NULL, 16))
+                return false;
+        }
+        any = true;
+    }
+    return any;
+}
+
+bool tune_value_matches_at(const char *path, const char *written, const char *read_back)
+{
+    size_t n = strlen(path);
+    if (strncmp(path, RESCTRL_DIR "/", strlen(RESCTRL_DIR "/")) == 0 && n >= 9 &&
+        strcmp(path + n - 9, "/schemata") == 0)
+        return schemata_matches(written, read_back);
+    return tune_value_matches(written, read_back);
 }
 
 const char *tune_path_refusal(const char *action, const char *path)

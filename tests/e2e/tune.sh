@@ -260,6 +260,45 @@ check "run --tune restored the tree" diff -r "$T/tree.orig/proc" "$T/tree/proc"
 check "... and left no snapshot" test ! -e "$S"
 rm -rf "$T/tree.orig"
 
+# --- cache-partition: the plan as commands; unsupported machines -------------------
+fresh intel-ipc-untuned
+S=$T/cache-state.json
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 3 --only cache-partition --dry-run >"$T/out" 2>"$T/err"
+rc_is "cache-partition --dry-run on the untuned Intel tree exits 0" 0 $?
+R=$T/tree/sys/fs/resctrl
+check "... shrinks the default group first" grep -q "^echo 'L3:0=1ff' > $R/schemata " "$T/out"
+check "... makes the group" grep -q "^mkdir $R/jitterlab-rt " "$T/out"
+check "... gives it CPU 3" grep -q "^echo 3 > $R/jitterlab-rt/cpus_list " "$T/out"
+check "... the top 3 of 12 ways" grep -q "^echo 'L3:0=e00' > $R/jitterlab-rt/schemata " "$T/out"
+check "... exclusive" grep -q "^echo exclusive > $R/jitterlab-rt/mode " "$T/out"
+check "... in that order" awk '/^echo .L3:0=1ff/{a=NR} /^mkdir/{b=NR} /^echo 3 /{c=NR} /^echo .L3:0=e00/{d=NR} /^echo exclusive/{e=NR} END{exit !(a && a<b && b<c && c<d && d<e)}' "$T/out"
+check "... and changes nothing" diff -r "$FIX/intel-ipc-untuned" "$T/tree"
+check "... nor keeps a snapshot" test ! -e "$S"
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 3 --only cache-partition --dry-run --cache-ways 2 --cache-group rt2 >"$T/out" 2>"$T/err"
+check "--cache-ways 2 --cache-group rt2: c00 in rt2" grep -q "^echo 'L3:0=c00' > $R/rt2/schemata " "$T/out"
+fresh intel-ipc-tuned
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 3 --only cache-partition >"$T/out" 2>"$T/err"
+rc_is "cache-partition on the tuned tree exits 0" 0 $?
+check "... nothing to do: the group is there" grep -q 'note: cache-partition: group jitterlab-rt already holds CPUs 3' "$T/out"
+check "... no snapshot" test ! -e "$S"
+fresh amd-epyc
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 3 --only cache-partition --dry-run >"$T/out" 2>"$T/err"
+check "cache-partition on the unmounted AMD tree mounts resctrl first" grep -q "^mount -t resctrl resctrl $T/tree/sys/fs/resctrl " "$T/out"
+fresh vm-haltpoll
+"$JL" tune apply --sysroot "$T/tree" --state "$S" -a 1 --only cache-partition >"$T/out" 2>"$T/err"
+rc_is "cache-partition on the VM tree exits 0" 0 $?
+check "... with a note saying why" grep -q 'note: cache-partition: not supported here: .*cat_l3' "$T/out"
+check "... changing nothing" diff -r "$FIX/vm-haltpoll" "$T/tree"
+check "... no snapshot" test ! -e "$S"
+if grep -qw cat_l3 /proc/cpuinfo; then
+    ok "cache-partition on this machine # SKIP it has cache allocation"
+else
+    "$JL" tune apply -a 1 --only cache-partition --state "$T/s.json" >"$T/out" 2>"$T/err"
+    rc_is "cache-partition on this machine (no cache allocation) exits 0" 0 $?
+    check "... says it is not supported" grep -q 'note: cache-partition: not supported here' "$T/out"
+    check "... and leaves no journal" test ! -e "$T/s.json"
+fi
+
 # --- bad input -----------------------------------------------------------------
 # (on a copy: a binary that took these would tune the tree, or hold it and be killed)
 cp -a "$FIX/intel-ipc-untuned" "$T/hold-tree"
@@ -273,6 +312,16 @@ bad "CPU not online" '--cpus.*not online' -a 64
 BAD_SUBCOMMAND="tune hold --state $T/bad-state.json --sysroot $T/hold-tree"
 bad "hold -D beyond a year" '--duration 9223372036854775807ns: must be at most 8784h' -D 9223372036854775807ns
 bad "hold -D beyond 366 days" '--duration 8785h: must be at most 8784h' -D 8785h
+BAD_SUBCOMMAND="tune apply --state $T/bad-state.json --sysroot $T/hold-tree -a 3 --only cache-partition"
+bad "--cache-ways 0" '^jitterlab: --cache-ways 0: must be a whole number from 1 to 64' --cache-ways 0
+bad "--cache-ways 12 of 12" '^jitterlab: --cache-ways 12: more ways than the default group can give \(12 in all, it keeps at least 1' --cache-ways 12
+bad "--cache-group info" '^jitterlab: --cache-group info: must be a plain name' --cache-group info
+bad "--mba without info/MB" '^jitterlab: --mba 50: this machine has no memory bandwidth allocation' --mba 50
+bad "--mba 0" '^jitterlab: --mba 0: must be a whole number from 1 to 100' --mba 0
+bad "--cache-ways 12 --dry-run" '^jitterlab: --cache-ways 12: more ways' --cache-ways 12 --dry-run
+BAD_SUBCOMMAND="tune apply --state $T/bad-state.json --sysroot $T/hold-tree -a 3"
+bad "--cache-ways without cache-partition" '^jitterlab: --cache-ways 3: only with the cache-partition action' --cache-ways 3
+check "... and no snapshot" test ! -e "$T/bad-state.json"
 check "the refused holds left the tree alone" diff -r "$FIX/intel-ipc-untuned" "$T/hold-tree"
 BAD_SUBCOMMAND=tune
 bad "unknown verb" "unknown verb" fix

@@ -142,7 +142,7 @@ static const struct step_case step_cases[] = {
     {"run = -a 1\n\ntune = nosuch\n",
      "jitterlab: --tune nosuch: not a profile (latency, realtime), and unknown action 'nosuch' "
      "(actions: pm-qos, idle-states, resume-latency, cpufreq, timer-migration, irq-affinity, "
-     "rt-throttling, thp, nmi-watchdog)\n"
+     "rt-throttling, thp, nmi-watchdog, cache-partition)\n"
      "jitterlab: e.ini:8: [step b] tune: not accepted by jitterlab run (see the message above)\n"},
 };
 

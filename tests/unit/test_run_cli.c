@@ -323,11 +323,11 @@ static const struct cli_bad_case bad_cases[] = {
     {"run --tune=bogus",
      "jitterlab: --tune bogus: not a profile (latency, realtime), and unknown action 'bogus' "
      "(actions: pm-qos, idle-states, resume-latency, cpufreq, timer-migration, irq-affinity, "
-     "rt-throttling, thp, nmi-watchdog)\n"},
+     "rt-throttling, thp, nmi-watchdog, cache-partition)\n"},
     {"run --tune=pm-qos,nope",
      "jitterlab: --tune pm-qos,nope: not a profile (latency, realtime), and unknown action "
      "'nope' (actions: pm-qos, idle-states, resume-latency, cpufreq, timer-migration, "
-     "irq-affinity, rt-throttling, thp, nmi-watchdog)\n"},
+     "irq-affinity, rt-throttling, thp, nmi-watchdog, cache-partition)\n"},
     {"run --intervals f", "jitterlab: --intervals f: needs --report-every\n"},
     {"run --wide", "jitterlab: --wide: needs --report-every\n"},
     {"run --load cpu --load cpu --load cpu --load cpu --load cpu --load cpu --load cpu --load cpu "

@@ -51,6 +51,32 @@ static uint32_t only(const char *name)
     return 1u << idx;
 }
 
+static void test_tune_cache_partition_on_the_fixtures(void **state)
+{
+    (void)state;
+    /* untuned Intel: 12 ways, a quarter for CPU 3 */
+    build("intel-ipc-untuned", "3", 50000, only("cache-partition"));
+    assert_int_equal(plan.n, 5);
+    assert_string_equal(find_change("/sys/fs/resctrl/schemata")->new_value, "L3:0=1ff");
+    assert_string_equal(find_change("/sys/fs/resctrl/jitterlab-rt/schemata")->new_value,
+                        "L3:0=e00");
+    /* tuned: the group is there with CPU 3 and e00 */
+    build("intel-ipc-tuned", "3", 50000, only("cache-partition"));
+    assert_int_equal(plan.n, 0);
+    assert_non_null(strstr(plan.note[0], "already holds CPUs 3 with L3 ways e00"));
+    /* supported, not mounted: the mount first */
+    build("amd-epyc", "3", 50000, only("cache-partition"));
+    assert_int_equal(plan.n, 1);
+    assert_int_equal(plan.change[0].op, TUNE_OP_MOUNT);
+    assert_string_equal(plan.change[0].path, "/sys/fs/resctrl");
+    /* a VM without it: a note, nothing planned */
+    build("vm-haltpoll", "1", 50000, only("cache-partition"));
+    assert_int_equal(plan.n, 0);
+    assert_non_null(strstr(plan.note[0], "cache-partition: not supported here"));
+    /* in no profile */
+    assert_int_equal(tune_profile_actions("realtime") & only("cache-partition"), 0);
+}
+
 static void test_tune_idle_states_follow_the_budget(void **state)
 {
     (void)state;
@@ -565,6 +591,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tune_idle_states_follow_the_budget),
+        cmocka_unit_test(test_tune_cache_partition_on_the_fixtures),
         cmocka_unit_test(test_tune_cpufreq_moves_ondemand_to_performance),
         cmocka_unit_test(test_tune_freq_limits_keep_min_below_max),
         cmocka_unit_test(test_tune_tuned_machine_needs_only_a_resume_limit),

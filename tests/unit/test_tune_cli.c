@@ -62,6 +62,23 @@ static void test_tune_every_option_lands_in_params(void **state)
     assert_int_equal(params.boost, 1);
 }
 
+static void test_tune_cache_partition_options_land_in_params(void **state)
+{
+    (void)state;
+    struct cli_capture cap;
+    assert_int_equal(parse("tune apply --only cache-partition --cache-ways 4 --cache-group rt_1 "
+                           "--mba 50 -a 3",
+                           &cap),
+                     -1);
+    assert_int_equal(params.actions, 1u << tune_action_find("cache-partition"));
+    assert_int_equal(params.cache_ways, 4);
+    assert_string_equal(params.cache_group, "rt_1");
+    assert_int_equal(params.mba_pct, 50);
+    /* in no profile */
+    assert_int_equal(parse("tune apply --profile realtime", &cap), -1);
+    assert_int_equal(params.actions & (1u << tune_action_find("cache-partition")), 0);
+}
+
 static void test_tune_state_from_environment(void **state)
 {
     (void)state;
@@ -97,14 +114,14 @@ static const struct cli_bad_case bad_cases[] = {
     {"tune apply --only nope",
      "jitterlab: --only nope: unknown action 'nope' (actions: pm-qos, idle-states, "
      "resume-latency, cpufreq, timer-migration, irq-affinity, rt-throttling, thp, "
-     "nmi-watchdog)\n"},
+     "nmi-watchdog, cache-partition)\n"},
     {"tune apply --profile nope",
      "jitterlab: --profile nope: unknown profile (use latency or realtime)\n"},
     /* --only decides when both are given: the profile is not the culprit */
     {"tune apply --profile realtime --only nope",
      "jitterlab: --only nope: unknown action 'nope' (actions: pm-qos, idle-states, "
      "resume-latency, cpufreq, timer-migration, irq-affinity, rt-throttling, thp, "
-     "nmi-watchdog)\n"},
+     "nmi-watchdog, cache-partition)\n"},
     {"tune hold --only ,", "jitterlab: --only ,: empty action list\n"},
     {"tune apply --boost maybe", "jitterlab: --boost maybe: must be on or off\n"},
     {"tune apply --freq 0", "jitterlab: --freq 0: must be a whole number from 1 to 100000000\n"},
@@ -114,6 +131,27 @@ static const struct cli_bad_case bad_cases[] = {
      "jitterlab: --cpus x: malformed CPU list (expected a CPU number, e.g. 0-3,6)\n"},
     {"tune apply --json x", "jitterlab: tune: unknown option '--json' (see jitterlab help tune)\n"},
     {"tune apply --state", "jitterlab: --state: needs a value\n"},
+    {"tune apply --only cache-partition --cache-ways 0",
+     "jitterlab: --cache-ways 0: must be a whole number from 1 to 64\n"},
+    {"tune apply --only cache-partition --cache-ways 65",
+     "jitterlab: --cache-ways 65: must be a whole number from 1 to 64\n"},
+    {"tune apply --only cache-partition --cache-group info",
+     "jitterlab: --cache-group info: must be a plain name of up to 48 characters (A-Z a-z 0-9 _ "
+     "-), not info, mon_groups or mon_data\n"},
+    {"tune apply --only cache-partition --cache-group ../x",
+     "jitterlab: --cache-group ../x: must be a plain name of up to 48 characters (A-Z a-z 0-9 _ "
+     "-), not info, mon_groups or mon_data\n"},
+    {"tune apply --only cache-partition --mba 0",
+     "jitterlab: --mba 0: must be a whole number from 1 to 100\n"},
+    {"tune apply --only cache-partition --mba 101",
+     "jitterlab: --mba 101: must be a whole number from 1 to 100\n"},
+    {"tune apply --cache-ways 3",
+     "jitterlab: --cache-ways 3: only with the cache-partition action (--only "
+     "cache-partition)\n"},
+    {"tune apply --only thp --cache-group rt",
+     "jitterlab: --cache-group rt: only with the cache-partition action (--only "
+     "cache-partition)\n"},
+    {"tune restore --mba 50", "jitterlab: --mba 50: only with tune apply or hold\n"},
     {"tune status extra",
      "jitterlab: tune: unexpected argument 'extra' (see jitterlab help tune)\n"},
 };
@@ -129,6 +167,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tune_defaults),
         cmocka_unit_test(test_tune_every_option_lands_in_params),
+        cmocka_unit_test(test_tune_cache_partition_options_land_in_params),
         cmocka_unit_test(test_tune_state_from_environment),
         cmocka_unit_test(test_tune_restore_and_status_ignore_the_action_list),
         cmocka_unit_test(test_tune_help_and_no_verb),
