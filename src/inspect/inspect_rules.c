@@ -21,8 +21,9 @@
 #include "inspect/rules_common.h"
 
 static const struct rule_section *const sections[] = {
-    &rules_measurement,  &rules_idle,      &rules_frequency, &rules_kernel, &rules_isolation,
-    &rules_interference, &rules_scheduler, &rules_memory,    &rules_clock,  &rules_platform,
+    &rules_measurement, &rules_idle,         &rules_frequency, &rules_kernel,
+    &rules_isolation,   &rules_interference, &rules_cache,     &rules_scheduler,
+    &rules_memory,      &rules_clock,        &rules_platform,
 };
 
 #define SECTION_COUNT (sizeof sections / sizeof sections[0])

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,10 +39,12 @@ int inspect_system_read(const struct sysroot *sr, const struct cpulist *targets,
         cpufreq_read(sr, &out->cpufreq, &out->notes) != 0 ||
         cpu_topology_read(sr, all, &out->topology, &out->notes) != 0 ||
         irq_read(sr, &out->targets, &out->irqs, &out->notes) != 0 ||
-        tasks_read(sr, &out->targets, self_pid, &out->tasks, &out->notes) != 0) {
+        tasks_read(sr, &out->targets, self_pid, &out->tasks, &out->notes) != 0 ||
+        !(out->resctrl = malloc(sizeof *out->resctrl))) {
         inspect_system_free(out);
         return -1;
     }
+    resctrl_read(sr, out->resctrl, &out->notes);
     return 0;
 }
 
@@ -52,6 +55,8 @@ void inspect_system_free(struct inspect_system *s)
     cpu_topology_free(&s->topology);
     irq_free(&s->irqs);
     tasks_free(&s->tasks);
+    free(s->resctrl);
+    s->resctrl = NULL;
 }
 
 bool inspect_task_is_rt(const struct task_info *t)

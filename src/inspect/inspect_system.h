@@ -17,6 +17,7 @@
 #include "sys/kernel_config.h"
 #include "sys/kernel_tunables.h"
 #include "sys/read_notes.h"
+#include "sys/resctrl.h"
 #include "sys/system_info.h"
 #include "sys/sysroot.h"
 #include "sys/tasks.h"
@@ -32,7 +33,8 @@ struct inspect_system {
     struct kernel_tunables tunables;
     struct irq_table irqs;
     struct task_table tasks;
-    struct read_notes notes; /* files that held garbage */
+    struct resctrl_info *resctrl; /* cache allocation (heap: it is large) */
+    struct read_notes notes;      /* files that held garbage */
 };
 
 /* Reads the whole machine; targets NULL or empty means the default CPUs

@@ -48,7 +48,7 @@ struct rule_section {
 /* In report order (inspect_rules.c). */
 extern const struct rule_section rules_idle, rules_frequency, rules_kernel, rules_isolation,
     rules_interference, rules_scheduler, rules_memory, rules_clock, rules_platform,
-    rules_measurement;
+    rules_measurement, rules_cache;
 
 /* A new finding of the running rule, or NULL when the list is full (the
  * fillers below accept NULL). */

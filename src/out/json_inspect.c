@@ -246,6 +246,46 @@ static json_t *irq_counts_json(const struct irq_table *t)
 }
 
 /* all: inspect's full detail; else the run's shape (see run_system_json). */
+static json_t *resctrl_json(const struct resctrl_info *r)
+{
+    if (!r)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "supported", json_boolean(!r->why_unsupported[0]));
+    json_object_set_new(o, "why_unsupported", str_or_null(r->why_unsupported));
+    json_object_set_new(o, "flags",
+                        json_pack("{s:b,s:b,s:b,s:b,s:b}", "cat_l3", r->cat_l3, "cat_l2", r->cat_l2,
+                                  "cdp_l3", r->cdp_l3, "mba", r->mba, "rdt_a", r->rdt_a));
+    json_object_set_new(o, "mounted", json_boolean(r->mounted));
+    json_t *l3 = json_null();
+    if (r->l3_info) {
+        char mask[24], share[24];
+        snprintf(mask, sizeof mask, "%llx", (unsigned long long)r->cbm_mask);
+        snprintf(share, sizeof share, "%llx", (unsigned long long)r->shareable_bits);
+        l3 = json_pack("{s:s,s:i,s:i,s:i,s:s}", "cbm_mask", mask, "ways", r->cbm_bits,
+                       "min_cbm_bits", r->min_cbm_bits, "num_closids", r->num_closids,
+                       "shareable_bits", share);
+    }
+    json_object_set_new(o, "l3", l3);
+    json_t *groups = json_array();
+    for (int i = 0; i < r->ngroups; i++) {
+        const struct resctrl_group *g = &r->group[i];
+        json_t *masks = json_object();
+        for (int d = 0; d < g->ndomains; d++) {
+            char id[16], mask[24];
+            snprintf(id, sizeof id, "%d", g->domain[d].id);
+            snprintf(mask, sizeof mask, "%llx", (unsigned long long)g->domain[d].mask);
+            json_object_set_new(masks, id, json_string(mask));
+        }
+        json_array_append_new(groups,
+                              json_pack("{s:s,s:s,s:o,s:o}", "name",
+                                        g->name[0] ? g->name : "(default)", "cpus", g->cpus_list,
+                                        "mode", str_or_null(g->mode), "l3_masks", masks));
+    }
+    json_object_set_new(o, "groups", groups);
+    return o;
+}
+
 static json_t *system_json(const struct inspect_system *s, bool all)
 {
     json_t *o = json_system_info(&s->base);
@@ -277,6 +317,7 @@ static json_t *system_json(const struct inspect_system *s, bool all)
     json_object_set_new(o, "irqs", irqs_json(&s->irqs, all));
     json_object_set_new(o, "irq_counts", irq_counts_json(&s->irqs));
     json_object_set_new(o, "threads", threads_json(s, all));
+    json_object_set_new(o, "resctrl", resctrl_json(s->resctrl));
     json_t *unreadable = json_array();
     for (int i = 0; i < s->notes.count; i++)
         json_array_append_new(unreadable, json_pack("{s:s,s:s}", "path", s->notes.note[i].path,

@@ -105,11 +105,12 @@ static void test_rule_table_holds_every_promised_id(void **state)
 {
     (void)state;
     static const char *const promised[] = {
-        "cstate-exit-latency", "pm-qos-unset",   "cpufreq-governor",    "cpufreq-boost",
-        "epp-not-performance", "no-isolation",   "nohz-full-missing",   "rcu-nocbs-missing",
-        "irq-on-rt-cpu",       "not-preempt-rt", "rt-throttling",       "smt-sibling-shared",
-        "timer-migration",     "thp-enabled",    "clocksource-not-tsc", "tsc-not-invariant",
-        "hypervisor",          "swap-in-use",    "nmi-watchdog",        "measured-latency"};
+        "cstate-exit-latency", "pm-qos-unset",          "cpufreq-governor",    "cpufreq-boost",
+        "epp-not-performance", "no-isolation",          "nohz-full-missing",   "rcu-nocbs-missing",
+        "irq-on-rt-cpu",       "not-preempt-rt",        "rt-throttling",       "smt-sibling-shared",
+        "timer-migration",     "thp-enabled",           "clocksource-not-tsc", "tsc-not-invariant",
+        "hypervisor",          "swap-in-use",           "nmi-watchdog",        "measured-latency",
+        "resctrl-unmounted",   "cache-not-partitioned", "cache-ways-shared"};
     for (size_t i = 0; i < sizeof promised / sizeof promised[0]; i++) {
         bool found = false;
         for (size_t k = 0; k < inspect_rule_count(); k++)
@@ -559,11 +560,90 @@ static void test_undecidable_preemption_model_is_unbounded(void **state)
     inspected_free(r);
 }
 
+/* ---- cache allocation (resctrl) ----------------------------------------- */
+
+static void test_cache_rules_on_each_kind_of_machine(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("vm-haltpoll", NULL, 50 * NS_PER_US);
+    expect(r, "cache-not-partitioned", INSPECT_INFO);
+    assert_non_null(strstr(inspect_finding_by_id(&r->findings, "cache-not-partitioned")->effect,
+                           "no cache allocation on this machine"));
+    assert_true(is_unknown(r, "resctrl-unmounted"));
+    assert_true(is_unknown(r, "cache-ways-shared"));
+    inspected_free(r);
+
+    r = inspect_fixture("intel-ipc-untuned", NULL, 50 * NS_PER_US);
+    expect(r, "cache-not-partitioned", INSPECT_INFO);
+    expect(r, "resctrl-unmounted", INSPECT_OK);
+    expect(r, "cache-ways-shared", INSPECT_OK);
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "cache-not-partitioned");
+    assert_string_equal(f->tune_action, "cache-partition");
+    assert_true(has_evidence(f, "/sys/fs/resctrl/schemata", "L3:0=fff"));
+    inspected_free(r);
+
+    r = inspect_fixture("intel-ipc-tuned", NULL, 50 * NS_PER_US);
+    expect(r, "cache-not-partitioned", INSPECT_OK);
+    expect(r, "cache-ways-shared", INSPECT_OK);
+    expect(r, "resctrl-unmounted", INSPECT_OK);
+    inspected_free(r);
+
+    r = inspect_fixture("amd-epyc", NULL, 50 * NS_PER_US);
+    expect(r, "resctrl-unmounted", INSPECT_INFO);
+    expect(r, "cache-not-partitioned", INSPECT_INFO);
+    assert_true(is_unknown(r, "cache-ways-shared"));
+    assert_non_null(
+        strstr(inspect_finding_by_id(&r->findings, "resctrl-unmounted")->fix, "mount -t resctrl"));
+    inspected_free(r);
+}
+
+/* A group for the targets whose ways overlap the default group's, or the
+ * ways other agents use, is a warning naming what it shares with. */
+static void test_cache_ways_shared(void **state)
+{
+    char *root = *state;
+    write_text(root, "/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu cat_l3 rdt_a\n\n");
+    write_text(root, "/proc/filesystems", "nodev\tresctrl\n");
+    write_text(root, "/sys/devices/system/cpu/online", "0-1\n");
+    write_text(root, "/sys/fs/resctrl/info/L3/cbm_mask", "ff\n");
+    write_text(root, "/sys/fs/resctrl/info/L3/min_cbm_bits", "1\n");
+    write_text(root, "/sys/fs/resctrl/info/L3/num_closids", "4\n");
+    write_text(root, "/sys/fs/resctrl/info/L3/shareable_bits", "0\n");
+    write_text(root, "/sys/fs/resctrl/schemata", "L3:0=3f\n");
+    write_text(root, "/sys/fs/resctrl/cpus_list", "0\n");
+    write_text(root, "/sys/fs/resctrl/rt/schemata", "L3:0=f0\n");
+    write_text(root, "/sys/fs/resctrl/rt/cpus_list", "1\n");
+    write_text(root, "/sys/fs/resctrl/rt/mode", "shareable\n");
+    struct sysroot sr;
+    sysroot_init(&sr, root);
+    struct inspected *r = inspect_tree(&sr, "1", 50 * NS_PER_US);
+    expect(r, "cache-ways-shared", INSPECT_WARNING);
+    assert_non_null(
+        strstr(inspect_finding_by_id(&r->findings, "cache-ways-shared")->effect, "(default)"));
+    expect(r, "cache-not-partitioned", INSPECT_OK); /* it has a group, if a leaky one */
+    inspected_free(r);
+    /* no overlap with the default group, but with the ways a GPU may use */
+    write_text(root, "/sys/fs/resctrl/schemata", "L3:0=0f\n");
+    write_text(root, "/sys/fs/resctrl/info/L3/shareable_bits", "c0\n");
+    r = inspect_tree(&sr, "1", 50 * NS_PER_US);
+    expect(r, "cache-ways-shared", INSPECT_WARNING);
+    assert_non_null(
+        strstr(inspect_finding_by_id(&r->findings, "cache-ways-shared")->effect, "shareable_bits"));
+    inspected_free(r);
+    write_text(root, "/sys/fs/resctrl/info/L3/shareable_bits", "0\n");
+    r = inspect_tree(&sr, "1", 50 * NS_PER_US);
+    expect(r, "cache-ways-shared", INSPECT_OK);
+    inspected_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule_table_holds_every_promised_id),
         cmocka_unit_test(test_hypervisor_makes_the_verdict_unverified),
+        cmocka_unit_test(test_cache_rules_on_each_kind_of_machine),
+        cmocka_unit_test_setup_teardown(test_cache_ways_shared, temp_tree_setup,
+                                        temp_tree_teardown),
         cmocka_unit_test(test_measurement_decides_an_unbounded_verdict),
         cmocka_unit_test_setup_teardown(test_undecidable_preemption_model_is_unbounded,
                                         temp_tree_setup, temp_tree_teardown),
