@@ -118,6 +118,9 @@ static void read_info(const struct sysroot *sr, struct resctrl_info *out, struct
         if (out->min_cbm_bits < 0)
             out->min_cbm_bits = 1;
     }
+    uint64_t l2_mask = 0;
+    out->l2_info =
+        read_hex(sr, RESCTRL_ROOT "/info/L2/cbm_mask", &l2_mask, notes) == READ_OK && l2_mask != 0;
     int gran = read_small_int(sr, RESCTRL_ROOT "/info/MB/bandwidth_gran", 100000, notes);
     if (gran >= 0) {
         out->mb_info = true;

@@ -48,6 +48,7 @@ struct resctrl_info {
     int min_cbm_bits;
     int num_closids;
     uint64_t shareable_bits; /* ways other agents (GPU, I/O) may use too */
+    bool l2_info;            /* info/L2: L2 allocation too (its masks count for exclusive mode) */
     /* info/MB */
     bool mb_info;
     int mb_min_bandwidth, mb_gran;

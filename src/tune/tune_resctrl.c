@@ -234,7 +234,7 @@ static bool already_done(const struct resctrl_info *r, const struct resctrl_grou
     const struct resctrl_group *def = &r->group[0];
     struct cpulist now;
     char now_text[1024];
-    if (!ours || strcmp(ours->mode, "exclusive") != 0 ||
+    if (!ours || (!r->l2_info && strcmp(ours->mode, "exclusive") != 0) ||
         cpulist_parse(ours->cpus_list, &now, &(const char *){NULL}) != 0 ||
         cpulist_format(&now, now_text, sizeof now_text) != 0 || strcmp(now_text, p->cpus) != 0)
         return false;
@@ -296,7 +296,11 @@ static void add_changes(struct tune_plan *plan, const struct resctrl_info *r,
                      __builtin_popcountll(p->mask), __builtin_popcountll(p->mask) == 1 ? "" : "s");
             tune_plan_add(plan, ACTION, path, old, new_value, what);
         }
-        if (!ours || strcmp(ours->mode, "exclusive") != 0) {
+        /* The kernel checks exclusive mode against every resource: with L2
+         * allocation too, a new group's full L2 mask overlaps the default
+         * group's and the write is refused. The L3 masks are disjoint either
+         * way; the mode is only the kernel's guard against later overlaps. */
+        if (!r->l2_info && (!ours || strcmp(ours->mode, "exclusive") != 0)) {
             snprintf(path, sizeof path, "%s/mode", p->dir);
             snprintf(what, sizeof what, "group %s: no other group may use its ways", p->name);
             tune_plan_add(plan, ACTION, path, ours && ours->mode[0] ? ours->mode : "shareable",

@@ -41,6 +41,7 @@ static void test_intel_mounted_default_group(void **state)
     assert_int_equal(r->min_cbm_bits, 1);
     assert_int_equal(r->num_closids, 4);
     assert_int_equal(r->shareable_bits, 0);
+    assert_true(r->l2_info);
     assert_int_equal(r->ngroups, 1); /* info and mon_groups are not groups */
     assert_string_equal(r->group[0].name, "");
     assert_string_equal(r->group[0].cpus_list, "0-3");
@@ -62,7 +63,8 @@ static void test_intel_tuned_has_the_rt_group(void **state)
     const struct resctrl_group *g = resctrl_group_find(r, "jitterlab-rt");
     assert_non_null(g);
     assert_string_equal(g->cpus_list, "3");
-    assert_string_equal(g->mode, "exclusive");
+    assert_string_equal(g->mode, "shareable"); /* with L2 allocation: see tune_resctrl.c */
+    assert_true(r->l2_info);
     assert_int_equal(g->domain[0].mask, 0xe00);
     assert_int_equal(resctrl_group_find(r, "")->domain[0].mask, 0x1ff);
     assert_null(resctrl_group_find(r, "info"));

@@ -56,7 +56,10 @@ static void test_tune_cache_partition_on_the_fixtures(void **state)
     (void)state;
     /* untuned Intel: 12 ways, a quarter for CPU 3 */
     build("intel-ipc-untuned", "3", 50000, only("cache-partition"));
-    assert_int_equal(plan.n, 5);
+    /* default schemata, mkdir, cpus_list, group schemata; no mode: with L2
+     * allocation (info/L2) the kernel would refuse exclusive */
+    assert_int_equal(plan.n, 4);
+    assert_null(find_change("/sys/fs/resctrl/jitterlab-rt/mode"));
     assert_string_equal(find_change("/sys/fs/resctrl/schemata")->new_value, "L3:0=1ff");
     assert_string_equal(find_change("/sys/fs/resctrl/jitterlab-rt/schemata")->new_value,
                         "L3:0=e00");
