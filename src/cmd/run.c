@@ -36,6 +36,7 @@
 #include "out/run_stream.h"
 #include "out/text_report.h"
 #include "sys/cpulist.h"
+#include "sys/resctrl.h"
 #include "inspect/inspect_system.h"
 #include "sys/pm_qos.h"
 #include "sys/system_info.h"
@@ -235,6 +236,32 @@ static void print_header(const struct run_params *p, const struct system_info *s
 }
 
 /* The warnings a run owes its reader once the threads run. */
+/* A cache-thrashing load beside CPUs that share every L3 way with it, on a
+ * machine that could partition them: what inspect reports as
+ * cache-not-partitioned, a warning here because the load is in the plan. */
+static void warn_unpartitioned_cache(const struct run_params *p, const struct sysroot *sr)
+{
+    const char *load = NULL;
+    for (int i = 0; i < p->nloads && !load; i++)
+        if (strstr(p->load_text[i], "cache") || strstr(p->load_text[i], "memory"))
+            load = p->load_text[i];
+    int cp = tune_action_find("cache-partition");
+    if (!load || (cp >= 0 && (p->tune_actions & (1u << cp))))
+        return;
+    struct resctrl_info *r = malloc(sizeof *r);
+    static struct read_notes ignored;
+    if (!r)
+        return;
+    resctrl_read(sr, r, &ignored);
+    if (!r->why_unsupported[0] && !resctrl_group_of(r, &p->common.cpus))
+        fprintf(stderr,
+                "jitterlab: warning: --load %s thrashes the last-level cache that the measured "
+                "CPUs share with it in every way (cache-not-partitioned); give them ways of "
+                "their own with --tune=cache-partition\n",
+                load);
+    free(r);
+}
+
 static void warn_after_start(const struct run_params *p, struct engine *eng)
 {
     if (engine_degraded(eng))
@@ -293,6 +320,8 @@ static int run_main(int argc, char **argv, char **typed)
     char workload_warning[256];
     if (!p.common.quiet && run_workload_warning(&p, workload_warning, sizeof workload_warning))
         fprintf(stderr, "jitterlab: %s\n", workload_warning);
+    if (!p.common.quiet)
+        warn_unpartitioned_cache(&p, &sr);
     static struct inspect_system machine; /* the result's "system" object, read once tuned */
     bool have_machine = false;
 

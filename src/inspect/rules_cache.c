@@ -18,22 +18,9 @@
 
 #define R RESCTRL_ROOT
 
-/* The group holding every target CPU, or NULL (targets in several groups,
- * or in the default group). */
 static const struct resctrl_group *target_group(const struct rule_ctx *c)
 {
-    const struct resctrl_info *r = c->s->resctrl;
-    const struct resctrl_group *found = NULL;
-    for (int t = 0; t < c->s->targets.count; t++) {
-        const struct resctrl_group *g = NULL;
-        for (int i = 1; i < r->ngroups && !g; i++)
-            if (cpulist_text_contains(r->group[i].cpus_list, c->s->targets.cpu[t]))
-                g = &r->group[i];
-        if (!g || (found && g != found))
-            return NULL;
-        found = g;
-    }
-    return found;
+    return resctrl_group_of(c->s->resctrl, &c->s->targets);
 }
 
 static void masks_text(const struct resctrl_group *g, char *buf, size_t len)

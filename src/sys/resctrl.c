@@ -322,6 +322,22 @@ const struct resctrl_group *resctrl_group_find(const struct resctrl_info *r, con
     return NULL;
 }
 
+const struct resctrl_group *resctrl_group_of(const struct resctrl_info *r,
+                                             const struct cpulist *cpus)
+{
+    const struct resctrl_group *found = NULL;
+    for (int t = 0; t < cpus->count; t++) {
+        const struct resctrl_group *g = NULL;
+        for (int i = 1; i < r->ngroups && !g; i++)
+            if (cpulist_text_contains(r->group[i].cpus_list, cpus->cpu[t]))
+                g = &r->group[i];
+        if (!g || (found && g != found))
+            return NULL;
+        found = g;
+    }
+    return found;
+}
+
 bool resctrl_mask_contiguous(uint64_t mask)
 {
     if (mask == 0)

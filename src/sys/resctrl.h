@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sys/cpulist.h"
 #include "sys/read_notes.h"
 #include "sys/sysroot.h"
 
@@ -67,6 +68,11 @@ int resctrl_parse_schemata(const char *text, struct resctrl_group *g, const char
 
 /* The group with that name ("" = default), or NULL. */
 const struct resctrl_group *resctrl_group_find(const struct resctrl_info *r, const char *name);
+
+/* The non-default group holding every CPU of cpus, or NULL (some are in
+ * the default group, or they are split over groups). */
+const struct resctrl_group *resctrl_group_of(const struct resctrl_info *r,
+                                             const struct cpulist *cpus);
 
 /* Whether mask is one contiguous run of set bits (Intel requires it). */
 bool resctrl_mask_contiguous(uint64_t mask);

@@ -321,6 +321,13 @@ bad "--mba 0" '^jitterlab: --mba 0: must be a whole number from 1 to 100' --mba 
 bad "--cache-ways 12 --dry-run" '^jitterlab: --cache-ways 12: more ways' --cache-ways 12 --dry-run
 BAD_SUBCOMMAND="tune apply --state $T/bad-state.json --sysroot $T/hold-tree -a 3"
 bad "--cache-ways without cache-partition" '^jitterlab: --cache-ways 3: only with the cache-partition action' --cache-ways 3
+
+# run: a cache load beside CPUs without ways of their own warns once, where
+# the machine could partition them (the fixture), not on this VM
+"$JL" run -a 1 -D 100ms --load cache:1M@0 --sysroot "$FIX/intel-ipc-untuned" --json "$T/cw.json" >/dev/null 2>"$T/cw.err"
+check "run --load cache beside an unpartitioned CPU: one warning naming cache-not-partitioned" test "$(grep -c 'cache-not-partitioned.*--tune=cache-partition' "$T/cw.err")" = 1
+"$JL" run -a 1 -D 100ms --load cache:1M@0 --json "$T/cw2.json" >/dev/null 2>"$T/cw2.err"
+check "... no such warning without cache allocation (this VM)" sh -c '! grep -q cache-not-partitioned "$1"' sh "$T/cw2.err"
 check "... and no snapshot" test ! -e "$T/bad-state.json"
 check "the refused holds left the tree alone" diff -r "$FIX/intel-ipc-untuned" "$T/hold-tree"
 BAD_SUBCOMMAND=tune
