@@ -15,7 +15,9 @@
 # than inj/4 samples above 2.2 ms, or more than 3 spikes of an idle
 # CPU that recorded no event at all: the guest saw no time pass, a quiet
 # run has 0-3) says nothing about jitterlab and is repeated, at most three
-# attempts; the last is asserted.
+# attempts; the last is asserted, with the stall spikes (no event at all)
+# left out of the 90% and of the summary's ranking: nothing in a guest can
+# name them.
 #
 # A cause that is not a thread. The helper keeps a SCHED_OTHER thread
 # ("ipi-target") busy on CPU 1 and, from CPU 0, issues private expedited
@@ -87,8 +89,15 @@ sp = d["spikes"]
 band = [s for s in sp if 1000000 <= s["latency_ns"] <= 2200000]
 def is_disturber(c):
     return c["kind"] == "thread" and c["name"] == "disturb" and c.get("pid") == v["tid"]
+# A host stall of the VM shows as a spike of an idle CPU without a single
+# event; nothing in the guest can name it, so it is left out of the share.
+def stalled(s):
+    return all(c["kind"] == "unexplained" and c["name"] in ("idle, wake-up not traced", "no events") for c in s["causes"])
+stalls = [s for s in band if stalled(s)]
+band = [s for s in band if not stalled(s)]
 hit = [s for s in band if is_disturber(s["dominant"])]
 miss = [(s["latency_ns"], s["dominant"], [(c["kind"], c["name"], c["ns"]) for c in s["causes"]]) for s in band if not is_disturber(s["dominant"])]
+note("host stalls in [1 ms, 2.2 ms], left out: %d" % len(stalls))
 note("samples %d, above 500 us %d, spikes %d (kept %d), in [1 ms, 2.2 ms] %d (inj %.0f), dominant disturb/%s: %d"
      % (len(lat), sum(1 for l in lat if l > 500000), x["spikes"], x["spikes_kept"], len(band), inj, v["tid"], len(hit)))
 for m in miss[:5]:
@@ -96,16 +105,17 @@ for m in miss[:5]:
 t("method is tracepoints", 'x["method"] == "tracepoints"', 'x')
 t("every sample above 500 us is a spike", 'x["spikes"] == sum(1 for l in lat if l > 500000)', '(x["spikes"], sum(1 for l in lat if l > 500000))')
 t("every spike is kept", 'x["spikes_kept"] == x["spikes"] == len(sp)', 'x')
-t("the spikes in [1 ms, 2.2 ms] are the samples there", 'len(band) == sum(1 for l in lat if 1000000 <= l <= 2200000)', 'len(band)')
-t("spikes in [1 ms, 2.2 ms] >= 70% of the injections", 'len(band) >= 0.7 * inj', '(len(band), inj)')
+t("the spikes in [1 ms, 2.2 ms] are the samples there", 'len(band) + len(stalls) == sum(1 for l in lat if 1000000 <= l <= 2200000)', 'len(band)')
+t("spikes in [1 ms, 2.2 ms] >= 70% of the injections", 'len(band) + len(stalls) >= 0.7 * inj', '(len(band), inj)')
 t(">= 90% of the spikes in [1 ms, 2.2 ms] have dominant thread disturb/tid", 'band and len(hit) >= 0.9 * len(band)', '(len(hit), len(band), miss[:3])')
 far = [s for s in sp if abs(sum(c["ns"] for c in s["causes"]) - s["latency_ns"]) > 0.01 * s["latency_ns"]]
 t("every spike's parts add up to its latency within 1%", 'sp and not far', 'far[:2]')
 t("... and exactly", 'all(sum(c["ns"] for c in s["causes"]) == s["latency_ns"] for s in sp)', '')
 pol = [c for s in hit for c in s["causes"] if is_disturber(c)]
 t("the disturber's parts say SCHED_FIFO 95", 'pol and all(c["policy"] == "SCHED_FIFO" and c["priority"] == 95 for c in pol)', 'pol[:2]')
-r0 = d["spike_summary"]["by_cause"][0] if d["spike_summary"]["by_cause"] else {}
-t("the summary's first row is thread disturb/tid", 'r0.get("kind") == "thread" and r0.get("name") == "disturb" and r0.get("pid") == v["tid"]', 'd["spike_summary"]["by_cause"][:2]')
+rows = [r for r in d["spike_summary"]["by_cause"] if not (r.get("kind") == "unexplained" and r.get("name") in ("idle, wake-up not traced", "no events"))]
+r0 = rows[0] if rows else {}
+t("the summary's first row (host stalls aside) is thread disturb/tid", 'r0.get("kind") == "thread" and r0.get("name") == "disturb" and r0.get("pid") == v["tid"]', 'd["spike_summary"]["by_cause"][:2]')
 PY
     check "the text summary names disturb/$tid SCHED_FIFO 95" grep -q "thread disturb/$tid SCHED_FIFO 95" "$T/thread.txt"
 fi
