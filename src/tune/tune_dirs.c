@@ -9,6 +9,7 @@
 #include "tune/tune_dirs.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,30 +34,31 @@ static int open_parent(const struct sysroot *sr, const char *path, char *parent,
     return sysroot_open_beneath(sr, parent, O_PATH | O_DIRECTORY);
 }
 
-static int machine_mkdir(const struct tune_dir_io *io, const struct sysroot *sr, const char *path)
+/* mkdirat or unlinkat(AT_REMOVEDIR) of path's last name, in its parent
+ * opened beneath the sysroot. 0 or -errno. */
+static int dir_at_parent(const struct sysroot *sr, const char *path, bool remove)
 {
-    (void)io;
     char parent[4096];
     const char *base;
     int fd = open_parent(sr, path, parent, sizeof parent, &base);
     if (fd < 0)
         return fd;
-    int rc = mkdirat(fd, base, 0755) == 0 ? 0 : -errno;
+    int done = remove ? unlinkat(fd, base, AT_REMOVEDIR) : mkdirat(fd, base, 0755);
+    int rc = done == 0 ? 0 : -errno;
     close(fd);
     return rc;
+}
+
+static int machine_mkdir(const struct tune_dir_io *io, const struct sysroot *sr, const char *path)
+{
+    (void)io;
+    return dir_at_parent(sr, path, false);
 }
 
 static int machine_rmdir(const struct tune_dir_io *io, const struct sysroot *sr, const char *path)
 {
     (void)io;
-    char parent[4096];
-    const char *base;
-    int fd = open_parent(sr, path, parent, sizeof parent, &base);
-    if (fd < 0)
-        return fd;
-    int rc = unlinkat(fd, base, AT_REMOVEDIR) == 0 ? 0 : -errno;
-    close(fd);
-    return rc;
+    return dir_at_parent(sr, path, true);
 }
 
 static int machine_mount(const struct tune_dir_io *io, const struct sysroot *sr, const char *fstype,
