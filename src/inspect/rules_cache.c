@@ -23,14 +23,6 @@ static const struct resctrl_group *target_group(const struct rule_ctx *c)
     return resctrl_group_of(c->s->resctrl, &c->s->targets);
 }
 
-static void masks_text(const struct resctrl_group *g, char *buf, size_t len)
-{
-    size_t o = (size_t)snprintf(buf, len, "L3:");
-    for (int i = 0; i < g->ndomains && o < len; i++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%d=%llx", i ? ";" : "", g->domain[i].id,
-                              (unsigned long long)g->domain[i].mask);
-}
-
 /* Supported but unusable here: the reason as an unknown note; true when so. */
 static bool not_applicable(struct rule_ctx *c, bool need_mount)
 {
@@ -94,7 +86,7 @@ static void rule_cache_not_partitioned(struct rule_ctx *c)
             smaller = smaller && (g->domain[i].mask & r->cbm_mask) != r->cbm_mask;
         if (smaller) {
             char m[256];
-            masks_text(g, m, sizeof m);
+            resctrl_format_l3(g, NULL, m, sizeof m);
             struct inspect_finding *f = rule_emit(c, INSPECT_OK, c->targets);
             rule_evidence(f, R "/*/cpus_list", "group %s: %s", g->name, g->cpus_list);
             rule_effect(f, "cache group %s (%s) holds %s, apart from the default group", g->name, m,
@@ -106,7 +98,7 @@ static void rule_cache_not_partitioned(struct rule_ctx *c)
     struct inspect_finding *f = rule_emit(c, INSPECT_INFO, c->targets);
     if (r->mounted) {
         char m[256];
-        masks_text(&r->group[0], m, sizeof m);
+        resctrl_format_l3(&r->group[0], NULL, m, sizeof m);
         rule_evidence(f, R "/schemata", "%s", m);
         if (g)
             rule_evidence(f, R "/*/cpus_list", "group %s holds them with every way", g->name);
@@ -154,7 +146,7 @@ static void rule_cache_ways_shared(struct rule_ctx *c)
         }
     }
     char m[256];
-    masks_text(g, m, sizeof m);
+    resctrl_format_l3(g, NULL, m, sizeof m);
     bool shared = with[0] || shared_hw;
     struct inspect_finding *f = rule_emit(c, shared ? INSPECT_WARNING : INSPECT_OK, c->targets);
     char path[160];

@@ -314,6 +314,15 @@ void resctrl_read(const struct sysroot *sr, struct resctrl_info *out, struct rea
     read_groups(sr, out, notes);
 }
 
+size_t resctrl_format_l3(const struct resctrl_group *g, const uint64_t *mask, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "L3:");
+    for (int i = 0; i < g->ndomains && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%d=%llx", i ? ";" : "", g->domain[i].id,
+                                 (unsigned long long)(mask ? mask[i] : g->domain[i].mask));
+    return used < len ? used : len;
+}
+
 const struct resctrl_group *resctrl_group_find(const struct resctrl_info *r, const char *name)
 {
     for (int i = 0; i < r->ngroups; i++)

@@ -11,6 +11,7 @@
 #define JITTERLAB_SYS_RESCTRL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sys/cpulist.h"
@@ -65,6 +66,12 @@ void resctrl_read(const struct sysroot *sr, struct resctrl_info *out, struct rea
 /* Parses one schemata text into g's domains (L3 masks, MB values). 0, or -1
  * with why for a line that is not what the kernel writes. */
 int resctrl_parse_schemata(const char *text, struct resctrl_group *g, const char **why);
+
+/* "L3:0=e00;1=e00": the L3 line of a schemata, one entry per domain of g,
+ * with g's own masks, or mask[i] for domain i when mask is not NULL.
+ * Returns the length written (cut at len). */
+size_t resctrl_format_l3(const struct resctrl_group *g, const uint64_t *mask, char *buf,
+                         size_t len);
 
 /* The group with that name ("" = default), or NULL. */
 const struct resctrl_group *resctrl_group_find(const struct resctrl_info *r, const char *name);

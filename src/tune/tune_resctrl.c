@@ -56,10 +56,7 @@ static uint64_t mask_at(const struct resctrl_group *g, int id)
 static void schemata_text(char *buf, size_t len, const struct resctrl_group *d,
                           const uint64_t *mask, const int *mb)
 {
-    size_t used = (size_t)snprintf(buf, len, "L3:");
-    for (int i = 0; i < d->ndomains && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%d=%llx", i ? ";" : "", d->domain[i].id,
-                                 (unsigned long long)mask[i]);
+    size_t used = resctrl_format_l3(d, mask, buf, len);
     for (int i = 0; mb && i < d->ndomains && used < len; i++)
         used += (size_t)snprintf(buf + used, len - used, "%s%d=%d",
                                  i ? ";" : "\nMB:", d->domain[i].id, mb[i]);
