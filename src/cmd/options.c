@@ -6,6 +6,8 @@
 #include "cmd/options.h"
 
 #include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -303,4 +305,87 @@ int check_json_and_csv(const char *json_path, const char *csv_path)
         return rc;
     const struct cli_output out[] = {{"--json", json_path}, {"--csv", csv_path}};
     return check_distinct_outputs(out, 2);
+}
+/* The CPUs this process may run threads on (cpuset, taskset). */
+static void affinity_cpus(struct cpulist *out)
+{
+    out->count = 0;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        return;
+    for (int cpu = 0; cpu < CPU_SETSIZE && cpu < CPULIST_MAX_CPUS; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            cpulist_add(out, cpu);
+}
+
+/* --cpus as given (online, within the affinity), or by default the isolated
+ * CPUs that are usable, saying which were dropped and why. */
+int cli_choose_cpus(struct cli_common *c, const struct system_info *si)
+{
+    static struct cpulist allowed, usable, gone, want;
+    affinity_cpus(&allowed);
+    if (c->cpus.count > 0) {
+        int rc = check_cpus_online("--cpus", c->cpus_text, &c->cpus, si);
+        if (rc != 0 || allowed.count == 0)
+            return rc;
+        cpulist_subtract(&c->cpus, &allowed, &gone);
+        if (gone.count > 0) {
+            char why[600], list[512];
+            cpulist_format(&allowed, list, sizeof(list));
+            snprintf(why, sizeof(why),
+                     "CPU %d is outside this process's CPU affinity (allowed: %s)", gone.cpu[0],
+                     list);
+            return usage_error("--cpus", c->cpus_text, why);
+        }
+        return 0;
+    }
+    system_info_default_cpus(si, &want);
+    if (allowed.count == 0) /* affinity unknown: trust the machine's lists */
+        allowed = si->online;
+    cpulist_subtract(&si->online, &allowed, &gone);
+    cpulist_subtract(&si->online, &gone, &usable); /* online and allowed */
+    cpulist_subtract(&want, &usable, &gone);
+    cpulist_subtract(&want, &gone, &c->cpus);
+    if (c->cpus.count == 0) {
+        /* None of the defaults is usable: every usable CPU but the first,
+         * which stays for housekeeping when there is more than one. */
+        c->cpus = usable;
+        if (usable.count > 1) {
+            memmove(c->cpus.cpu, c->cpus.cpu + 1, (size_t)(usable.count - 1) * sizeof(int));
+            c->cpus.count--;
+        }
+    }
+    if (gone.count > 0 && !c->quiet) {
+        char dropped[512], chosen[512];
+        cpulist_format(&gone, dropped, sizeof(dropped));
+        cpulist_format(&c->cpus, chosen, sizeof(chosen));
+        fprintf(stderr,
+                "jitterlab: warning: default CPUs %s dropped (offline or outside this process's "
+                "CPU affinity); measuring %s\n",
+                dropped, chosen);
+    }
+    return c->cpus.count > 0 ? 0 : usage_error("--cpus", NULL, "no CPU is usable");
+}
+
+void cli_pin_to_housekeeping(const struct cpulist *measured, const struct system_info *si,
+                             bool quiet)
+{
+    struct cpulist house;
+    cpulist_subtract(&si->online, measured, &house);
+    if (house.count == 0) {
+        if (!quiet)
+            fprintf(stderr, "jitterlab: warning: every online CPU is measured; the collector "
+                            "shares them\n");
+        return;
+    }
+    int top = house.cpu[house.count - 1];
+    size_t size = CPU_ALLOC_SIZE(top + 1);
+    cpu_set_t *set = CPU_ALLOC(top + 1);
+    if (!set)
+        return;
+    CPU_ZERO_S(size, set);
+    for (int i = 0; i < house.count; i++)
+        CPU_SET_S(house.cpu[i], size, set);
+    pthread_setaffinity_np(pthread_self(), size, set);
+    CPU_FREE(set);
 }

@@ -143,6 +143,15 @@ int parse_positive_duration(const char *opt, const char *text, int64_t bare_unit
 /* 0, or EXIT_USAGE naming the first CPU that is not online. */
 int check_cpus_online(const char *opt, const char *text, const struct cpulist *cpus,
                       const struct system_info *si);
+/* The CPUs to measure: --cpus as given (online, within this process's
+ * affinity), or by default the isolated CPUs that are usable, else every
+ * usable CPU but the first, saying which defaults were dropped and why.
+ * 0, or EXIT_USAGE after the message. */
+int cli_choose_cpus(struct cli_common *c, const struct system_info *si);
+/* Pins the calling thread (a collector) to the online CPUs not measured;
+ * warns (unless quiet) when there are none. */
+void cli_pin_to_housekeeping(const struct cpulist *measured, const struct system_info *si,
+                             bool quiet);
 /* 0, or EXIT_USAGE when path could not be written (nothing is created). */
 int check_output_path(const char *opt, const char *path);
 

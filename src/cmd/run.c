@@ -168,24 +168,6 @@ static bool open_telemetry(const struct run_params *p, const struct system_info 
     return true;
 }
 
-static void pin_to_housekeeping(const struct run_params *p, const struct system_info *si)
-{
-    struct cpulist house;
-    cpulist_subtract(&si->online, &p->common.cpus, &house);
-    if (house.count == 0) {
-        if (!p->common.quiet)
-            fprintf(stderr, "jitterlab: warning: every online CPU is measured; the collector "
-                            "shares them\n");
-        return;
-    }
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int i = 0; i < house.count; i++)
-        if (house.cpu[i] < CPU_SETSIZE)
-            CPU_SET(house.cpu[i], &set);
-    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 static void print_header(const struct run_params *p, const struct system_info *si, int pm_fd,
                          const struct telemetry *t, const struct engine *eng)
 {
@@ -393,7 +375,7 @@ static int run_main(int argc, char **argv, char **typed)
         .intervals_path = p.intervals_path,
         .append = p.forever,
     };
-    pin_to_housekeeping(&p, &si);
+    cli_pin_to_housekeeping(&p.common.cpus, &si, p.common.quiet);
     eng = engine_create(&cfg, err, sizeof(err));
     if (!eng) {
         fprintf(stderr, "jitterlab: %s\n", err);

@@ -549,68 +549,6 @@ static int validate_loads(struct run_params *p, const struct system_info *si,
     return 0;
 }
 
-/* The CPUs this process may run threads on (cpuset, taskset). */
-static void affinity_cpus(struct cpulist *out)
-{
-    out->count = 0;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0)
-        return;
-    for (int cpu = 0; cpu < CPU_SETSIZE && cpu < CPULIST_MAX_CPUS; cpu++)
-        if (CPU_ISSET(cpu, &set))
-            cpulist_add(out, cpu);
-}
-
-/* --cpus as given (online, within the affinity), or by default the isolated
- * CPUs that are usable, saying which were dropped and why. */
-static int choose_cpus(struct run_params *p, const struct system_info *si)
-{
-    static struct cpulist allowed, usable, gone, want;
-    affinity_cpus(&allowed);
-    if (p->common.cpus.count > 0) {
-        int rc = check_cpus_online("--cpus", p->common.cpus_text, &p->common.cpus, si);
-        if (rc != 0 || allowed.count == 0)
-            return rc;
-        cpulist_subtract(&p->common.cpus, &allowed, &gone);
-        if (gone.count > 0) {
-            char why[600], list[512];
-            cpulist_format(&allowed, list, sizeof(list));
-            snprintf(why, sizeof(why),
-                     "CPU %d is outside this process's CPU affinity (allowed: %s)", gone.cpu[0],
-                     list);
-            return usage_error("--cpus", p->common.cpus_text, why);
-        }
-        return 0;
-    }
-    system_info_default_cpus(si, &want);
-    if (allowed.count == 0) /* affinity unknown: trust the machine's lists */
-        allowed = si->online;
-    cpulist_subtract(&si->online, &allowed, &gone);
-    cpulist_subtract(&si->online, &gone, &usable); /* online and allowed */
-    cpulist_subtract(&want, &usable, &gone);
-    cpulist_subtract(&want, &gone, &p->common.cpus);
-    if (p->common.cpus.count == 0) {
-        /* None of the defaults is usable: every usable CPU but the first,
-         * which stays for housekeeping when there is more than one. */
-        p->common.cpus = usable;
-        if (usable.count > 1) {
-            memmove(p->common.cpus.cpu, p->common.cpus.cpu + 1,
-                    (size_t)(usable.count - 1) * sizeof(int));
-            p->common.cpus.count--;
-        }
-    }
-    if (gone.count > 0 && !p->common.quiet) {
-        char dropped[512], chosen[512];
-        cpulist_format(&gone, dropped, sizeof(dropped));
-        cpulist_format(&p->common.cpus, chosen, sizeof(chosen));
-        fprintf(stderr,
-                "jitterlab: warning: default CPUs %s dropped (offline or outside this process's "
-                "CPU affinity); measuring %s\n",
-                dropped, chosen);
-    }
-    return p->common.cpus.count > 0 ? 0 : usage_error("--cpus", NULL, "no CPU is usable");
-}
-
 /* --clock tsc trusts the TSC only where `jitterlab tsc` would: the CPU
  * flags and the kernel's own verdicts (from the sysroot) and, on the live
  * machine only, a TSC_QUICK_WARP_NS warp test over the run's CPUs (one
@@ -649,7 +587,7 @@ int run_validate(struct run_params *p, const struct system_info *si, const struc
     if (workload_parse(p->workload_text ? p->workload_text : "none", sr, p->seed, &p->workload,
                        &reason) != 0)
         return usage_error("--workload", p->workload_text, reason);
-    if ((rc = choose_cpus(p, si)) != 0)
+    if ((rc = cli_choose_cpus(&p->common, si)) != 0)
         return rc;
     if (p->clock == ENGINE_CLOCK_TSC) {
         if (!engine_tsc_supported())
