@@ -314,7 +314,7 @@ static json_t *json_cause_head(unsigned kind, const char *name, int32_t pid)
     return o;
 }
 
-static json_t *json_spike(const struct spike *s, const char *const *policy, int64_t start_ns)
+json_t *json_spike(const struct spike *s, const char *const *policy, int64_t start_ns)
 {
     json_t *o = json_object();
     json_object_set_new(o, "cpu", json_integer(s->cpu));
@@ -345,8 +345,7 @@ static json_t *json_spike(const struct spike *s, const char *const *policy, int6
     return o;
 }
 
-/* The window method's "spike_windows" and summary rows. */
-static void json_window_explanation(const struct window_explanation *wx, json_t *windows,
+void json_window_explanation(const struct window_explanation *wx, json_t *windows,
                                     json_t *by_cause)
 {
     for (size_t k = 0; k < wx->nspike; k++) {

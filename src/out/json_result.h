@@ -30,6 +30,13 @@ struct timebase;
 /* "clock" ("tsc" or "monotonic") and "tsc_hz" (whole Hz; null with
  * monotonic) of the cross-CPU documents, set on doc. */
 void json_timebase_fields(json_t *doc, const struct timebase *tb);
+/* One explained spike {cpu, t_s (from start_ns), latency_ns, causes, dominant,
+ * events_lost}; policy[j] names a thread cause's policy (NULL: "?"). */
+json_t *json_spike(const struct spike *s, const char *const *policy, int64_t start_ns);
+/* The window method's "spike_windows" entries into windows and its summary
+ * rows into by_cause. */
+void json_window_explanation(const struct window_explanation *wx, json_t *windows,
+                             json_t *by_cause);
 /* Writes a document atomically (pretty, keys in insertion order, every
  * array of scalars on one line). 0 or -1 (errno). */
 int json_write_file(json_t *doc, const char *path);

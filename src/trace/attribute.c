@@ -432,7 +432,16 @@ static void add_piece(struct parts *p, const struct walk *w, int64_t ns)
     }
     const struct task *run = &w->running;
     bool other = run->known && run->pid != 0 && run->pid != w->req->tid;
-    if (!w->has_expiry) {
+    if (w->req->flags & SPIKE_BUSY) {
+        if (run->known && run->pid == w->req->tid)
+            parts_add(p, w->slept ? CAUSE_WAKEUP : CAUSE_UNEXPLAINED, w->slept ? "" : "no event", 9,
+                      0, 0, 0, ns);
+        else if (run->known && run->pid != 0)
+            parts_add(p, CAUSE_THREAD, run->comm, sizeof run->comm, run->pid, run->prio, 0, ns);
+        else
+            parts_add(p, CAUSE_UNEXPLAINED, run->known ? "idle" : w->unexplained_name,
+                      TRACE_COMM_LEN * 2, 0, 0, 0, ns);
+    } else if (!w->has_expiry) {
         if (run->known && run->pid == w->req->tid && w->slept) /* woken, wake-up not traced */
             parts_add(p, CAUSE_WAKEUP, "", 1, 0, 0, 0, ns);
         else if (run->known && run->pid != 0)
@@ -547,7 +556,7 @@ void attribute_spike(const struct trace_event *events, size_t n, const struct sp
     out->planned_ns = req->planned_ns;
     out->wake_ns = req->wake_ns;
     out->latency_ns = req->wake_ns - req->planned_ns;
-    out->flags = req->flags & SPIKE_EVENTS_LOST;
+    out->flags = req->flags & (SPIKE_EVENTS_LOST | SPIKE_BUSY);
     if (!events)
         n = 0;
     if (out->latency_ns <= 0)
@@ -563,8 +572,16 @@ void attribute_spike(const struct trace_event *events, size_t n, const struct sp
 
     struct start_state start;
     find_start_state(events, n, req, &start);
-    size_t expiry, switch_in;
-    find_expiry_and_switch(events, n, req, &expiry, &switch_in);
+    size_t expiry = n, switch_in = n;
+    if (req->flags & SPIKE_BUSY) {
+        /* the thread was running when the gap began, whatever came before */
+        start.running = (struct task){.known = true, .pid = req->tid, .prio = 120};
+        start.idle = IDLE_NONE;
+        start.open.depth = 0;
+        start.open.untracked = 0;
+    } else {
+        find_expiry_and_switch(events, n, req, &expiry, &switch_in);
+    }
     const struct trace_event *expiry_vector =
         expiry < n ? find_expiry_vector(events, n, req, &start, expiry) : NULL;
     for (unsigned k = 0; k < start.open.depth; k++)
@@ -579,9 +596,11 @@ void attribute_spike(const struct trace_event *events, size_t n, const struct sp
     };
     if (start.counted == 0)
         w.unexplained_name = "no events";
+    else if (req->flags & SPIKE_BUSY)
+        w.unexplained_name = "no event";
     else
         w.unexplained_name = w.has_expiry ? "" : "no timer expiry";
-    if (expiry == n)
+    if (expiry == n && !(req->flags & SPIKE_BUSY))
         out->flags |= SPIKE_NO_EXPIRY;
     int64_t cursor = req->planned_ns, last = INT64_MIN;
     for (size_t i = 0; i < n && cursor < req->wake_ns; i++) {

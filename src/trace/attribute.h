@@ -27,6 +27,7 @@
  *       between E and S: another task running -> `thread` (comm, pid, prio);
  *         idle or our own thread (the switch path to us) -> `wakeup`;
  *       after S, and our own hrtimer callback: `wakeup`.
+ *   - With SPIKE_BUSY (below), there is no E by definition.
  *   - Without E (no expiry found: events missing, or the thread never slept
  *     because the previous cycle ended after planned_ns): handlers as above,
  *     our own thread after it went to sleep for this cycle (a switch away
@@ -112,6 +113,15 @@ int cause_user_priority(int32_t prio);
 #define SPIKE_NO_EXPIRY     0x2u /* no expiry of the thread's timer found */
 #define SPIKE_CAUSES_FOLDED 0x4u /* more causes than SPIKE_CAUSES_MAX */
 #define SPIKE_WINDOW        0x8u /* from the window method, not tracepoints */
+/* struct spike_request.flags: the thread never sleeps (`noise`: a gap in a
+ * busy loop). It was running at planned_ns and resumes at wake_ns; there
+ * is no timer expiry to look for. Handlers and other tasks count as above;
+ * the thread's own time inside the gap, which no event accounts for, is
+ * `unexplained` "no event" (the hypervisor, an SMI, firmware, or the entry
+ * and exit of an interrupt the tracepoints do not see); after a switch
+ * away from it, the switch back is `wakeup`; the idle task is `unexplained`
+ * "idle". */
+#define SPIKE_BUSY 0x10u
 
 /* What the engine knows about the late cycle. */
 struct spike_request {

@@ -158,6 +158,8 @@ static void attribute_pending(struct explain *x, struct explain_cpu *c,
     for (size_t j = 0; j < s.ncauses && j < SPIKE_CAUSES_MAX; j++)
         s.causes[j].policy =
             (int16_t)(s.causes[j].kind == CAUSE_THREAD ? policy_of(x, s.causes[j].pid) : -1);
+    if (x->cfg.attributed)
+        x->cfg.attributed(x->cfg.attributed_arg, (int)(c - x->cpu), &s);
     spikes_add(&x->store, &s);
 }
 
@@ -213,6 +215,19 @@ static void read_cpu(struct explain *x, int i)
     attribute_ready(x, c, INT64_MAX); /* the buffer is empty: every event is in */
 }
 
+static void add_pending(struct explain *x, struct explain_cpu *c, const struct pending_spike *p)
+{
+    if (c->npending == PENDING_SPIKES) {
+        /* More spikes than a pass can hold: explain the oldest with what
+         * the window has now. */
+        c->pending[0].flags |= SPIKE_EVENTS_LOST;
+        attribute_pending(x, c, &c->pending[0]);
+        memmove(c->pending, c->pending + 1, (c->npending - 1) * sizeof(*c->pending));
+        c->npending--;
+    }
+    c->pending[c->npending++] = *p;
+}
+
 static int64_t threshold_of(const struct explain *x, const struct explain_cpu *c)
 {
     if (x->cfg.threshold_ns > 0)
@@ -229,6 +244,16 @@ bool explain_sample(struct explain *x, int cpu, const struct cycle_sample *s)
     struct explain_cpu *c = &x->cpu[i];
     int64_t wake = x->start_ns + s->t_ns;
     int64_t planned = wake - s->latency_ns;
+    if (x->cfg.busy) {
+        c->spikes++;
+        if (x->capture)
+            add_pending(x, c,
+                        &(struct pending_spike){.planned_ns = planned,
+                                                .wake_ns = wake,
+                                                .prev_end_ns = planned,
+                                                .flags = SPIKE_BUSY});
+        return true;
+    }
     int64_t prev_end =
         c->prev_end_ns >= 0 && s->missed == 0 ? c->prev_end_ns : planned - x->cfg.interval_ns;
     c->prev_end_ns = wake + s->exec_ns;
@@ -242,18 +267,11 @@ bool explain_sample(struct explain *x, int cpu, const struct cycle_sample *s)
     if (s->latency_ns <= threshold_of(x, c))
         return false;
     c->spikes++;
-    if (!x->capture)
-        return true;
-    if (c->npending == PENDING_SPIKES) {
-        /* More spikes than a pass can hold: explain the oldest with what
-         * the window has now. */
-        c->pending[0].flags |= SPIKE_EVENTS_LOST;
-        attribute_pending(x, c, &c->pending[0]);
-        memmove(c->pending, c->pending + 1, (c->npending - 1) * sizeof(*c->pending));
-        c->npending--;
-    }
-    c->pending[c->npending++] = (struct pending_spike){
-        .planned_ns = planned, .wake_ns = wake, .prev_end_ns = prev_end, .flags = 0};
+    if (x->capture)
+        add_pending(
+            x, c,
+            &(struct pending_spike){
+                .planned_ns = planned, .wake_ns = wake, .prev_end_ns = prev_end, .flags = 0});
     return true;
 }
 

@@ -34,6 +34,14 @@ struct explain_config {
     int64_t threshold_ns; /* 0: the default rule */
     size_t keep;          /* spikes kept in full */
     int64_t poll_period_ns;
+    /* The measuring threads never sleep (`noise`): a sample is a gap in a
+     * busy loop (latency_ns its length, t_ns its end), every sample given
+     * is a spike, attributed with SPIKE_BUSY (trace/attribute.h). */
+    bool busy;
+    /* When set: called with every spike once attributed, before the store
+     * keeps or counts it (i: the CPU's index). */
+    void (*attributed)(void *arg, int i, const struct spike *s);
+    void *attributed_arg;
 };
 
 struct explain_cpu;

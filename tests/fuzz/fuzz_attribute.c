@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .planned_ns = planned,
         .wake_ns = planned + (int64_t)(data[0] | data[1] << 8) * 16 - 2048,
         .prev_end_ns = planned + (int64_t)(data[2] | data[3] << 8) * 16 - 524288,
-        .flags = data[4] & 1 ? SPIKE_EVENTS_LOST : 0,
+        .flags = (data[4] & 1 ? SPIKE_EVENTS_LOST : 0) | (data[4] & 2 ? SPIKE_BUSY : 0),
     };
     size_t n = 0;
     int64_t t = planned - (int64_t)data[5] * 256;

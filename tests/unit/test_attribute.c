@@ -642,12 +642,75 @@ static void test_hostile_events_keep_the_sum_exact(void **state)
         struct spike s;
         struct spike_request req = request(PLAN + (int64_t)(rng_next(&rng) % 100000));
         req.prev_end_ns = PLAN - 60000 + (int64_t)(rng_next(&rng) % 100000);
+        if (rng_next(&rng) % 2)
+            req.flags |= SPIKE_BUSY;
         attribute_spike(evs, nev, &req, &s);
         if (s.latency_ns > 0)
             assert_sum_exact(&s);
         for (unsigned i = 0; i < s.ncauses; i++)
             assert_true(strlen(s.causes[i].name) < sizeof s.causes[i].name);
     }
+}
+
+/* ---- SPIKE_BUSY: a gap in a spinning loop (`noise`) ---- */
+
+static struct spike explain_gap(int64_t from, int64_t to, const struct trace_event *e, size_t n)
+{
+    struct spike s;
+    struct spike_request req = {.cpu = CPU,
+                                .tid = TID,
+                                .planned_ns = from,
+                                .wake_ns = to,
+                                .prev_end_ns = from,
+                                .flags = SPIKE_BUSY};
+    attribute_spike(e, n, &req, &s);
+    assert_sum_exact(&s);
+    assert_true(s.flags & SPIKE_BUSY);
+    assert_false(s.flags & SPIKE_NO_EXPIRY);
+    return s;
+}
+
+/* A FIFO thread preempts the spinner for 2 ms: the gap is that thread, the
+ * switch back is wakeup, the entry before the switch is ours: no event. */
+static void test_busy_gap_preempted_by_a_fifo_thread(void **state)
+{
+    (void)state;
+    ev_add(PLAN - 300000, TRACE_IRQ_ENTRY, "virtio1-req.0", 36)->pid = TID; /* before: ignored */
+    ev_add(PLAN - 290000, TRACE_IRQ_EXIT, NULL, 36)->pid = TID;
+    sw(PLAN + 1000, TID, "jl-noise", 120, 4711, "spinner", 4);
+    sw(PLAN + 2001000, 4711, "spinner", 4, TID, "jl-noise", 120);
+    struct spike s = explain_gap(PLAN, PLAN + 2003000, evs, nev);
+    assert_int_equal(part_ns(&s, CAUSE_THREAD, "spinner"), 2000000);
+    assert_int_equal(s.causes[s.dominant].pid, 4711);
+    assert_int_equal(part_ns(&s, CAUSE_UNEXPLAINED, "no event"), 1000);
+    assert_int_equal(part_ns(&s, CAUSE_WAKEUP, ""), 2000);
+}
+
+/* An interrupt and its softirq inside the gap; the rest is ours. */
+static void test_busy_gap_irq_then_softirq(void **state)
+{
+    (void)state;
+    ev_add(PLAN + 500, TRACE_VECTOR_ENTRY, "local_timer", 236)->pid = TID;
+    ev_add(PLAN + 3500, TRACE_VECTOR_EXIT, "local_timer", 236)->pid = TID;
+    ev_add(PLAN + 3600, TRACE_SOFTIRQ_ENTRY, "TIMER", 1)->pid = TID;
+    ev_add(PLAN + 5600, TRACE_SOFTIRQ_EXIT, NULL, 1)->pid = TID;
+    struct spike s = explain_gap(PLAN, PLAN + 6000, evs, nev);
+    assert_int_equal(part_ns(&s, CAUSE_TIMER, "local_timer"), 3000);
+    assert_int_equal(part_ns(&s, CAUSE_SOFTIRQ, "TIMER"), 2000);
+    assert_int_equal(part_ns(&s, CAUSE_UNEXPLAINED, "no event"), 500 + 100 + 400);
+}
+
+/* No event at all inside the gap: the hypervisor or an SMI, unexplained. */
+static void test_busy_gap_without_events_is_unexplained(void **state)
+{
+    (void)state;
+    sw(PLAN - 5000000, 0, "swapper/1", 120, TID, "jl-noise", 120);
+    struct spike s = explain_gap(PLAN, PLAN + 40000, evs, nev);
+    assert_int_equal(s.ncauses, 1);
+    assert_int_equal(s.causes[0].kind, CAUSE_UNEXPLAINED);
+    assert_string_equal(s.causes[0].name, "no event");
+    s = explain_gap(PLAN, PLAN + 40000, NULL, 0);
+    assert_int_equal(part_ns(&s, CAUSE_UNEXPLAINED, NULL), 40000);
 }
 
 int main(void)
@@ -678,6 +741,9 @@ int main(void)
         cmocka_unit_test_setup(test_events_of_other_cpus_are_ignored, reset),
         cmocka_unit_test_setup(test_negative_or_zero_latency_has_no_parts, reset),
         cmocka_unit_test_setup(test_hostile_events_keep_the_sum_exact, reset),
+        cmocka_unit_test_setup(test_busy_gap_preempted_by_a_fifo_thread, reset),
+        cmocka_unit_test_setup(test_busy_gap_irq_then_softirq, reset),
+        cmocka_unit_test_setup(test_busy_gap_without_events_is_unexplained, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
