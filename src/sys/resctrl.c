@@ -274,7 +274,7 @@ static void read_groups(const struct sysroot *sr, struct resctrl_info *out,
             continue;
         if (!plain_group_name(e->d_name))
             continue;
-        snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+        snprintf(names[n++], sizeof names[0], "%.*s", (int)sizeof names[0] - 1, e->d_name);
     }
     closedir(dir);
     for (int i = 1; i < n; i++)
