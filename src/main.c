@@ -23,6 +23,8 @@ static const struct subcommand subcommands[] = {
      "run an A/B experiment fairly (interleaved repeats) and compare its steps"},
     {"c2c", cmd_c2c, SUBCOMMAND_WARN_STALE_TUNE,
      "measure core-to-core cache-line latency for every pair of CPUs, by topology"},
+    {"noise", cmd_noise, SUBCOMMAND_WARN_STALE_TUNE,
+     "measure what takes a busy CPU away (interrupts, threads, hypervisor), with causes"},
     {"tsc", cmd_tsc, 0,
      "check whether the TSC can be trusted on these CPUs (warps, offsets, rate)"},
     {"rendezvous", cmd_rendezvous, SUBCOMMAND_WARN_STALE_TUNE,

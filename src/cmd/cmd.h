@@ -29,6 +29,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_experiment(int argc, char **argv);
 int cmd_c2c(int argc, char **argv);
+int cmd_noise(int argc, char **argv);
 int cmd_tsc(int argc, char **argv);
 int cmd_rendezvous(int argc, char **argv);
 

@@ -345,8 +345,7 @@ json_t *json_spike(const struct spike *s, const char *const *policy, int64_t sta
     return o;
 }
 
-void json_window_explanation(const struct window_explanation *wx, json_t *windows,
-                                    json_t *by_cause)
+void json_window_explanation(const struct window_explanation *wx, json_t *windows, json_t *by_cause)
 {
     for (size_t k = 0; k < wx->nspike; k++) {
         const struct window_spike *s = &wx->spike[k];

@@ -215,8 +215,10 @@ static void read_cpu(struct explain *x, int i)
     attribute_ready(x, c, INT64_MAX); /* the buffer is empty: every event is in */
 }
 
-static void add_pending(struct explain *x, struct explain_cpu *c, const struct pending_spike *p)
+static bool add_pending(struct explain *x, struct explain_cpu *c, const struct pending_spike *p)
 {
+    if (c->npending == PENDING_SPIKES && x->cfg.busy)
+        return false; /* a storm of gaps: counted, not attributed */
     if (c->npending == PENDING_SPIKES) {
         /* More spikes than a pass can hold: explain the oldest with what
          * the window has now. */
@@ -226,6 +228,7 @@ static void add_pending(struct explain *x, struct explain_cpu *c, const struct p
         c->npending--;
     }
     c->pending[c->npending++] = *p;
+    return true;
 }
 
 static int64_t threshold_of(const struct explain *x, const struct explain_cpu *c)
@@ -246,13 +249,11 @@ bool explain_sample(struct explain *x, int cpu, const struct cycle_sample *s)
     int64_t planned = wake - s->latency_ns;
     if (x->cfg.busy) {
         c->spikes++;
-        if (x->capture)
-            add_pending(x, c,
-                        &(struct pending_spike){.planned_ns = planned,
-                                                .wake_ns = wake,
-                                                .prev_end_ns = planned,
-                                                .flags = SPIKE_BUSY});
-        return true;
+        return x->capture && add_pending(x, c,
+                                         &(struct pending_spike){.planned_ns = planned,
+                                                                 .wake_ns = wake,
+                                                                 .prev_end_ns = planned,
+                                                                 .flags = SPIKE_BUSY});
     }
     int64_t prev_end =
         c->prev_end_ns >= 0 && s->missed == 0 ? c->prev_end_ns : planned - x->cfg.interval_ns;

@@ -36,7 +36,9 @@ struct explain_config {
     int64_t poll_period_ns;
     /* The measuring threads never sleep (`noise`): a sample is a gap in a
      * busy loop (latency_ns its length, t_ns its end), every sample given
-     * is a spike, attributed with SPIKE_BUSY (trace/attribute.h). */
+     * is a spike, attributed with SPIKE_BUSY (trace/attribute.h); beyond
+     * the pending spikes one drain pass holds, gaps are counted only (the
+     * attributed callback says which were attributed). */
     bool busy;
     /* When set: called with every spike once attributed, before the store
      * keeps or counts it (i: the CPU's index). */
@@ -83,7 +85,8 @@ int explain_open(struct explain *x, const struct explain_config *cfg, char *err,
  * index); enables the capture. */
 int explain_start(struct explain *x, int64_t start_ns, const int *tids);
 /* Collector sink: one sample of the CPU cpu (the real id); true when it
- * is a spike. */
+ * is a spike. Busy (cfg.busy): true when it will be attributed (the
+ * attributed callback then sees the CPU's spikes in the order given). */
 bool explain_sample(struct explain *x, int cpu, const struct cycle_sample *s);
 /* Collector: after each drain pass. */
 void explain_drained(struct explain *x);

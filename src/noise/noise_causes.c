@@ -1,0 +1,138 @@
+/*
+ * Noise by cause and the largest gaps of one CPU (see noise_causes.h).
+ */
+#include "noise/noise_causes.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+int noise_causes_init(struct noise_causes *c, size_t largest)
+{
+    memset(c, 0, sizeof *c);
+    c->cap = largest;
+    if (largest == 0)
+        return 0;
+    c->largest = calloc(largest, sizeof *c->largest);
+    if (!c->largest)
+        return -1;
+    memset(c->largest, 0, largest * sizeof *c->largest); /* resident */
+    return 0;
+}
+
+void noise_causes_free(struct noise_causes *c)
+{
+    free(c->largest);
+    memset(c, 0, sizeof *c);
+}
+
+static bool same_cause(const struct noise_cause_row *r, const struct spike_cause *p)
+{
+    return r->kind == p->kind && strncmp(r->name, p->name, sizeof r->name) == 0;
+}
+
+static void add_part(struct noise_causes *c, const struct spike_cause *p)
+{
+    struct noise_cause_row *r = NULL;
+    for (size_t i = 0; i < c->nrows && !r; i++)
+        if (same_cause(&c->row[i], p))
+            r = &c->row[i];
+    if (!r && c->nrows < NOISE_CAUSE_ROWS) {
+        r = &c->row[c->nrows++];
+        *r = (struct noise_cause_row){.kind = p->kind};
+        memcpy(r->name, p->name, sizeof r->name);
+        r->name[sizeof r->name - 1] = '\0';
+    }
+    if (!r) {
+        r = &c->row[NOISE_CAUSE_ROWS];
+        r->kind = CAUSE_UNEXPLAINED;
+        memcpy(r->name, NOISE_OTHER_CAUSES, sizeof NOISE_OTHER_CAUSES);
+    }
+    if (p->kind == CAUSE_THREAD) {
+        r->pid = p->pid;
+        r->prio = p->prio;
+        r->policy = p->policy;
+    }
+    r->gaps++;
+    r->ns += p->ns;
+    c->total_ns += p->ns;
+}
+
+static void sift_down(struct spike *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && h[l].latency_ns < h[m].latency_ns)
+            m = l;
+        if (r < n && h[r].latency_ns < h[m].latency_ns)
+            m = r;
+        if (m == i)
+            return;
+        struct spike t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+void noise_largest_add(struct noise_causes *c, const struct spike *s)
+{
+    if (c->cap == 0)
+        return;
+    if (c->nlargest < c->cap) {
+        size_t i = c->nlargest++;
+        c->largest[i] = *s;
+        while (i > 0 && c->largest[(i - 1) / 2].latency_ns > c->largest[i].latency_ns) {
+            struct spike t = c->largest[i];
+            c->largest[i] = c->largest[(i - 1) / 2];
+            c->largest[(i - 1) / 2] = t;
+            i = (i - 1) / 2;
+        }
+    } else if (s->latency_ns > c->largest[0].latency_ns) {
+        c->largest[0] = *s;
+        sift_down(c->largest, c->nlargest, 0);
+    }
+}
+
+void noise_causes_add(struct noise_causes *c, const struct spike *s)
+{
+    c->attributed++;
+    for (unsigned j = 0; j < s->ncauses && j < SPIKE_CAUSES_MAX; j++)
+        add_part(c, &s->causes[j]);
+    noise_largest_add(c, s);
+}
+
+static int by_ns_desc(const void *a, const void *b)
+{
+    const struct noise_cause_row *x = a, *y = b;
+    if (x->ns != y->ns)
+        return x->ns < y->ns ? 1 : -1;
+    return x->kind != y->kind ? (x->kind < y->kind ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+size_t noise_causes_sorted(const struct noise_causes *c, struct noise_cause_row *out)
+{
+    size_t n = c->nrows;
+    memcpy(out, c->row, n * sizeof *out);
+    if (c->row[NOISE_CAUSE_ROWS].ns > 0 || c->row[NOISE_CAUSE_ROWS].gaps > 0)
+        out[n++] = c->row[NOISE_CAUSE_ROWS];
+    if (n > 1)
+        qsort(out, n, sizeof *out, by_ns_desc);
+    return n;
+}
+
+static int by_latency_desc(const void *a, const void *b)
+{
+    const struct spike *x = a, *y = b;
+    if (x->latency_ns != y->latency_ns)
+        return x->latency_ns < y->latency_ns ? 1 : -1;
+    return x->wake_ns < y->wake_ns ? -1 : x->wake_ns > y->wake_ns;
+}
+
+const struct spike *noise_largest_sorted(struct noise_causes *c, size_t *n)
+{
+    if (c->nlargest > 1)
+        qsort(c->largest, c->nlargest, sizeof *c->largest, by_latency_desc);
+    *n = c->nlargest;
+    return c->largest;
+}

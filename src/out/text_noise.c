@@ -1,0 +1,210 @@
+/*
+ * The noise report for people (see text_noise.h).
+ */
+#include "out/text_noise.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "common/units.h"
+#include "trace/explain.h"
+
+static double pct(int64_t part, int64_t whole)
+{
+    return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+void text_noise_header(FILE *out, const struct noise_config *cfg, const struct timebase *tb,
+                       const char *method, const char *method_reason)
+{
+    char d[32], thr[32], rt[32], per[32];
+    format_duration(cfg->duration_ns, d, sizeof d);
+    format_duration(cfg->threshold_ns, thr, sizeof thr);
+    fprintf(out, "noise on %d CPU%s for %s, gaps above %s, clock %s", cfg->n,
+            cfg->n == 1 ? "" : "s", d, thr, timebase_name(tb));
+    if (cfg->fifo) {
+        format_duration(cfg->runtime_ns, rt, sizeof rt);
+        format_duration(cfg->period_ns, per, sizeof per);
+        fprintf(out, ", SCHED_FIFO %d", cfg->priority);
+        if (cfg->runtime_ns < cfg->period_ns)
+            fprintf(out, " spinning %s of every %s", rt, per);
+    } else {
+        fprintf(out, ", SCHED_OTHER");
+    }
+    fprintf(out, "\ncauses: %s%s%s%s\n", method, method_reason ? " (" : "",
+            method_reason ? method_reason : "", method_reason ? ")" : "");
+}
+
+void text_noise_window(FILE *out, const struct noise_window *w)
+{
+    fprintf(out, "t=%.1fs cpu=%d noise_pct=%.4f gaps=%llu max=%.3fus\n", (double)w->t_ns / 1e9,
+            w->cpu, pct(w->noise_ns, w->measured_ns), (unsigned long long)w->gaps,
+            (double)w->max_ns / 1000.0);
+}
+
+int text_noise_live(FILE *out, const struct noise_live_cpu *c, int n, int64_t elapsed_ns,
+                    int64_t duration_ns, int prev_lines)
+{
+    enum { WIDTH = 30 };
+    if (prev_lines > 0)
+        fprintf(out, "\033[%dA", prev_lines);
+    double frac = duration_ns > 0 ? (double)elapsed_ns / (double)duration_ns : 0;
+    frac = frac > 1 ? 1 : frac < 0 ? 0 : frac;
+    fputc('[', out);
+    for (int i = 0; i < WIDTH; i++)
+        fputc(i < (int)(frac * WIDTH) ? '#' : '.', out);
+    fprintf(out, "] %6.1f s elapsed, %6.1f s left\033[K\n", (double)elapsed_ns / 1e9,
+            (double)(duration_ns - elapsed_ns > 0 ? duration_ns - elapsed_ns : 0) / 1e9);
+    fprintf(out, "%5s %10s %12s %12s %12s\033[K\n", "CPU", "gaps", "noise_%", "window_%", "max_us");
+    for (int i = 0; i < n; i++) {
+        double share = pct(c[i].noise_ns, c[i].measured_ns);
+        fprintf(out, "%5d %10llu %12.4f ", c[i].cpu, (unsigned long long)c[i].gaps, share);
+        if (isnan(c[i].last_window_pct))
+            fprintf(out, "%12s", "-");
+        else
+            fprintf(out, "%12.4f", c[i].last_window_pct);
+        fprintf(out, " %12.3f\033[K\n", (double)c[i].max_ns / 1000.0);
+    }
+    fflush(out);
+    return n + 2;
+}
+
+static void cause_label(const struct noise_cause_row *r, char *buf, size_t len)
+{
+    if (r->kind == CAUSE_UNEXPLAINED && strcmp(r->name, "idle") == 0)
+        snprintf(buf, len, "idle");
+    else if (r->kind == CAUSE_THREAD)
+        snprintf(buf, len, "thread %s/%d", r->name, (int)r->pid);
+    else if (r->name[0])
+        snprintf(buf, len, "%s %s", cause_kind_name(r->kind), r->name);
+    else
+        snprintf(buf, len, "%s", cause_kind_name(r->kind));
+}
+
+static void causes_line(const struct noise_cause_row *rows, size_t n, int64_t total, size_t max,
+                        char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    int64_t rest = total;
+    size_t k = 0;
+    for (; k < n && k < max && (k == 0 || pct(rows[k].ns, total) >= 0.5); k++) {
+        char label[96];
+        cause_label(&rows[k], label, sizeof label);
+        int w = snprintf(buf + used, len - used, "%s%.0f%% %s", k ? ", " : "",
+                         pct(rows[k].ns, total), label);
+        if (w < 0 || (size_t)w >= len - used)
+            return;
+        used += (size_t)w;
+        rest -= rows[k].ns;
+    }
+    if (k < n && rest > 0)
+        snprintf(buf + used, len - used, ", %.0f%% others", pct(rest, total));
+}
+
+void text_noise_causes_line(const struct noise_report_cpu *c, size_t max, char *buf, size_t len)
+{
+    causes_line(c->causes, c->ncauses, c->causes_ns, max, buf, len);
+}
+
+static void print_gap(FILE *out, const struct noise_report *rep, const struct spike *g)
+{
+    char len[32];
+    format_duration(g->latency_ns, len, sizeof len);
+    fprintf(out, "  CPU %-3d at %9.4f s  %-9s", g->cpu, (double)(g->wake_ns - rep->start_ns) / 1e9,
+            len);
+    for (unsigned j = 0; j < g->ncauses && j < SPIKE_CAUSES_MAX; j++) {
+        const struct spike_cause *c = &g->causes[j];
+        char ns[32];
+        format_duration(c->ns, ns, sizeof ns);
+        if (c->kind == CAUSE_THREAD && c->prio < 100)
+            fprintf(out, "%s thread %s/%d %s %d %s", j ? "," : "", c->name, (int)c->pid,
+                    explain_thread_policy(c->pid, c->prio, c->policy), cause_user_priority(c->prio),
+                    ns);
+        else if (c->kind == CAUSE_THREAD)
+            fprintf(out, "%s thread %s/%d %s %s", j ? "," : "", c->name, (int)c->pid,
+                    explain_thread_policy(c->pid, c->prio, c->policy), ns);
+        else
+            fprintf(out, "%s %s%s%s %s", j ? "," : "", cause_kind_name(c->kind),
+                    c->name[0] ? " " : "", c->name, ns);
+    }
+    fputc('\n', out);
+}
+
+void text_noise_summary(FILE *out, const struct noise_report *rep)
+{
+    char el[32];
+    format_duration(rep->elapsed_ns, el, sizeof el);
+    fprintf(out, "\nnoise over %s%s%s\n", el, rep->interrupted ? " (interrupted)" : "",
+            rep->realtime || !rep->cfg->fifo ? "" : " (SCHED_FIFO refused: ran at SCHED_OTHER)");
+    fprintf(out, "%-4s %10s %9s %8s %8s %9s %9s %9s %9s %9s\n", "CPU", "noise", "share", "gaps",
+            "floor", "p50", "p99", "p99.99", "max", "max at");
+    for (int i = 0; i < rep->n; i++) {
+        const struct noise_slot *s = rep->cpu[i].slot;
+        char tot[32], fl[32], p50[32], p99[32], p9999[32], mx[32];
+        format_duration(s->noise_ns, tot, sizeof tot);
+        format_duration(s->iterations ? s->floor_ns : 0, fl, sizeof fl);
+        format_duration(latency_hist_percentile(&s->hist, 50), p50, sizeof p50);
+        format_duration(latency_hist_percentile(&s->hist, 99), p99, sizeof p99);
+        format_duration(latency_hist_percentile(&s->hist, 99.99), p9999, sizeof p9999);
+        format_duration(s->gaps ? s->stats.max : 0, mx, sizeof mx);
+        fprintf(out, "%-4d %10s %8.4f%% %8llu %8s %9s %9s %9s %9s %8.3fs", s->cpu, tot,
+                pct(s->noise_ns, s->measured_ns), (unsigned long long)s->gaps, fl,
+                s->gaps ? p50 : "-", s->gaps ? p99 : "-", s->gaps ? p9999 : "-", s->gaps ? mx : "-",
+                (double)s->max_gap_end_ns / 1e9);
+        if (rep->cpu[i].ring_drops)
+            fprintf(out, "  (%llu gaps not seen by the collector)",
+                    (unsigned long long)rep->cpu[i].ring_drops);
+        fputc('\n', out);
+    }
+    for (int i = 0; i < rep->n; i++) {
+        const struct noise_report_cpu *c = &rep->cpu[i];
+        const struct noise_slot *s = c->slot;
+        if (s->slices > 1) {
+            char off[32];
+            format_duration(s->off_ns, off, sizeof off);
+            fprintf(out,
+                    "CPU %d: %llu slices; %s slept between them, left to the kernel and "
+                    "other tasks",
+                    s->cpu, (unsigned long long)s->slices, off);
+            if (c->noff_causes) {
+                char line[1024];
+                causes_line(c->off_causes, c->noff_causes, c->off_causes_ns, 5, line, sizeof line);
+                fprintf(out, ": %s", line);
+            }
+            fputc('\n', out);
+        }
+        if (!isnan(c->steal_pct) || c->smi >= 0) {
+            fprintf(out, "CPU %d:", s->cpu);
+            if (!isnan(c->steal_pct))
+                fprintf(out, " steal %.2f%%", c->steal_pct);
+            if (c->smi >= 0)
+                fprintf(out, " SMIs %lld", (long long)c->smi);
+            fputc('\n', out);
+        }
+    }
+    if (strcmp(rep->method, "tracepoints") == 0) {
+        fprintf(out, "\nnoise by cause (tracepoints):\n");
+        for (int i = 0; i < rep->n; i++) {
+            char line[1024];
+            text_noise_causes_line(&rep->cpu[i], 6, line, sizeof line);
+            fprintf(out, "  CPU %d: %s\n", rep->cpu[i].slot->cpu, line[0] ? line : "no noise");
+        }
+    } else if (rep->windows && rep->windows->nrows > 0) {
+        fprintf(out, "\nwindows with gaps by what stood out (window method: what coincided, not "
+                     "what caused each gap):\n");
+        for (size_t r = 0; r < rep->windows->nrows; r++) {
+            const struct window_summary_row *row = &rep->windows->row[r];
+            fprintf(out, "  %3.0f%% of windows: %s %s\n", 100.0 * row->share, row->kind, row->name);
+        }
+    }
+    bool any = false;
+    for (int i = 0; i < rep->n; i++)
+        any = any || rep->cpu[i].nlargest > 0;
+    if (!any)
+        return;
+    fprintf(out, "\nlongest gaps:\n");
+    for (int i = 0; i < rep->n; i++)
+        for (size_t k = 0; k < rep->cpu[i].nlargest && k < 5; k++)
+            print_gap(out, rep, &rep->cpu[i].largest[k]);
+}

@@ -1,0 +1,217 @@
+/*
+ * The pure parts of `jitterlab noise` (src/noise/): the time inside the
+ * planned slices of a window, a gap split between report windows, noise
+ * summed by cause and the longest gaps kept; and a measurement set up and
+ * freed for 256 CPUs without starting a thread.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "noise/noise.h"
+#include "noise/noise_causes.h"
+
+#define MS INT64_C(1000000)
+#define S  INT64_C(1000000000)
+
+static void test_slices_overlap(void **state)
+{
+    (void)state;
+    /* one slice (runtime == period): the window clipped to the run */
+    assert_int_equal(noise_slices_overlap(0, S, 10 * S, 10 * S, 10 * S), S);
+    assert_int_equal(noise_slices_overlap(9 * S, 11 * S, 10 * S, 10 * S, 10 * S), S);
+    assert_int_equal(noise_slices_overlap(10 * S, 11 * S, 10 * S, 10 * S, 10 * S), 0);
+    /* 950 ms of every second */
+    assert_int_equal(noise_slices_overlap(0, S, 950 * MS, S, 10 * S), 950 * MS);
+    assert_int_equal(noise_slices_overlap(0, 3 * S, 950 * MS, S, 10 * S), 3 * 950 * MS);
+    assert_int_equal(noise_slices_overlap(900 * MS, 1100 * MS, 950 * MS, S, 10 * S),
+                     50 * MS + 100 * MS);
+    assert_int_equal(noise_slices_overlap(960 * MS, S, 950 * MS, S, 10 * S), 0);
+    /* a window beyond the end, or empty */
+    assert_int_equal(noise_slices_overlap(5 * S, 5 * S, 950 * MS, S, 10 * S), 0);
+    assert_int_equal(noise_slices_overlap(-S, S, 950 * MS, S, 10 * S), 950 * MS);
+}
+
+static void test_a_gap_is_split_between_its_windows(void **state)
+{
+    (void)state;
+    struct noise_window w[4];
+    memset(w, 0, sizeof w);
+    /* 300 ms windows; a 2 ms gap ending 1 ms into the second window */
+    assert_true(noise_windows_add_gap(w, 4, 300 * MS, 301 * MS, 2 * MS));
+    assert_int_equal(w[0].noise_ns, 1 * MS);
+    assert_int_equal(w[1].noise_ns, 1 * MS);
+    assert_int_equal(w[0].gaps, 0);
+    assert_int_equal(w[1].gaps, 1);
+    assert_int_equal(w[1].max_ns, 2 * MS);
+    /* a 700 ms gap across three windows */
+    assert_true(noise_windows_add_gap(w, 4, 300 * MS, 1000 * MS, 700 * MS));
+    assert_int_equal(w[1].noise_ns, 1 * MS + 300 * MS);
+    assert_int_equal(w[2].noise_ns, 300 * MS);
+    assert_int_equal(w[3].noise_ns, 100 * MS);
+    assert_int_equal(w[3].gaps, 1);
+    assert_int_equal(w[3].max_ns, 700 * MS);
+    /* ending exactly at a boundary: belongs to the window before */
+    assert_true(noise_windows_add_gap(w, 4, 300 * MS, 600 * MS, 1000));
+    assert_int_equal(w[1].gaps, 2);
+    /* beyond the last window: not counted, its part inside still is */
+    int64_t before = w[3].noise_ns;
+    assert_false(noise_windows_add_gap(w, 4, 300 * MS, 1250 * MS, 100 * MS));
+    assert_int_equal(w[3].noise_ns, before + 50 * MS);
+    assert_int_equal(w[3].gaps, 1);
+    /* nothing kept at all */
+    assert_false(noise_windows_add_gap(w, 0, 300 * MS, 10 * MS, 1000));
+}
+
+static struct spike gap(int cpu, int64_t wake, int64_t len)
+{
+    struct spike s = {.cpu = cpu, .planned_ns = wake - len, .wake_ns = wake, .latency_ns = len};
+    return s;
+}
+
+static void add_cause(struct spike *s, unsigned kind, const char *name, int32_t pid, int64_t ns)
+{
+    struct spike_cause *c = &s->causes[s->ncauses++];
+    memset(c, 0, sizeof *c);
+    c->kind = (uint16_t)kind;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->pid = pid;
+    c->prio = kind == CAUSE_THREAD ? 4 : 0;
+    c->policy = -1;
+    c->ns = ns;
+}
+
+static void test_causes_are_summed_by_kind_and_name(void **state)
+{
+    (void)state;
+    struct noise_causes c;
+    assert_int_equal(noise_causes_init(&c, 3), 0);
+    for (int k = 0; k < 10; k++) {
+        struct spike s = gap(1, (k + 1) * MS, 2 * MS + k);
+        add_cause(&s, CAUSE_THREAD, "spinner", 4711 + (k == 9), 2 * MS - 500);
+        add_cause(&s, CAUSE_UNEXPLAINED, "no event", 0, 500 + k);
+        noise_causes_add(&c, &s);
+    }
+    struct spike s = gap(1, 20 * MS, 3000);
+    add_cause(&s, CAUSE_IRQ, "virtio1-req.0", 0, 3000);
+    noise_causes_add(&c, &s);
+    assert_int_equal(c.attributed, 11);
+    struct noise_cause_row rows[NOISE_CAUSE_ROWS + 1];
+    size_t n = noise_causes_sorted(&c, rows);
+    assert_int_equal(n, 3);
+    assert_int_equal(rows[0].kind, CAUSE_THREAD);
+    assert_string_equal(rows[0].name, "spinner");
+    assert_int_equal(rows[0].pid, 4712); /* the last pid seen */
+    assert_int_equal(rows[0].gaps, 10);
+    assert_int_equal(rows[0].ns, 10 * (2 * MS - 500));
+    assert_int_equal(rows[1].kind, CAUSE_UNEXPLAINED);
+    assert_int_equal(rows[1].ns, 10 * 500 + 45);
+    assert_int_equal(rows[2].kind, CAUSE_IRQ);
+    assert_int_equal(c.total_ns, rows[0].ns + rows[1].ns + rows[2].ns);
+    /* the three longest, longest first */
+    size_t nl;
+    const struct spike *l = noise_largest_sorted(&c, &nl);
+    assert_int_equal(nl, 3);
+    assert_int_equal(l[0].latency_ns, 2 * MS + 9);
+    assert_int_equal(l[1].latency_ns, 2 * MS + 8);
+    assert_int_equal(l[2].latency_ns, 2 * MS + 7);
+    noise_causes_free(&c);
+}
+
+static void test_causes_beyond_the_rows_go_to_other(void **state)
+{
+    (void)state;
+    struct noise_causes c;
+    assert_int_equal(noise_causes_init(&c, 0), 0);
+    for (int k = 0; k < NOISE_CAUSE_ROWS + 5; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "irq%d", k);
+        struct spike s = gap(1, (k + 1) * MS, 1000);
+        add_cause(&s, CAUSE_IRQ, name, 0, 1000);
+        noise_causes_add(&c, &s);
+    }
+    struct noise_cause_row rows[NOISE_CAUSE_ROWS + 1];
+    size_t n = noise_causes_sorted(&c, rows);
+    assert_int_equal(n, NOISE_CAUSE_ROWS + 1);
+    assert_string_equal(rows[0].name, NOISE_OTHER_CAUSES); /* 5 x 1000 ns, the largest */
+    assert_int_equal(rows[0].ns, 5000);
+    assert_int_equal(c.total_ns, (NOISE_CAUSE_ROWS + 5) * 1000);
+    size_t nl;
+    noise_largest_sorted(&c, &nl);
+    assert_int_equal(nl, 0);
+    noise_causes_free(&c);
+}
+
+static void test_largest_keeps_the_longest_whatever_the_order(void **state)
+{
+    (void)state;
+    struct noise_causes c;
+    assert_int_equal(noise_causes_init(&c, 5), 0);
+    static const int64_t lens[] = {7, 3, 9, 1, 12, 5, 11, 2, 8, 10, 4, 6};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        struct spike s = gap(2, (int64_t)(k + 1) * MS, lens[k] * 1000);
+        noise_largest_add(&c, &s);
+    }
+    size_t n;
+    const struct spike *l = noise_largest_sorted(&c, &n);
+    assert_int_equal(n, 5);
+    for (size_t k = 0; k < n; k++)
+        assert_int_equal(l[k].latency_ns, (12 - (int64_t)k) * 1000);
+    noise_causes_free(&c);
+}
+
+/* 256 CPUs set up (slots, rings, windows, 1 us histograms) and freed,
+ * without a thread. */
+static void test_create_and_free_for_256_cpus(void **state)
+{
+    (void)state;
+    static int cpus[256];
+    for (int i = 0; i < 256; i++)
+        cpus[i] = i;
+    struct timebase tb = {.tsc = false, .hz = 1e9, .ns_per_tick = 1.0};
+    struct noise_config cfg = {.cpus = cpus,
+                               .n = 256,
+                               .duration_ns = 10 * S,
+                               .threshold_ns = 1000,
+                               .runtime_ns = 10 * S,
+                               .period_ns = 10 * S,
+                               .window_ns = S,
+                               .us_rows = 1000,
+                               .tb = &tb};
+    struct noise *nz = NULL;
+    char err[128];
+    assert_int_equal(noise_create(&cfg, &nz, err, sizeof err), 0);
+    for (int i = 0; i < 256; i++) {
+        const struct noise_slot *s = noise_slot(nz, i);
+        assert_int_equal(s->cpu, i);
+        assert_int_equal(s->gaps, 0);
+        assert_int_equal(s->floor_ns, INT64_MAX);
+        assert_int_equal((uintptr_t)s % 64, 0);
+        size_t nw;
+        uint64_t dropped;
+        noise_windows(nz, i, &nw, &dropped);
+        assert_int_equal(nw, 0);
+        assert_int_equal(dropped, 0);
+    }
+    noise_free(nz);
+    noise_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_slices_overlap),
+        cmocka_unit_test(test_a_gap_is_split_between_its_windows),
+        cmocka_unit_test(test_causes_are_summed_by_kind_and_name),
+        cmocka_unit_test(test_causes_beyond_the_rows_go_to_other),
+        cmocka_unit_test(test_largest_keeps_the_longest_whatever_the_order),
+        cmocka_unit_test(test_create_and_free_for_256_cpus),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
