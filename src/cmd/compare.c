@@ -4,6 +4,7 @@
  * through src/compare/, prints the table, writes --json (kind "compare"),
  * and with --fail-if-worse PCT exits 3 when a percentile of any arm is
  * significantly worse by more than PCT: a gate for latency regressions.
+ * Run results compare with run results, noise results with noise results.
  */
 #include <errno.h>
 #include <math.h>
@@ -32,7 +33,8 @@ static void compare_usage(FILE *out)
             "execution and response time, and how often values exceed the baseline's p99.9\n"
             "and the budget, each with the ratio to the baseline, a test and a verdict:\n"
             "better, worse or no-difference. With repeated runs on both sides (--group) the\n"
-            "spread between runs decides.\n"
+            "spread between runs decides. Noise results (jitterlab noise --json) compare\n"
+            "with noise results: noise share, gaps per second and gap p50/p99/p99.99/max.\n"
             "\n"
             "      --group F1,F2,...   one arm of repeated runs (repeatable; instead of files)\n"
             "      --label L           the next arm's name (repeatable; default: file names)\n"
@@ -266,9 +268,16 @@ static int compare_main(int argc, char **argv, char **typed)
                 goto done;
             }
             read = a * (COMPARE_MAX_FILES / COMPARE_MAX_ARMS) + f + 1;
-            if (strcmp(d->kind, "run") != 0) {
+            if (strcmp(d->kind, "run") != 0 && strcmp(d->kind, "noise") != 0) {
                 fprintf(stderr, "jitterlab: compare %s: a %s document, not a run result\n",
                         p.files[a][f], d->kind);
+                goto done;
+            }
+            if (strcmp(d->kind, docs[0][0].kind) != 0) {
+                fprintf(stderr,
+                        "jitterlab: compare %s: a %s result, and the baseline %s is a %s "
+                        "result: compare runs with runs and noise with noise\n",
+                        p.files[a][f], d->kind, p.files[0][0], docs[0][0].kind);
                 goto done;
             }
         }

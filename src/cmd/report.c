@@ -2,6 +2,7 @@
  * `jitterlab report RESULT.json... [-o report.html]`: one self-contained
  * HTML page of run results (out/report_html.h), with the verdicts of a
  * compare document and the findings of an inspect document when given,
+ * or of noise results (jitterlab noise --json; not mixed with runs),
  * and every plot as an SVG file of its own with --svg DIR. Every document
  * is read and checked before anything is written (a bad one: exit 2, no
  * file); the page is written atomically, then the SVG files.
@@ -31,7 +32,10 @@ static void report_usage(FILE *out)
             "log axes with every result overlaid, the percentiles, the latency and telemetry\n"
             "per window over time, execution and response times; the spikes --explain found\n"
             "and their causes; the system and config of each result side by side, differences\n"
-            "highlighted. It computes no statistics: jitterlab compare gives the verdicts.\n"
+            "highlighted. Noise results (jitterlab noise --json) get their own page: noise\n"
+            "share, gaps and floor per CPU, the gap histogram, the noise share per window\n"
+            "and the causes; they do not mix with run results in one report.\n"
+            "It computes no statistics: jitterlab compare gives the verdicts.\n"
             "\n"
             "  -o, --output FILE       the page (default %s)\n"
             "      --label L           the name of the next result, once per result in order\n"
@@ -253,6 +257,13 @@ static int read_inputs(const struct report_params *p, struct report_run *runs,
             return EXIT_USAGE;
         }
         set_label(runs, i, p->nlabels ? p->labels[i] : NULL);
+        if (runs[i].noise != runs[0].noise) {
+            fprintf(stderr,
+                    "jitterlab: report %s: a %s result, and %s is a %s result: give run and "
+                    "noise results to separate reports\n",
+                    p->files[i], runs[i].core.kind, p->files[0], runs[0].core.kind);
+            return EXIT_USAGE;
+        }
     }
     if (p->compare_path && report_compare_read(p->compare_path, cmp, err, sizeof err) != 0) {
         fprintf(stderr, "jitterlab: --compare %s: %s\n", p->compare_path, err);

@@ -7,9 +7,14 @@
  * runs, by Welch on the logs of the per-run values), the maximum by how
  * often one side beats the other's maximum, rates (missed periods, deadline
  * misses, values above the baseline's p99.9 or the budget) by the exact
- * test of two rates.
+ * test of two rates. Noise documents: the gap histograms take the place of
+ * the latency ones; gaps per second is the exact test of two rates over
+ * the time measured; the noise share by Welch on the share of each report
+ * window (the nanoseconds of one gap are not independent trials, so the
+ * rate test does not apply to them).
  */
 #include "compare/compare.h"
+#include "compare/compare_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +45,8 @@ static const struct {
     [METRIC_RESPONSE_MAX] = {"response_max", "ns", false},
     [METRIC_EXCEED_P999] = {"exceed_p999", "rate", false},
     [METRIC_EXCEED_BUDGET] = {"exceed_budget", "rate", false},
+    [METRIC_NOISE_SHARE] = {"noise_share", "rate", false},
+    [METRIC_GAP_RATE] = {"gaps_per_s", "per_s", false},
 };
 
 const char *compare_metric_key(enum compare_metric m)
@@ -66,23 +73,6 @@ const char *verdict_name(enum verdict v)
 }
 
 /* ---- one side of one CPU entry ----------------------------------------- */
-
-enum dist_id { DIST_LATENCY, DIST_EXEC, DIST_RESPONSE, DISTS };
-
-struct pooled {
-    bool present; /* every run has it with samples */
-    struct hbin *bins;
-    struct hdist d;
-    int64_t min_ns;
-};
-
-struct side {
-    int n;
-    const struct result_cpu **run; /* n entries */
-    uint64_t samples, missed, deadline_misses;
-    bool has_deadline_misses;
-    struct pooled dist[DISTS];
-};
 
 static const struct result_bin *dist_bins(const struct result_cpu *c, enum dist_id id, int *nbins,
                                           uint64_t *overflow, const struct result_latency **st)
@@ -192,6 +182,8 @@ static int side_init(struct side *s, const struct compare_arm *arm, int cpu)
         s->missed += c->missed;
         s->deadline_misses += c->deadline_misses;
         s->has_deadline_misses &= c->has_deadline_misses;
+        s->noise_ns += c->noise.noise_ns;
+        s->measured_ns += c->noise.measured_ns;
     }
     for (int k = 0; k < DISTS; k++)
         if (pool(s, arm, (enum dist_id)k) != 0)
@@ -201,15 +193,7 @@ static int side_init(struct side *s, const struct compare_arm *arm, int cpu)
 
 /* ---- the metrics -------------------------------------------------------- */
 
-struct ctx {
-    const struct compare_config *cfg;
-    const struct side *a, *b;
-    bool between; /* both sides have repeated runs */
-    int64_t budget_ns;
-    double alpha; /* per tested metric: cfg->alpha / their number */
-};
-
-static void set_values(struct metric_result *m, double base, double value)
+void compare_set_values(struct metric_result *m, double base, double value)
 {
     m->present = true;
     m->baseline = base;
@@ -286,14 +270,14 @@ static enum verdict decide(const struct metric_result *m, double alpha, double b
     return VERDICT_SAME;
 }
 
-static void percentile_metric(const struct ctx *x, enum dist_id id, double pct,
-                              struct metric_result *m)
+void compare_percentile_metric(const struct ctx *x, enum dist_id id, double pct,
+                               struct metric_result *m)
 {
     const struct pooled *pa = &x->a->dist[id], *pb = &x->b->dist[id];
     if (!pa->present || !pb->present || pa->d.n == 0 || pb->d.n == 0)
         return;
-    set_values(m, (double)hdist_percentile(&pa->d, pct, pa->min_ns),
-               (double)hdist_percentile(&pb->d, pct, pb->min_ns));
+    compare_set_values(m, (double)hdist_percentile(&pa->d, pct, pa->min_ns),
+                       (double)hdist_percentile(&pb->d, pct, pb->min_ns));
     if (x->between) {
         between_runs(x, id, pct, m);
         return;
@@ -311,12 +295,12 @@ static void percentile_metric(const struct ctx *x, enum dist_id id, double pct,
 
 /* The maximum: how many of B's values lie above A's largest bucket (and
  * the other way round), against the chance of that by luck. */
-static void max_metric(const struct ctx *x, enum dist_id id, struct metric_result *m)
+void compare_max_metric(const struct ctx *x, enum dist_id id, struct metric_result *m)
 {
     const struct pooled *pa = &x->a->dist[id], *pb = &x->b->dist[id];
     if (!pa->present || !pb->present || pa->d.n == 0 || pb->d.n == 0)
         return;
-    set_values(m, (double)pa->d.max_ns, (double)pb->d.max_ns);
+    compare_set_values(m, (double)pa->d.max_ns, (double)pb->d.max_ns);
     if (x->between) {
         between_runs(x, id, 100, m);
         return;
@@ -329,13 +313,13 @@ static void max_metric(const struct ctx *x, enum dist_id id, struct metric_resul
     m->p_value = fmin(1, 2 * fmin(pw, pbt));
 }
 
-static void rate_metric(const struct ctx *x, uint64_t ka, uint64_t na, uint64_t kb, uint64_t nb,
-                        double (*per_run)(const struct result_cpu *, int64_t), int64_t arg,
-                        struct metric_result *m)
+void compare_rate_metric(const struct ctx *x, uint64_t ka, uint64_t na, uint64_t kb, uint64_t nb,
+                         double (*per_run)(const struct result_cpu *, int64_t), int64_t arg,
+                         struct metric_result *m)
 {
     if (na == 0 || nb == 0)
         return;
-    set_values(m, (double)ka / (double)na, (double)kb / (double)nb);
+    compare_set_values(m, (double)ka / (double)na, (double)kb / (double)nb);
     if (ka == 0 && kb == 0) {
         m->test = "binomial";
         m->has_p = true;
@@ -392,7 +376,7 @@ static void exceed_metric(const struct ctx *x, int64_t threshold_ns, struct metr
     if (!pa->present || !pb->present || pa->d.n == 0 || pb->d.n == 0 || threshold_ns < 0)
         return;
     uint64_t ka = hdist_above(&pa->d, threshold_ns), kb = hdist_above(&pb->d, threshold_ns);
-    rate_metric(x, ka, pa->d.n, kb, pb->d.n, exceed_rate, threshold_ns, m);
+    compare_rate_metric(x, ka, pa->d.n, kb, pb->d.n, exceed_rate, threshold_ns, m);
     if (m->present && strcmp(m->test, "binomial") == 0)
         m->test = "exceedance";
 }
@@ -434,30 +418,35 @@ static int tested_metrics(const struct ctx *x)
 static void compare_cpu(struct ctx *x, struct cpu_comparison *c)
 {
     struct metric_result *m = c->m;
+    if (x->noise) {
+        compare_noise_cpu(x, c);
+        compare_decide_all(x, c);
+        return;
+    }
     x->alpha = x->cfg->alpha / tested_metrics(x);
-    set_values(&m[METRIC_SAMPLES], (double)x->a->samples / x->a->n,
-               (double)x->b->samples / x->b->n);
-    rate_metric(x, x->a->missed, x->a->samples + x->a->missed, x->b->missed,
-                x->b->samples + x->b->missed, missed_rate, 0, &m[METRIC_MISSED]);
+    compare_set_values(&m[METRIC_SAMPLES], (double)x->a->samples / x->a->n,
+                       (double)x->b->samples / x->b->n);
+    compare_rate_metric(x, x->a->missed, x->a->samples + x->a->missed, x->b->missed,
+                        x->b->samples + x->b->missed, missed_rate, 0, &m[METRIC_MISSED]);
     if (x->a->has_deadline_misses && x->b->has_deadline_misses && x->a->dist[DIST_EXEC].present &&
         x->b->dist[DIST_EXEC].present)
-        rate_metric(x, x->a->deadline_misses, x->a->samples, x->b->deadline_misses, x->b->samples,
-                    deadline_rate, 0, &m[METRIC_DEADLINE_MISSES]);
+        compare_rate_metric(x, x->a->deadline_misses, x->a->samples, x->b->deadline_misses,
+                            x->b->samples, deadline_rate, 0, &m[METRIC_DEADLINE_MISSES]);
     const struct pooled *la = &x->a->dist[DIST_LATENCY], *lb = &x->b->dist[DIST_LATENCY];
     if (la->present && lb->present)
-        set_values(&m[METRIC_MIN], (double)la->min_ns, (double)lb->min_ns);
-    percentile_metric(x, DIST_LATENCY, 50, &m[METRIC_P50]);
-    percentile_metric(x, DIST_LATENCY, 90, &m[METRIC_P90]);
-    percentile_metric(x, DIST_LATENCY, 99, &m[METRIC_P99]);
-    percentile_metric(x, DIST_LATENCY, 99.9, &m[METRIC_P999]);
-    percentile_metric(x, DIST_LATENCY, 99.99, &m[METRIC_P9999]);
-    max_metric(x, DIST_LATENCY, &m[METRIC_MAX]);
-    percentile_metric(x, DIST_EXEC, 50, &m[METRIC_EXEC_P50]);
-    percentile_metric(x, DIST_EXEC, 99, &m[METRIC_EXEC_P99]);
-    max_metric(x, DIST_EXEC, &m[METRIC_EXEC_MAX]);
-    percentile_metric(x, DIST_RESPONSE, 50, &m[METRIC_RESPONSE_P50]);
-    percentile_metric(x, DIST_RESPONSE, 99, &m[METRIC_RESPONSE_P99]);
-    max_metric(x, DIST_RESPONSE, &m[METRIC_RESPONSE_MAX]);
+        compare_set_values(&m[METRIC_MIN], (double)la->min_ns, (double)lb->min_ns);
+    compare_percentile_metric(x, DIST_LATENCY, 50, &m[METRIC_P50]);
+    compare_percentile_metric(x, DIST_LATENCY, 90, &m[METRIC_P90]);
+    compare_percentile_metric(x, DIST_LATENCY, 99, &m[METRIC_P99]);
+    compare_percentile_metric(x, DIST_LATENCY, 99.9, &m[METRIC_P999]);
+    compare_percentile_metric(x, DIST_LATENCY, 99.99, &m[METRIC_P9999]);
+    compare_max_metric(x, DIST_LATENCY, &m[METRIC_MAX]);
+    compare_percentile_metric(x, DIST_EXEC, 50, &m[METRIC_EXEC_P50]);
+    compare_percentile_metric(x, DIST_EXEC, 99, &m[METRIC_EXEC_P99]);
+    compare_max_metric(x, DIST_EXEC, &m[METRIC_EXEC_MAX]);
+    compare_percentile_metric(x, DIST_RESPONSE, 50, &m[METRIC_RESPONSE_P50]);
+    compare_percentile_metric(x, DIST_RESPONSE, 99, &m[METRIC_RESPONSE_P99]);
+    compare_max_metric(x, DIST_RESPONSE, &m[METRIC_RESPONSE_MAX]);
     if (la->present && la->d.n > 0) {
         /* strictly above the bucket of the baseline's p99.9 */
         int64_t t = hdist_percentile(&la->d, 99.9, la->min_ns);
@@ -467,7 +456,13 @@ static void compare_cpu(struct ctx *x, struct cpu_comparison *c)
         exceed_metric(x, x->budget_ns, &m[METRIC_EXCEED_BUDGET]);
     if (la->present && lb->present && la->d.n > 0 && lb->d.n > 0)
         c->has_rank = rank_test(&la->d, &lb->d, &c->rank) == 0;
+    compare_decide_all(x, c);
+}
 
+/* Each tested metric's verdict at the split alpha, and the entry's. */
+void compare_decide_all(const struct ctx *x, struct cpu_comparison *c)
+{
+    struct metric_result *m = c->m;
     c->tested = 0;
     for (int k = 0; k < COMPARE_METRICS; k++)
         c->tested += m[k].present && m[k].has_p;
@@ -519,6 +514,18 @@ int compare_arms(const struct compare_arm *base, const struct compare_arm *other
         return -1;
     }
     const struct result_doc *first = &base->runs[0];
+    for (int k = 0; k < 2; k++) {
+        const struct compare_arm *arm = k ? other : base;
+        for (int r = 0; r < arm->nruns; r++)
+            if (strcmp(arm->runs[r].kind, first->kind) != 0) {
+                snprintf(err, errlen,
+                         "a %s result and a %s result: compare runs with runs and "
+                         "noise with noise",
+                         first->kind, arm->runs[r].kind);
+                return -1;
+            }
+    }
+    out->noise = strcmp(first->kind, "noise") == 0;
     out->cpu = calloc((size_t)first->ncpus + 1, sizeof *out->cpu);
     if (!out->cpu) {
         snprintf(err, errlen, "out of memory");
@@ -559,7 +566,8 @@ int compare_arms(const struct compare_arm *base, const struct compare_arm *other
             free(ids);
             return -1;
         }
-        struct ctx x = {&cfg, &a, &b, out->between_runs, out->budget_ns, cfg.alpha};
+        struct ctx x = {&cfg,           &a,        &b,        base, other, cpu, out->between_runs,
+                        out->budget_ns, cfg.alpha, out->noise};
         struct cpu_comparison *c = &out->cpu[out->ncpus++];
         c->cpu = cpu;
         compare_cpu(&x, c);

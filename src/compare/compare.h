@@ -11,6 +11,9 @@
  * moved by less than its histogram bucket is never worse. The verdicts of
  * one CPU entry are taken at alpha / (the number of tested metrics), so
  * that comparing a distribution with itself rarely says anything.
+ * Noise documents (kind "noise") compare with noise documents only: the
+ * share of the measured time lost to noise, gaps per second and the gap
+ * length's p50, p99, p99.99 and maximum, by the same tests.
  * Pure code: documents in, results out.
  */
 #ifndef JITTERLAB_COMPARE_COMPARE_H
@@ -47,10 +50,13 @@ enum compare_metric {
     METRIC_RESPONSE_MAX,
     METRIC_EXCEED_P999,
     METRIC_EXCEED_BUDGET,
+    METRIC_NOISE_SHARE, /* noise: noise_ns / measured_ns */
+    METRIC_GAP_RATE,    /* noise: gaps per second measured */
     COMPARE_METRICS
 };
 
-/* The metric's key in documents ("p999") and its unit ("ns", "rate", "count"). */
+/* The metric's key in documents ("p999") and its unit ("ns", "rate", "count",
+ * "per_s"). */
 const char *compare_metric_key(enum compare_metric m);
 const char *compare_metric_unit(enum compare_metric m);
 /* A percentile (of latency, exec or response time): what --fail-if-worse looks at. */
@@ -65,7 +71,8 @@ struct metric_result {
     double ci_lo, ci_hi; /* of the ratio */
     bool has_p;
     double p_value;
-    const char *test; /* "bootstrap", "between-runs", "exceedance", "binomial", "none" */
+    const char *test; /* "bootstrap", "between-runs", "exceedance", "binomial", "windows",
+                         "none" */
     enum verdict verdict;
 };
 
@@ -98,9 +105,11 @@ struct arm_comparison {
     enum verdict verdict;       /* the "all" entry's */
     bool between_runs;          /* both arms have repeated runs */
     int64_t budget_ns;          /* the budget used for exceed_budget; -1 none */
+    bool noise;                 /* the arms are noise documents */
 };
 
-/* 0, or -1 with err (no CPU in common, out of memory). */
+/* 0, or -1 with err (runs of different kinds, out of memory). With no CPU
+ * in common, 0 with err saying so and only "all" compared. */
 int compare_arms(const struct compare_arm *base, const struct compare_arm *other,
                  const struct compare_config *cfg, struct arm_comparison *out, char *err,
                  size_t errlen);

@@ -1,7 +1,8 @@
 /*
  * Writes the compare document (see json_compare.h). Ratios, intervals and
  * p values are numbers or null; the CPU of the merged entry is the string
- * "all", as in the run document's "all".
+ * "all", as in the run document's "all". input_kind says whether run or
+ * noise documents were compared.
  */
 #include "out/json_compare.h"
 
@@ -62,6 +63,8 @@ json_t *json_compare_document(const char *version, int argc, char **argv, const 
     json_object_set_new(doc, "reps", json_integer(cfg->reps));
     json_object_set_new(doc, "seed", json_integer((json_int_t)cfg->seed));
     json_object_set_new(doc, "baseline", json_string(in[0].label));
+    json_object_set_new(doc, "input_kind",
+                        json_string(narms > 1 && cmp[0].noise ? "noise" : "run"));
     json_t *inputs = json_array();
     for (int a = 0; a < narms; a++) {
         json_t *files = json_array();

@@ -2,7 +2,8 @@
  * The report page (report_html.h): the head with its style sheet, the
  * inputs, a table of contents, then the verdicts, one section per CPU and
  * one for all CPUs, the inspect findings, the spikes of each result and
- * the system and config objects. The parts live in report_plots.c,
+ * the system and config objects; noise results have their own part
+ * instead (report_noise.c). The parts live in report_plots.c,
  * report_tables.c, report_config.c and report_verdicts.c; this file holds
  * the layout and what they share (colours, the plot figure, --svg copies).
  * Ids and anchors are made of numbers only, never of document text.
@@ -264,13 +265,18 @@ static void cpu_section(struct report_ctx *c, int cpu)
 static void runs_part(struct report_ctx *c)
 {
     const struct report_input *in = c->in;
-    inputs_table(c);
     int *cpus = calloc(CPULIST_MAX_CPUS, sizeof *cpus);
     if (!cpus) {
         c->failed = true;
         return;
     }
     int ncpus = section_cpus(in, cpus, CPULIST_MAX_CPUS);
+    if (in->run[0].noise) { /* every result is: cmd/report.c refuses a mix */
+        report_noise_part(c, cpus, ncpus);
+        free(cpus);
+        return;
+    }
+    inputs_table(c);
     contents(c, cpus, ncpus);
     report_verdicts(c);
     for (int i = 0; i < ncpus && !c->failed; i++)

@@ -2,7 +2,8 @@
  * What the files of the HTML report share: the context every part writes
  * through, the result colours, and the parts themselves (report_html.c
  * lays out the page and calls them): plots (report_plots.c), tables
- * (report_tables.c, report_config.c) and verdicts (report_verdicts.c).
+ * (report_tables.c, report_config.c), verdicts (report_verdicts.c) and
+ * the part of noise results (report_noise.c).
  */
 #ifndef JITTERLAB_OUT_REPORT_HTML_INTERNAL_H
 #define JITTERLAB_OUT_REPORT_HTML_INTERNAL_H
@@ -49,6 +50,11 @@ void report_spikes(struct report_ctx *c, int run);
 void report_config(struct report_ctx *c);
 void report_verdicts(struct report_ctx *c);
 void report_findings(struct report_ctx *c);
+/* Noise results: the gap plots of one CPU section (report_plots.c), and
+ * the whole part of the page they have instead of the run sections
+ * (report_noise.c), for the CPUs given. */
+void report_plots_noise(struct report_ctx *c, int cpu);
+void report_noise_part(struct report_ctx *c, const int *cpus, int ncpus);
 /* Core-to-core latency: c2c document i's heat map, groups and topology. */
 void report_c2c(struct report_ctx *c, int i);
 

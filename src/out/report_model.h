@@ -2,7 +2,8 @@
  * What `jitterlab report` draws, read from the documents and checked
  * before anything is written: per run result its CPUs (histograms,
  * percentiles, the per-window series of intervals and telemetry), its
- * spikes, and its system and config objects; a compare document's
+ * spikes, and its system and config objects (a noise result: its gaps,
+ * noise share per window and causes); a compare document's
  * verdicts; an inspect document's findings. Strings point into the parsed
  * documents (kept alive in root) and are escaped only when written.
  * out/report_read*.c fill these structs, out/report_html*.c draw them.
@@ -59,6 +60,10 @@ struct report_cpu {
     size_t n_tm;
     double *tm_t_s;
     double *tm[TM_FIGURES];
+    /* noise results: windows[] of this CPU, in time order; the share of
+     * each window's measured time lost to noise (NaN: nothing measured) */
+    size_t n_nw;
+    double *nw_t_s, *nw_share_pct, *nw_max_ns;
 };
 
 struct report_cause {
@@ -98,6 +103,7 @@ struct report_run {
     char label[128];
     json_t *root;
     struct result_doc core;
+    bool noise; /* a noise result (kind "noise"): gaps in place of latencies */
     const char *version, *started_at, *hostname, *kernel;
     double duration_s; /* NaN when absent */
     bool interrupted;
@@ -213,7 +219,8 @@ struct report_c2c {
 };
 
 /* Each reader: 0, or -1 with err saying why (and the struct freed).
- * The path is kept, not copied. */
+ * The path is kept, not copied. report_run_read takes kind "run" and
+ * kind "noise" (run->noise). */
 int report_run_read(const char *path, struct report_run *run, char *err, size_t errlen);
 void report_run_free(struct report_run *run);
 int report_compare_read(const char *path, struct report_compare *c, char *err, size_t errlen);

@@ -2,7 +2,8 @@
  * The plots of one CPU section, every result overlaid in its colour: the
  * latency histogram and the exceedance (1 - F) curve on log axes, the
  * per-window time series of intervals and telemetry, and the execution and
- * response time histograms. Histograms are redrawn on bins of 1/20 decade
+ * response time histograms; for noise results the gap histogram, its
+ * tail and the noise share per window. Histograms are redrawn on bins of 1/20 decade
  * (each document bin's count shared out by overlap), so that results with
  * any bins compare on one grid; time series keep the largest value of each
  * of at most SERIES_POINTS buckets, so that no spike is lost to thinning.
@@ -97,6 +98,12 @@ static const char *const hist_title[] = {"Latency histogram", "Execution time hi
                                          "Response time histogram"};
 static const char *const hist_axis[] = {"latency", "execution time", "response time"};
 
+/* A page of noise results: their gaps stand where the latencies stand. */
+static bool noise_page(const struct report_ctx *c)
+{
+    return c->in->nrun > 0 && c->in->run[0].noise;
+}
+
 static void plot_histogram(struct report_ctx *c, int cpu, enum hist_kind k)
 {
     double lo, hi;
@@ -127,10 +134,11 @@ static void plot_histogram(struct report_ctx *c, int cpu, enum hist_kind k)
     axis_log(&p.y, 0.5, fmax(max_count, 1), AXIS_FMT_POWER);
     char title[96], cpu_name[32];
     report_cpu_name(cpu, cpu_name, sizeof cpu_name);
-    snprintf(title, sizeof title, "%s, %s", hist_title[k], cpu_name);
+    bool gaps = noise_page(c) && k == HIST_LATENCY;
+    snprintf(title, sizeof title, "%s, %s", gaps ? "Gap histogram" : hist_title[k], cpu_name);
     p.title = title;
-    p.x_title = hist_axis[k];
-    p.y_title = "samples per 1/20 decade";
+    p.x_title = gaps ? "gap length" : hist_axis[k];
+    p.y_title = gaps ? "gaps per 1/20 decade" : "samples per 1/20 decade";
     char *text;
     size_t len;
     FILE *m = report_plot_open(c, &p, &text, &len);
@@ -186,8 +194,8 @@ static void plot_exceedance(struct report_ctx *c, int cpu)
     report_cpu_name(cpu, cpu_name, sizeof cpu_name);
     snprintf(title, sizeof title, "Exceedance 1 \xe2\x88\x92 F(x), %s", cpu_name);
     p.title = title;
-    p.x_title = "latency x";
-    p.y_title = "share of samples above x";
+    p.x_title = noise_page(c) ? "gap length x" : "latency x";
+    p.y_title = noise_page(c) ? "share of gaps above x" : "share of samples above x";
     for (int r = 0; r < c->in->nrun; r++)
         if (hist_of(report_run_cpu(&c->in->run[r], cpu), HIST_LATENCY))
             svg_plot_legend(&p, c->in->run[r].label, report_colour(r), NULL);
@@ -210,11 +218,15 @@ static void plot_exceedance(struct report_ctx *c, int cpu)
         }
         svg_path_end(&l);
     }
-    report_plot_close(c, m, &text, &len, cpu, "cdf",
-                      "The tail: how often a latency above x occurred. A line that ends further "
-                      "right or higher has the worse tail; 10\xe2\x81\xbb\xc2\xb3 is one sample "
-                      "in a thousand. Each line ends at its maximum, where it drops to the "
-                      "bottom.");
+    report_plot_close(
+        c, m, &text, &len, cpu, "cdf",
+        noise_page(c) ? "The tail: how often a gap longer than x occurred. A line that ends "
+                        "further right or higher has the worse tail. Each line ends at its "
+                        "longest gap, where it drops to the bottom."
+                      : "The tail: how often a latency above x occurred. A line that ends further "
+                        "right or higher has the worse tail; 10\xe2\x81\xbb\xc2\xb3 is one sample "
+                        "in a thousand. Each line ends at its maximum, where it drops to the "
+                        "bottom.");
 }
 
 /* A line through (t, v) with at most SERIES_POINTS points: each bucket of
@@ -240,8 +252,9 @@ static void series_line(FILE *m, const struct svg_plot *p, const char *colour, c
     svg_path_end(&l);
 }
 
-/* A series of one result at one CPU: intervals (iv >= 0: 0 max, 1 mean)
- * or a telemetry figure. */
+/* A series of one result at one CPU: intervals (iv >= 0: 0 max, 1 mean),
+ * a telemetry figure, or a noise result's windows (FIG_NOISE_*). */
+enum { FIG_NOISE_SHARE = -1, FIG_NOISE_MAX = -2 };
 struct series {
     size_t n;
     const double *t, *v;
@@ -252,6 +265,10 @@ static struct series series_of(const struct report_cpu *rc, bool intervals, int 
     struct series s = {0, NULL, NULL};
     if (!rc)
         return s;
+    if (fig == FIG_NOISE_SHARE)
+        return (struct series){rc->n_nw, rc->nw_t_s, rc->nw_share_pct};
+    if (fig == FIG_NOISE_MAX)
+        return (struct series){rc->n_nw, rc->nw_t_s, rc->nw_max_ns};
     if (intervals)
         return (struct series){rc->n_iv, rc->iv_t_s, fig == 0 ? rc->iv_max_ns : rc->iv_mean_ns};
     return (struct series){rc->n_tm, rc->tm_t_s, rc->tm[fig]};
@@ -440,6 +457,53 @@ static bool any_series(const struct report_ctx *c, int cpu, bool intervals)
             return true;
     }
     return false;
+}
+
+static const struct series_plot noise_plots[] = {
+    {.name = "noise-share",
+     .title = "Noise share per report window",
+     .y_title = "noise %",
+     .caption = "From windows[]: the share of each window's measured time lost to gaps "
+                "(--report-every of jitterlab noise).",
+     .nfig = 1,
+     .fig = {FIG_NOISE_SHARE},
+     .from_zero = true,
+     .fmt = AXIS_FMT_NUMBER},
+    {.name = "noise-max",
+     .title = "Longest gap per report window",
+     .y_title = "gap",
+     .caption = "From windows[]: the longest gap that ended in each window.",
+     .nfig = 1,
+     .fig = {FIG_NOISE_MAX},
+     .log_y = true,
+     .fmt = AXIS_FMT_NS},
+};
+
+void report_plots_noise(struct report_ctx *c, int cpu)
+{
+    double lo, hi;
+    uint64_t total;
+    fputs("<h3>Gap distribution</h3>\n", c->f);
+    if (hist_range(c, cpu, HIST_LATENCY, &lo, &hi, &total)) {
+        plot_histogram(c, cpu, HIST_LATENCY);
+        plot_exceedance(c, cpu);
+    } else {
+        fputs("<p class=\"note\">No gaps above the threshold: nothing to draw.</p>\n", c->f);
+    }
+    if (cpu < 0)
+        return;
+    fputs("<h3>Over time</h3>\n", c->f);
+    bool any = false;
+    for (int r = 0; r < c->in->nrun; r++) {
+        const struct report_cpu *rc = report_run_cpu(&c->in->run[r], cpu);
+        any = any || (rc && rc->n_nw);
+    }
+    if (!any) {
+        fputs("<p class=\"note\">No report windows in the results.</p>\n", c->f);
+        return;
+    }
+    for (size_t i = 0; i < sizeof noise_plots / sizeof noise_plots[0]; i++)
+        plot_series(c, cpu, &noise_plots[i]);
 }
 
 void report_plots_cpu(struct report_ctx *c, int cpu)

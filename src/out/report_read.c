@@ -7,7 +7,9 @@
  * grouped per CPU in time order, the header's strings, and hands the
  * explain part to report_read_explain.c. Every value
  * is checked for type and range; a CPU named in a window but not in cpus[]
- * is refused, as is anything that would not plot.
+ * is refused, as is anything that would not plot. A noise result (kind
+ * "noise") reads the same way, through result_read's noise reader: its
+ * gaps stand in the latency's place, and its windows become series.
  */
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +35,9 @@ static void report_cpu_free(struct report_cpu *c)
     free(c->tm_t_s);
     for (int k = 0; k < TM_FIGURES; k++)
         free(c->tm[k]);
+    free(c->nw_t_s);
+    free(c->nw_share_pct);
+    free(c->nw_max_ns);
     memset(c, 0, sizeof *c);
 }
 
@@ -321,6 +326,28 @@ static int read_telemetry(struct jreader *r, struct report_run *run)
     return rc ? -1 : 0;
 }
 
+/* A noise result's windows per CPU, as series (result_read checked them
+ * and their time order). */
+static int noise_windows(struct jreader *r, struct report_cpu *c)
+{
+    const struct result_noise *n = &c->core->noise;
+    size_t k = n->nwin ? n->nwin : 1;
+    c->nw_t_s = malloc(k * sizeof *c->nw_t_s);
+    c->nw_share_pct = malloc(k * sizeof *c->nw_share_pct);
+    c->nw_max_ns = malloc(k * sizeof *c->nw_max_ns);
+    if (!c->nw_t_s || !c->nw_share_pct || !c->nw_max_ns)
+        return jr_fail(r, "windows", "out of memory");
+    for (size_t i = 0; i < n->nwin; i++) {
+        const struct result_noise_window *w = &n->win[i];
+        c->nw_t_s[i] = w->t_s;
+        c->nw_share_pct[i] =
+            w->measured_ns > 0 ? 100.0 * (double)w->noise_ns / (double)w->measured_ns : NAN;
+        c->nw_max_ns[i] = w->gaps ? (double)w->max_ns : NAN;
+    }
+    c->n_nw = n->nwin;
+    return 0;
+}
+
 static int read_header(struct jreader *r, struct report_run *run)
 {
     const json_t *root = run->root;
@@ -348,7 +375,8 @@ static int read_run(struct jreader *r, const char *text, size_t len, struct repo
 {
     if (result_read_buffer(text, len, &run->core, r->err, r->errlen) != 0)
         return -1;
-    if (strcmp(run->core.kind, "run") != 0) {
+    run->noise = strcmp(run->core.kind, "noise") == 0;
+    if (strcmp(run->core.kind, "run") != 0 && !run->noise) {
         const char *hint = strcmp(run->core.kind, "compare") == 0   ? " (give it with --compare)"
                            : strcmp(run->core.kind, "inspect") == 0 ? " (give it with --inspect)"
                            : strcmp(run->core.kind, "c2c") == 0     ? " (give it with --c2c)"
@@ -368,6 +396,14 @@ static int read_run(struct jreader *r, const char *text, size_t len, struct repo
     for (int i = 0; i < run->ncpu; i++)
         cpu_entry(&run->core.cpus[i], &run->cpu[i]);
     cpu_entry(&run->core.all, &run->all);
+    if (run->noise) {
+        /* the gaps, windows and causes are in core; the explain part of a
+         * noise result is its causes per CPU */
+        for (int i = 0; i < run->ncpu; i++)
+            if (noise_windows(r, &run->cpu[i]) != 0)
+                return -1;
+        return 0;
+    }
     if (read_intervals(r, run) != 0 || read_telemetry(r, run) != 0)
         return -1;
     return report_read_explain(r, run);

@@ -4,7 +4,11 @@
  * kind "run", what report and compare work from: per CPU the samples,
  * missed periods, deadline misses, latency statistics and histogram (and
  * those of the execution and response times where the document has them),
- * the same for all CPUs merged, and the budget and interval of the run. Input is untrusted: wrong
+ * the same for all CPUs merged, and the budget and interval of the run. For
+ * kind "noise" the same structs carry the gaps: per CPU (and merged) the
+ * gap count as samples, gap_ns as the statistics and the gap histogram,
+ * beside the noise figures (struct result_noise: noise and measured time,
+ * floor, the report windows and the causes). Input is untrusted: wrong
  * types, negative counts, bins out of order or not adding up to the samples, and absurd sizes are
  * refused with a reason, never half-read.
  */
@@ -40,6 +44,41 @@ struct result_dist {
     uint64_t overflow;
 };
 
+/* Limits of a noise document per CPU entry: far above what a run writes
+ * (a window a second for 11 days; the writer keeps tens of causes). */
+#define RESULT_NOISE_MAX_WINDOWS 1000000
+#define RESULT_NOISE_MAX_CAUSES  4096
+
+/* One report window of a noise CPU entry (windows[]). */
+struct result_noise_window {
+    double t_s; /* its end, from the start */
+    int64_t duration_ns, measured_ns, noise_ns, max_ns;
+    uint64_t gaps;
+};
+
+/* One row of a noise CPU entry's causes[]. */
+struct result_noise_cause {
+    char kind[32];
+    char *name;      /* owned */
+    int64_t pid;     /* -1 unless a thread */
+    char policy[32]; /* "" unless a thread */
+    int64_t priority;
+    int64_t ns;
+    double share; /* of the CPU's attributed noise, 0 .. 1 */
+    uint64_t gaps;
+};
+
+/* The noise figures of a CPU entry (or "all") of kind "noise". */
+struct result_noise {
+    bool present;
+    int64_t measured_ns, noise_ns;
+    int64_t floor_ns; /* -1: null (no iteration) */
+    size_t nwin;      /* not in "all" */
+    struct result_noise_window *win;
+    size_t ncause; /* not in "all" */
+    struct result_noise_cause *cause;
+};
+
 struct result_cpu {
     int cpu; /* the real CPU id; -1 for the merged "all" entry */
     uint64_t samples, missed;
@@ -50,20 +89,22 @@ struct result_cpu {
     bool has_deadline_misses;
     uint64_t deadline_misses;
     struct result_dist exec, response; /* present = false in documents without them */
+    struct result_noise noise;         /* kind "noise" only; gaps are the samples */
 };
 
 struct result_doc {
     char kind[32]; /* "run", "inspect", "load", ... */
     char version[64];
     bool interrupted;
-    int ncpus; /* 0 unless kind is "run" */
+    int ncpus; /* 0 unless kind is "run" or "noise" */
     struct result_cpu *cpus;
-    struct result_cpu all; /* kind "run" only */
+    struct result_cpu all; /* kind "run" or "noise" only */
     int64_t budget_ns;     /* config.budget_ns; -1 when none */
     int64_t interval_ns;   /* config.interval_ns; -1 when unknown */
     bool control_task;     /* a workload or counters ran: execution times mean something */
     bool realtime;         /* config.realtime: the threads got a real-time policy */
     double duration_s;     /* duration_s: how long it measured; 0 when absent */
+    int64_t threshold_ns;  /* noise: config.threshold_ns, the shortest gap; -1 otherwise */
 };
 
 /* 0, or -1 with err saying why (and *doc left empty). */

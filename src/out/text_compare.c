@@ -1,6 +1,8 @@
 /*
  * The comparison table (see text_compare.h). Nanosecond values print in
- * the unit that suits them (ns, us, ms, s), rates as percentages.
+ * the unit that suits them (ns, us, ms, s), rates as percentages, gaps
+ * per second as such. Noise documents show their noise share and gap rate
+ * first, then the gap lengths.
  */
 #include "out/text_compare.h"
 
@@ -11,6 +13,8 @@ static void value_text(char *buf, size_t len, const char *unit, double v)
 {
     if (strcmp(unit, "rate") == 0)
         snprintf(buf, len, "%.4f%%", v * 100);
+    else if (strcmp(unit, "per_s") == 0)
+        snprintf(buf, len, "%.1f/s", v);
     else if (strcmp(unit, "count") == 0)
         snprintf(buf, len, "%.0f", v);
     else if (v < 1e3)
@@ -42,12 +46,18 @@ static const char *metric_label(enum compare_metric k)
                                                         [METRIC_RESPONSE_P99] = "resp p99",
                                                         [METRIC_RESPONSE_MAX] = "resp max",
                                                         [METRIC_EXCEED_P999] = "> base p99.9",
-                                                        [METRIC_EXCEED_BUDGET] = "> budget"};
+                                                        [METRIC_EXCEED_BUDGET] = "> budget",
+                                                        [METRIC_NOISE_SHARE] = "noise share",
+                                                        [METRIC_GAP_RATE] = "gaps/s"};
     return labels[k];
 }
 
+/* Noise documents: their own figures first, then the gap lengths. */
+static const enum compare_metric noise_order[] = {METRIC_NOISE_SHARE, METRIC_GAP_RATE, METRIC_P50,
+                                                  METRIC_P99,         METRIC_P9999,    METRIC_MAX};
+
 static void cpu_table(FILE *out, const struct cpu_comparison *c, const char *base,
-                      const char *other, bool colour)
+                      const char *other, bool colour, bool noise)
 {
     char title[32];
     if (c->cpu < 0)
@@ -58,7 +68,9 @@ static void cpu_table(FILE *out, const struct cpu_comparison *c, const char *bas
     snprintf(level, sizeof level, "%.4g%% CI", 100 * (1 - c->alpha));
     fprintf(out, "  %-13s %13s %13s %8s  %-17s %-12s %s\n", title, base, other, "ratio", level,
             "test", "verdict");
-    for (int k = 0; k < COMPARE_METRICS; k++) {
+    int nrows = noise ? (int)(sizeof noise_order / sizeof noise_order[0]) : COMPARE_METRICS;
+    for (int row = 0; row < nrows; row++) {
+        int k = noise ? (int)noise_order[row] : row;
         const struct metric_result *m = &c->m[k];
         if (!m->present)
             continue;
@@ -75,9 +87,12 @@ static void cpu_table(FILE *out, const struct cpu_comparison *c, const char *bas
             on = "\033[31m", off = "\033[0m";
         else if (colour && m->verdict == VERDICT_BETTER)
             on = "\033[32m", off = "\033[0m";
-        fprintf(out, "  %-13s %13s %13s %s%8s%s  %-17s %-12s %s%s%s\n",
-                metric_label((enum compare_metric)k), a, b, on, ratio, off, ci, m->test, on,
-                verdict_name(m->verdict), off);
+        char label[32];
+        snprintf(label, sizeof label, "%s%s",
+                 noise && compare_metric_unit((enum compare_metric)k)[0] == 'n' ? "gap " : "",
+                 metric_label((enum compare_metric)k));
+        fprintf(out, "  %-13s %13s %13s %s%8s%s  %-17s %-12s %s%s%s\n", label, a, b, on, ratio, off,
+                ci, m->test, on, verdict_name(m->verdict), off);
     }
     if (c->has_rank) {
         if (c->rank.p_value < 1e-300)
@@ -93,9 +108,10 @@ void text_compare(FILE *out, const struct compare_config *cfg, const struct comp
                   int narms, const struct arm_comparison *cmp, bool colour)
 {
     fprintf(out,
-            "jitterlab compare: baseline %s (%d run%s); alpha %.3g per CPU entry, split "
+            "jitterlab compare: baseline %s (%d %s%s); alpha %.3g per CPU entry, split "
             "among its tested metrics (Bonferroni)\n",
-            in[0].label, in[0].nfiles, in[0].nfiles == 1 ? "" : "s", cfg->alpha);
+            in[0].label, in[0].nfiles, narms > 1 && cmp[0].noise ? "noise run" : "run",
+            in[0].nfiles == 1 ? "" : "s", cfg->alpha);
     for (int a = 1; a < narms; a++) {
         const struct arm_comparison *c = &cmp[a - 1];
         fprintf(out, "\n%s against %s (%d run%s%s): %s\n", in[a].label, in[0].label, in[a].nfiles,
@@ -107,10 +123,10 @@ void text_compare(FILE *out, const struct compare_config *cfg, const struct comp
                          "the drift between runs;\n   repeat the runs and compare --group, or "
                          "use jitterlab experiment)\n");
         /* the merged entry first, single CPUs after it when there are several */
-        cpu_table(out, &c->cpu[c->ncpus - 1], in[0].label, in[a].label, colour);
+        cpu_table(out, &c->cpu[c->ncpus - 1], in[0].label, in[a].label, colour, c->noise);
         for (int i = 0; c->ncpus > 2 && i < c->ncpus - 1; i++) {
             fputc('\n', out);
-            cpu_table(out, &c->cpu[i], in[0].label, in[a].label, colour);
+            cpu_table(out, &c->cpu[i], in[0].label, in[a].label, colour, c->noise);
         }
     }
 }

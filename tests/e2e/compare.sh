@@ -132,3 +132,25 @@ PY
 else
     ok "two real runs # SKIP not root"
 fi
+
+# two real noise runs: noise compares with noise, not with runs
+flock /tmp/jitterlab-cpu1.lock sh -c "timeout -s KILL 20 '$JL' noise -a 1 -D 1 -q --no-trace --report-every 250ms --json '$T/n1.json' && timeout -s KILL 20 '$JL' noise -a 1 -D 1 -q --no-trace --report-every 250ms --json '$T/n2.json'" >"$T/out" 2>"$T/err"
+rc_is "two noise runs exit 0" 0 $?
+"$JL" compare "$T/n1.json" "$T/n2.json" --json "$T/n.json" >"$T/n.out" 2>"$T/err"
+rc_is "two noise results compare" 0 $?
+pyt "$T/n.json" out="$T/n.out" <<'PY'
+t("the document says noise was compared", 'd["kind"] == "compare" and d["input_kind"] == "noise"', 'd.get("input_kind")')
+c = d["comparisons"][0]
+t("a verdict of the comparison", 'c["verdict"] in ("better", "worse", "no-difference")', 'c["verdict"]')
+t("CPU 1 and all compared", '[e["cpu"] for e in c["cpus"]] == [1, "all"]', '[e["cpu"] for e in c["cpus"]]')
+e = c["cpus"][-1]
+keys = [m["metric"] for m in e["metrics"]]
+t("the noise metrics, and no run metrics", 'sorted(keys) == sorted(["noise_share", "gaps_per_s", "p50", "p99", "p9999", "max"])', 'keys')
+m = {x["metric"]: x for x in e["metrics"]}
+t("noise share by windows, gap rate by the rate test", 'm["noise_share"]["test"] in ("windows", "none") and m["gaps_per_s"]["test"] == "binomial"', '(m["noise_share"]["test"], m["gaps_per_s"]["test"])')
+t("the noise share is a rate, gaps per second per_s", 'm["noise_share"]["unit"] == "rate" and 0 <= m["noise_share"]["baseline"] <= 1 and m["gaps_per_s"]["unit"] == "per_s"', 'm["noise_share"]')
+t("every metric has a verdict", 'all(x["verdict"] in ("better", "worse", "no-difference", "n/a") for x in e["metrics"])', 'e["metrics"]')
+t("the table names the noise share", '"noise share" in open(v["out"]).read()', '')
+PY
+bad_compare "a run against noise exits 2" "compare $T/n1.json: a noise result, and the baseline $D/base1.json is a run result" "$D/base1.json" "$T/n1.json"
+bad_compare "noise against a run exits 2" "compare $D/base1.json: a run result, and the baseline $T/n1.json is a noise result" "$T/n1.json" "$D/base1.json"

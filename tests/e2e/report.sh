@@ -254,6 +254,40 @@ echo old >"$T/keep.html"
 rc_is "a bad second result exits 2" 2 $?
 check "and leaves the old page as it was" test "$(cat "$T/keep.html")" = old
 
+# --- noise results ----------------------------------------------------------------
+flock "$LOCK" sh -c "timeout -s KILL 20 '$JL' noise -a 1 -D 1 -q --no-trace --report-every 250ms --json '$T/N1.json' && timeout -s KILL 20 '$JL' noise -a 1 -D 1 -q --no-trace --report-every 250ms --json '$T/N2.json'" >"$T/nz.out" 2>"$T/err"
+rc_is "two noise runs exit 0" 0 $?
+"$JL" report "$T/N1.json" "$T/N2.json" --label quiet --label again -o "$T/noise.html" >"$T/nz.out" 2>"$T/err"
+rc_is "a report of two noise results exits 0" 0 $?
+pyt - page="$T/noise.html" n1="$T/N1.json" helpers="$H" <<'PY'
+import sys, json
+sys.path.insert(0, v["helpers"])
+import report_check as rc
+p = rc.page(v["page"])
+t("the noise page parses", 'not p.errors and not p.svg_errors', '(p.errors[:3], p.svg_errors[:3])')
+t("it names the noise sections", '"Noise, CPU 1" in p.alltext and "Noise, all CPUs" in p.alltext', '')
+t("it loads nothing from outside", 'not rc.url_problems(p)', 'rc.url_problems(p)[:3]')
+plots = re.findall(r'data-plot="([a-z-]+)"', p.raw)
+t("the gap histogram, its tail and the noise share per window", 'set(["histogram", "cdf", "noise-share"]) <= set(plots)', 'plots')
+t("the gap histogram is titled so", '"Gap histogram, CPU 1" in p.alltext', '')
+rows = rc.table_rows(p.raw, "cpu1", "noise")
+n1 = json.load(open(v["n1"]))["cpus"][0]
+t("a row per result under the header", 'rows and len(rows) == 3 and rows[0][1] == "noise share"', 'rows')
+t("the row shows the document's gap count", 'rows[1][4] == str(n1["gaps"])', '(rows[1], n1["gaps"])')
+t("the noise share as the document says", 'rows[1][1] == "%.4f%%" % (100.0 * n1["noise_ns"] / n1["measured_ns"])', '(rows[1][1], n1["noise_pct"])')
+PY
+bad "a run and a noise result in one report" "^jitterlab: report $T/N1.json: a noise result, and $T/A.json is a run result: give run and noise results to separate reports" \
+    "$T/A.json" "$T/N1.json" -o @DIR@/r.html
+"$JL" report "$JL_TOP/tests/fuzz/corpus/report_read/noise-traced.json" -o "$T/traced.html" >"$T/nz.out" 2>"$T/err"
+rc_is "a traced noise result makes a page" 0 $?
+pyt - page="$T/traced.html" helpers="$H" <<'PY'
+import sys
+sys.path.insert(0, v["helpers"])
+import report_check as rc
+p = rc.page(v["page"])
+t("its causes table names the thread and its pid", '"Noise causes" in p.alltext and "spinner" in p.alltext and "1286" in p.alltext', '')
+PY
+
 # --- headless Chromium ---------------------------------------------------------------
 CHR=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
 if [ -z "$CHR" ]; then

@@ -1,6 +1,8 @@
 /*
  * Fuzz target: the result-document reader (src/out/result_read.c). An
- * accepted run document has bins that ascend and add up to the samples.
+ * accepted run or noise document has bins that ascend and add up to the
+ * samples (a noise document's gaps); a noise entry's noise lies within its
+ * measured time and its windows are in time order.
  */
 #include "fuzz.h"
 
@@ -16,6 +18,15 @@ static void check_cpu(const struct result_cpu *c)
     }
     if (total != c->samples)
         abort();
+    const struct result_noise *n = &c->noise;
+    if (n->present && (n->noise_ns > n->measured_ns || n->noise_ns < 0))
+        abort();
+    for (size_t i = 1; i < n->nwin; i++)
+        if (n->win[i].t_s <= n->win[i - 1].t_s)
+            abort();
+    for (size_t i = 0; i < n->ncause; i++)
+        if (!n->cause[i].name || n->cause[i].share < 0)
+            abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

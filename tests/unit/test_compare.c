@@ -245,9 +245,126 @@ static void test_compare_keeps_only_cpus_every_run_has(void **state)
     result_doc_free(&b);
 }
 
+/* A noise document: the gaps of shape s as its histogram, measured for
+ * 4 s in 8 windows whose noise shares scatter around share. */
+static void make_noise(struct result_doc *d, const struct shape *s, uint64_t n, uint64_t seed,
+                       double share)
+{
+    make_run(d, s, n, seed);
+    strcpy(d->kind, "noise");
+    struct result_noise *no = &d->cpus[0].noise;
+    no->present = true;
+    no->measured_ns = 4000000000;
+    no->nwin = 8;
+    no->win = calloc(no->nwin, sizeof *no->win);
+    assert_non_null(no->win);
+    uint64_t st = seed * 7919 + 3;
+    for (size_t k = 0; k < no->nwin; k++) {
+        struct result_noise_window *w = &no->win[k];
+        w->t_s = 0.5 * (double)(k + 1);
+        w->duration_ns = w->measured_ns = 500000000;
+        w->noise_ns = (int64_t)(5e8 * share * (0.9 + 0.2 * rng_unit(&st)));
+        w->gaps = n / no->nwin;
+        no->noise_ns += w->noise_ns;
+    }
+    d->all.noise = (struct result_noise){true, no->measured_ns, no->noise_ns, -1, 0, NULL, 0, NULL};
+}
+
+static const struct metric_result *noise_compare(double share_a, double share_b,
+                                                 struct arm_comparison *c)
+{
+    static struct result_doc a, b;
+    make_noise(&a, &base, 4000, 5, share_a);
+    make_noise(&b, &base, 4000, 6, share_b);
+    struct compare_arm arm_a = {"A", 1, &a}, arm_b = {"B", 1, &b};
+    char err[128] = "";
+    assert_int_equal(compare_arms(&arm_a, &arm_b, &cfg, c, err, sizeof err), 0);
+    result_doc_free(&a);
+    result_doc_free(&b);
+    assert_true(c->noise);
+    return c->cpu[c->ncpus - 1].m;
+}
+
+static void test_compare_noise_has_its_own_metrics(void **state)
+{
+    (void)state;
+    struct arm_comparison c;
+    const struct metric_result *m = noise_compare(0.02, 0.02, &c);
+    for (int k = 0; k < COMPARE_METRICS; k++) {
+        bool want = k == METRIC_NOISE_SHARE || k == METRIC_GAP_RATE || k == METRIC_P50 ||
+                    k == METRIC_P99 || k == METRIC_P9999 || k == METRIC_MAX;
+        if (m[k].present != want)
+            fail_msg("metric %s: present %d", compare_metric_key((enum compare_metric)k),
+                     m[k].present);
+    }
+    assert_string_equal(m[METRIC_NOISE_SHARE].test, "windows");
+    assert_string_equal(m[METRIC_GAP_RATE].test, "binomial");
+    assert_float_equal(m[METRIC_GAP_RATE].baseline, 1000, 1e-9); /* 4000 gaps in 4 s */
+    assert_int_equal(c.cpu[c.ncpus - 1].tested, 6);
+    assert_int_equal(c.verdict, VERDICT_SAME);
+    arm_comparison_free(&c);
+}
+
+static void test_compare_noise_share_doubled_is_worse(void **state)
+{
+    (void)state;
+    struct arm_comparison c;
+    const struct metric_result *m = noise_compare(0.02, 0.04, &c);
+    assert_float_equal(m[METRIC_NOISE_SHARE].ratio, 2, 0.1);
+    assert_int_equal(m[METRIC_NOISE_SHARE].verdict, VERDICT_WORSE);
+    assert_int_equal(c.verdict, VERDICT_WORSE);
+    arm_comparison_free(&c);
+    m = noise_compare(0.04, 0.02, &c);
+    assert_int_equal(m[METRIC_NOISE_SHARE].verdict, VERDICT_BETTER);
+    arm_comparison_free(&c);
+}
+
+static void test_compare_noise_groups_use_the_runs_shares(void **state)
+{
+    (void)state;
+    struct result_doc a[2], b[2];
+    for (int r = 0; r < 2; r++) {
+        make_noise(&a[r], &base, 2000, (uint64_t)(50 + r), 0.02 + 0.001 * r);
+        make_noise(&b[r], &base, 2000, (uint64_t)(60 + r), 0.04 + 0.001 * r);
+    }
+    struct compare_arm arm_a = {"A", 2, a}, arm_b = {"B", 2, b};
+    struct arm_comparison c;
+    char err[128] = "";
+    assert_int_equal(compare_arms(&arm_a, &arm_b, &cfg, &c, err, sizeof err), 0);
+    const struct metric_result *m = &c.cpu[c.ncpus - 1].m[METRIC_NOISE_SHARE];
+    assert_true(c.between_runs);
+    assert_string_equal(m->test, "between-runs");
+    assert_true(m->has_p);
+    assert_float_equal(m->value / m->baseline, 2, 0.15);
+    arm_comparison_free(&c);
+    for (int r = 0; r < 2; r++) {
+        result_doc_free(&a[r]);
+        result_doc_free(&b[r]);
+    }
+}
+
+static void test_compare_refuses_noise_against_a_run(void **state)
+{
+    (void)state;
+    struct result_doc a, b;
+    make_run(&a, &base, 1000, 1);
+    make_noise(&b, &base, 1000, 2, 0.01);
+    struct compare_arm arm_a = {"A", 1, &a}, arm_b = {"B", 1, &b};
+    struct arm_comparison c;
+    char err[160] = "";
+    assert_int_equal(compare_arms(&arm_a, &arm_b, &cfg, &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "a run result and a noise result"));
+    result_doc_free(&a);
+    result_doc_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compare_noise_has_its_own_metrics),
+        cmocka_unit_test(test_compare_noise_share_doubled_is_worse),
+        cmocka_unit_test(test_compare_noise_groups_use_the_runs_shares),
+        cmocka_unit_test(test_compare_refuses_noise_against_a_run),
         cmocka_unit_test(test_compare_same_distribution_is_no_difference),
         cmocka_unit_test(test_compare_ten_percent_shift_is_worse_and_better),
         cmocka_unit_test(test_compare_tail_only_change_is_seen_in_the_tail),

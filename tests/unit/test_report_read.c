@@ -390,9 +390,35 @@ static void test_a_hostile_document_cannot_inject_markup(void **state)
     report_run_free(&run);
 }
 
+static void test_report_read_takes_a_noise_result(void **state)
+{
+    (void)state;
+    const char *top = getenv("JL_TOP");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fuzz/corpus/report_read/noise-traced.json",
+             top ? top : ".");
+    struct report_run run;
+    char why[256] = "";
+    if (report_run_read(path, &run, why, sizeof why) != 0)
+        fail_msg("%s: %s", path, why);
+    assert_true(run.noise);
+    assert_int_equal(run.ncpu, 1);
+    assert_int_equal(run.cpu[0].latency.total, 4126); /* the gaps */
+    assert_int_equal(run.cpu[0].n_nw, 3);
+    assert_true(run.cpu[0].nw_share_pct[0] > 5 && run.cpu[0].nw_share_pct[0] < 6);
+    assert_true(run.cpu[0].core->noise.ncause > 0);
+    report_run_free(&run);
+    /* a broken noise result is refused as a run result is */
+    const char *bad = "{\"tool\": \"jitterlab\", \"schema\": 1, \"kind\": \"noise\", \"cpus\": 3}";
+    memset(&run, 0, sizeof run);
+    assert_int_equal(report_run_read_buffer(bad, strlen(bad), &run, why, sizeof why), -1);
+    assert_string_equal(why, "cpus: not an array");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_report_read_takes_a_noise_result),
         cmocka_unit_test(test_a_minimal_result_reads),
         cmocka_unit_test(test_intervals_are_grouped_per_cpu_in_time_order),
         cmocka_unit_test(test_a_cpu_without_windows_has_empty_series),

@@ -289,6 +289,104 @@ static void test_result_read_gives_the_header_of_other_kinds(void **state)
     assert_string_equal(err, "No such file or directory");
 }
 
+static void test_result_read_reads_a_real_noise_document(void **state)
+{
+    (void)state;
+    const char *top = getenv("JL_TOP");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fuzz/corpus/result_read/noise-traced.json",
+             top ? top : ".");
+    struct result_doc doc;
+    char err[256] = "";
+    if (result_read_file(path, &doc, err, sizeof err) != 0)
+        fail_msg("%s: %s", path, err);
+    assert_string_equal(doc.kind, "noise");
+    assert_int_equal(doc.ncpus, 1);
+    const struct result_cpu *c = &doc.cpus[0];
+    assert_int_equal(c->cpu, 1);
+    assert_int_equal(c->samples, 4126); /* the gaps */
+    assert_true(c->latency.known);
+    assert_int_equal(c->latency.max, 2368702);
+    assert_true(c->noise.present);
+    assert_int_equal(c->noise.noise_ns, 171701066);
+    assert_int_equal(c->noise.measured_ns, 2999921952);
+    assert_int_equal(c->noise.floor_ns, 20);
+    assert_int_equal(c->noise.nwin, 3);
+    assert_true(c->noise.ncause > 0);
+    assert_string_equal(c->noise.cause[0].kind, "thread");
+    assert_string_equal(c->noise.cause[0].name, "spinner");
+    assert_int_equal(c->noise.cause[0].pid, 1286);
+    assert_string_equal(c->noise.cause[0].policy, "SCHED_FIFO");
+    assert_int_equal(c->noise.cause[1].pid, -1);
+    assert_int_equal(doc.all.samples, 4126);
+    assert_int_equal(doc.all.noise.noise_ns, 171701066);
+    assert_int_equal(doc.threshold_ns, 1000);
+    result_doc_free(&doc);
+}
+
+/* One CPU of 3 gaps (1000, 1000, 2000 ns) in 1 s, two windows. */
+static const char noise_doc[] =
+    "{\"tool\": \"jitterlab\", \"schema\": 1, \"kind\": \"noise\", \"config\": {\"threshold_ns\":"
+    " 1000}, \"cpus\": [{\"cpu\": 1, \"gaps\": 3, \"measured_ns\": 1000000000, \"noise_ns\": 4000,"
+    " \"floor_ns\": 20, \"gap_ns\": {\"min\": 1000, \"mean\": 1333, \"stddev\": 577, \"max\": 2000,"
+    " \"p50\": 1000, \"p90\": 2000, \"p99\": 2000, \"p999\": 2000, \"p9999\": 2000},"
+    " \"histogram\": {\"unit\": \"ns\", \"bins\": [[1000, 1003, 2], [1984, 2015, 1]],"
+    " \"overflow\": 0, \"underflow\": 0}, \"windows\": [{\"t_s\": 0.5, \"duration_ns\": 500000000,"
+    " \"measured_ns\": 500000000, \"noise_ns\": 2000, \"gaps\": 2, \"max_ns\": 1000}, {\"t_s\": "
+    "1.0,"
+    " \"duration_ns\": 500000000, \"measured_ns\": 500000000, \"noise_ns\": 2000, \"gaps\": 1,"
+    " \"max_ns\": 2000}], \"causes\": [{\"kind\": \"irq\", \"name\": \"eth0\", \"ns\": 4000,"
+    " \"share\": 1.0, \"gaps\": 3}]}], \"all\": {\"gaps\": 3, \"measured_ns\": 1000000000,"
+    " \"noise_ns\": 4000, \"floor_ns\": 20, \"gap_ns\": {\"min\": 1000, \"mean\": 1333,"
+    " \"stddev\": 577, \"max\": 2000, \"p50\": 1000, \"p90\": 2000, \"p99\": 2000, \"p999\": 2000,"
+    " \"p9999\": 2000}, \"histogram\": {\"unit\": \"ns\", \"bins\": [[1000, 1003, 2], [1984, 2015,"
+    " 1]], \"overflow\": 0}}}";
+
+static void noise_refused(const char *from, const char *to, const char *want)
+{
+    char *text = replaced(noise_doc, from, to);
+    struct result_doc doc;
+    char err[256] = "";
+    int rc = read_text(text, &doc, err, sizeof err);
+    if (rc != -1 || !strstr(err, want))
+        fail_msg("%s -> %s: rc %d, err \"%s\", expected \"%s\"", from, to, rc, err, want);
+    assert_null(doc.cpus);
+    free(text);
+}
+
+static void test_result_read_refuses_broken_noise_documents(void **state)
+{
+    (void)state;
+    struct result_doc doc;
+    char err[256] = "";
+    if (read_text(noise_doc, &doc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(doc.cpus[0].noise.nwin, 2);
+    assert_int_equal(doc.cpus[0].noise.cause[0].pid, -1);
+    result_doc_free(&doc);
+    static const struct refusal r[] = {
+        {"\"gaps\": 3, \"measured", "\"gaps\": -3, \"measured", "cpus[0]: gaps: negative count"},
+        {"\"gaps\": 3, \"measured", "\"gaps\": \"3\", \"measured", "gaps: not an integer"},
+        {"\"noise_ns\": 4000,", "\"noise_ns\": 2000000000,", "more than measured_ns"},
+        {"[[1000, 1003, 2], [1984", "[[1984, 2015, 1], [1000", "out of order"},
+        {"[[1000, 1003, 2], [1984", "[[1000, 1003, 1], [1984", "bins and overflow hold 2 values"},
+        {"\"underflow\": 0", "\"underflow\": 1", "histogram.underflow: not 0"},
+        {"\"t_s\": 1.0", "\"t_s\": 0.25", "windows[1]: not in time order"},
+        {"\"t_s\": 0.5", "\"t_s\": \"now\"", "windows[0]: t_s"},
+        {"\"measured_ns\": 500000000, \"noise_ns\": 2000, \"gaps\": 2",
+         "\"measured_ns\": 900000000, \"noise_ns\": 2000, \"gaps\": 2", "must not exceed"},
+        {"\"share\": 1.0", "\"share\": 7", "share: not a number of 0 .. 1"},
+        {"\"kind\": \"irq\"", "\"kind\": 5", "causes[0]: kind: not a string"},
+        {"\"name\": \"eth0\"", "\"name\": null", "causes[0]: name"},
+        {"\"windows\": [", "\"windows\": 5, \"x\": [", "windows: not an array"},
+        {"\"all\": {\"gaps\": 3", "\"all\": {\"gaps\": 4", "all"},
+        {"\"threshold_ns\": 1000", "\"threshold_ns\": -1", "threshold_ns"},
+        {"\"floor_ns\": 20", "\"floor_ns\": -20", "floor_ns: negative count"},
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+        noise_refused(r[i].from, r[i].to, r[i].want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +398,8 @@ int main(void)
         cmocka_unit_test(test_result_read_refuses_bins_out_of_order_or_not_adding_up),
         cmocka_unit_test(test_result_read_refuses_absurd_sizes),
         cmocka_unit_test(test_result_read_gives_the_header_of_other_kinds),
+        cmocka_unit_test(test_result_read_reads_a_real_noise_document),
+        cmocka_unit_test(test_result_read_refuses_broken_noise_documents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,55 @@
+/*
+ * What the files of src/compare/ share: one side of one CPU entry (the
+ * runs' entries and their pooled histograms), the context a metric is
+ * decided in, and the metrics both kinds of document use (compare.c);
+ * the noise documents' entry is compare_noise.c.
+ */
+#ifndef JITTERLAB_COMPARE_COMPARE_INTERNAL_H
+#define JITTERLAB_COMPARE_COMPARE_INTERNAL_H
+
+#include "compare/compare.h"
+
+enum dist_id { DIST_LATENCY, DIST_EXEC, DIST_RESPONSE, DISTS };
+
+struct pooled {
+    bool present; /* every run has it with samples */
+    struct hbin *bins;
+    struct hdist d;
+    int64_t min_ns;
+};
+
+struct side {
+    int n;
+    const struct result_cpu **run; /* n entries */
+    uint64_t samples, missed, deadline_misses;
+    bool has_deadline_misses;
+    int64_t noise_ns, measured_ns; /* noise documents */
+    struct pooled dist[DISTS];
+};
+
+struct ctx {
+    const struct compare_config *cfg;
+    const struct side *a, *b;
+    const struct compare_arm *arm_a, *arm_b; /* for the noise windows */
+    int cpu;
+    bool between; /* both sides have repeated runs */
+    int64_t budget_ns;
+    double alpha; /* per tested metric: cfg->alpha / their number */
+    bool noise;   /* noise documents */
+};
+
+void compare_set_values(struct metric_result *m, double base, double value);
+/* A rate ka / na against kb / nb: the exact test, or Welch on per_run's
+ * values of each run when both sides have repeated runs. */
+void compare_rate_metric(const struct ctx *x, uint64_t ka, uint64_t na, uint64_t kb, uint64_t nb,
+                         double (*per_run)(const struct result_cpu *, int64_t), int64_t arg,
+                         struct metric_result *m);
+void compare_percentile_metric(const struct ctx *x, enum dist_id id, double pct,
+                               struct metric_result *m);
+void compare_max_metric(const struct ctx *x, enum dist_id id, struct metric_result *m);
+/* Each tested metric's verdict at the split alpha, and the entry's. */
+void compare_decide_all(const struct ctx *x, struct cpu_comparison *c);
+/* The metrics of a noise documents' CPU entry (compare_noise.c). */
+void compare_noise_cpu(struct ctx *x, struct cpu_comparison *c);
+
+#endif
