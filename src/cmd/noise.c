@@ -33,8 +33,8 @@
 #include "trace/explain.h"
 #include "trace/window_explain.h"
 
-#define NOISE_TELEMETRY_KEEP 100000 /* telemetry windows kept, all CPUs together */
-#define KIND_QUEUE           4096   /* > the spikes explain keeps pending per CPU */
+#define NOISE_TELEMETRY_KEEP 3600 /* telemetry windows kept, all CPUs together, as run */
+#define KIND_QUEUE           4096 /* > the spikes explain keeps pending per CPU */
 #define LIVE_PERIOD_NS       (250 * NS_PER_MS)
 
 /* Everything the collector's sinks need. */
@@ -54,6 +54,12 @@ struct noise_ctx {
         uint32_t head, tail;
     } * queue;
     const struct noise_config *cfg;
+    /* per CPU index, over every telemetry window */
+    struct telemetry_sum {
+        double steal_pct_ns, steal_ns; /* steal % x window length; the windows' length */
+        int64_t smi;
+        bool smi_known;
+    } * tele_sum;
     /* the terminal view (stdout a terminal, not quiet) */
     struct noise_live_cpu *live;
     int live_lines;
@@ -152,29 +158,20 @@ static int check_outputs(const struct noise_params *p)
     return check_distinct_outputs(outputs, 2);
 }
 
-/* Steal and SMIs of CPU index i over the telemetry windows. */
-static void steal_and_smi(const struct telemetry_window *w, size_t nw, int cpu, double *steal,
-                          int64_t *smi)
+/* Each closed telemetry window of CPU index i: its steal and SMIs into
+ * the run's totals (all windows, not only the kept ones). */
+static void on_telemetry_window(void *arg, int i, const struct telemetry_window *w)
 {
-    double steal_ns = 0, dur = 0;
-    bool steal_known = false, smi_known = false;
-    *smi = 0;
-    for (size_t k = 0; k < nw; k++) {
-        if (w[k].cpu != cpu)
-            continue;
-        if (!isnan(w[k].fig.steal_pct)) {
-            steal_known = true;
-            steal_ns += w[k].fig.steal_pct * (double)w[k].duration_ns;
-            dur += (double)w[k].duration_ns;
-        }
-        if (w[k].fig.smi >= 0) {
-            smi_known = true;
-            *smi += w[k].fig.smi;
-        }
+    struct noise_ctx *c = arg;
+    struct telemetry_sum *t = &c->tele_sum[i];
+    if (!isnan(w->fig.steal_pct)) {
+        t->steal_pct_ns += w->fig.steal_pct * (double)w->duration_ns;
+        t->steal_ns += (double)w->duration_ns;
     }
-    *steal = steal_known && dur > 0 ? steal_ns / dur : NAN;
-    if (!smi_known)
-        *smi = -1;
+    if (w->fig.smi >= 0) {
+        t->smi_known = true;
+        t->smi += w->fig.smi;
+    }
 }
 
 static int write_histfile(const struct noise_report *rep, const char *path)
@@ -195,8 +192,7 @@ static int write_histfile(const struct noise_report *rep, const char *path)
 }
 
 /* The per-CPU parts of the report and every CPU together. */
-static void fill_report(struct noise_report *rep, struct noise *nz, struct noise_ctx *ctx,
-                        const struct telemetry_window *tw, size_t ntw)
+static void fill_report(struct noise_report *rep, struct noise *nz, struct noise_ctx *ctx)
 {
     rep->all_floor_ns = INT64_MAX;
     running_stats_init(&rep->all_stats);
@@ -213,7 +209,9 @@ static void fill_report(struct noise_report *rep, struct noise *nz, struct noise
         c->attributed = ctx->causes[i].attributed;
         c->largest = noise_largest_sorted(&ctx->causes[i], &c->nlargest);
         c->ring_drops = noise_ring_drops(nz, i);
-        steal_and_smi(tw, ntw, s->cpu, &c->steal_pct, &c->smi);
+        const struct telemetry_sum *t = &ctx->tele_sum[i];
+        c->steal_pct = t->steal_ns > 0 ? t->steal_pct_ns / t->steal_ns : NAN;
+        c->smi = t->smi_known ? t->smi : -1;
         rep->all_noise_ns += s->noise_ns;
         rep->all_measured_ns += s->measured_ns;
         rep->all_gaps += s->gaps;
@@ -277,6 +275,7 @@ int cmd_noise(int argc, char **argv)
     struct noise_causes *causes = calloc((size_t)n, sizeof *causes);
     struct noise_causes *off_causes = calloc((size_t)n, sizeof *off_causes);
     struct kind_queue *queue = calloc((size_t)n, sizeof *queue);
+    struct telemetry_sum *tele_sum = calloc((size_t)n, sizeof *tele_sum);
     struct noise_report_cpu *rcpu = calloc((size_t)n, sizeof *rcpu);
     struct latency_hist *all_hist = malloc(sizeof *all_hist);
     bool tty = !p.common.quiet && isatty(STDOUT_FILENO);
@@ -289,10 +288,11 @@ int cmd_noise(int argc, char **argv)
                             .off_causes = off_causes,
                             .queue = queue,
                             .cfg = &cfg,
-                            .live = live};
+                            .live = live,
+                            .tele_sum = tele_sum};
     const char *method = "window", *reason = NULL;
     bool explain_open_ok = false, telemetry_ok = false;
-    if (!causes || !off_causes || !queue || !rcpu || !all_hist || (tty && !live)) {
+    if (!causes || !off_causes || !queue || !tele_sum || !rcpu || !all_hist || (tty && !live)) {
         fprintf(stderr, "jitterlab: noise: out of memory\n");
         goto done;
     }
@@ -345,6 +345,8 @@ int cmd_noise(int argc, char **argv)
         goto done;
     }
     telemetry_ok = true;
+    rtele.on_window = on_telemetry_window;
+    rtele.on_window_ctx = &ctx;
     ctx.rt = &rtele;
     ctx.next_tick_ns = p.report_every_ns;
     if (noise_create(&cfg, &nz, err, sizeof err) != 0) {
@@ -398,7 +400,7 @@ int cmd_noise(int argc, char **argv)
                                .events = ctx.traced ? explain.events : 0,
                                .events_lost = ctx.traced ? explain.events_lost : 0,
                                .windows = ctx.traced ? NULL : &wx};
-    fill_report(&rep, nz, &ctx, tw, ntw);
+    fill_report(&rep, nz, &ctx);
     for (int i = 0; i < n; i++)
         if (rcpu[i].ring_drops && !p.common.quiet)
             fprintf(stderr,
@@ -448,6 +450,7 @@ done:
     free(off_causes);
     free(queue);
     free(live);
+    free(tele_sum);
     free(rcpu);
     free(all_hist);
     free(argv_typed);
