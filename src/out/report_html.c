@@ -200,31 +200,44 @@ static int section_cpus(const struct report_input *in, int *out, int max)
     return n;
 }
 
+void report_inputs_head(FILE *f)
+{
+    fputs("<table class=\"inputs\"><tr><th class=\"text\">result</th><th class=\"text\">file</th>"
+          "<th class=\"text\">host</th><th class=\"text\">kernel</th>"
+          "<th class=\"text\">started</th><th>duration</th><th>CPUs</th>",
+          f);
+}
+
+void report_inputs_row_head(struct report_ctx *c, int i)
+{
+    FILE *f = c->f;
+    const struct report_run *r = &c->in->run[i];
+    fputs("<tr>", f);
+    report_result_cell(c, i);
+    const char *cells[] = {r->path, r->hostname, r->kernel, r->started_at};
+    for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++) {
+        fputs("<td class=\"text\">", f);
+        markup_escape(f, cells[k] && cells[k][0] ? cells[k] : "\xe2\x80\x93", 0);
+        fputs("</td>", f);
+    }
+    if (isnan(r->duration_s))
+        fputs("<td class=\"na\">\xe2\x80\x93</td>", f);
+    else
+        fprintf(f, "<td>%.3f s%s</td>", r->duration_s,
+                r->interrupted ? " <span class=\"flag\">interrupted</span>" : "");
+    fprintf(f, "<td>%d</td>", r->ncpu);
+}
+
 static void inputs_table(struct report_ctx *c)
 {
     FILE *f = c->f;
-    fputs("<table class=\"inputs\"><tr><th class=\"text\">result</th><th class=\"text\">file</th>"
-          "<th class=\"text\">host</th><th class=\"text\">kernel</th>"
-          "<th class=\"text\">started</th><th>duration</th><th>CPUs</th><th>samples</th>"
-          "<th>missed</th></tr>\n",
-          f);
+    report_inputs_head(f);
+    fputs("<th>samples</th><th>missed</th></tr>\n", f);
     for (int i = 0; i < c->in->nrun; i++) {
         const struct report_run *r = &c->in->run[i];
-        fputs("<tr>", f);
-        report_result_cell(c, i);
-        const char *cells[] = {r->path, r->hostname, r->kernel, r->started_at};
-        for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++) {
-            fputs("<td class=\"text\">", f);
-            markup_escape(f, cells[k] ? cells[k] : "\xe2\x80\x93", 0);
-            fputs("</td>", f);
-        }
-        if (isnan(r->duration_s))
-            fputs("<td class=\"na\">\xe2\x80\x93</td>", f);
-        else
-            fprintf(f, "<td>%.3f s%s</td>", r->duration_s,
-                    r->interrupted ? " <span class=\"flag\">interrupted</span>" : "");
-        fprintf(f, "<td>%d</td><td>%llu</td><td>%llu</td></tr>\n", r->ncpu,
-                (unsigned long long)r->all.core->samples, (unsigned long long)r->all.core->missed);
+        report_inputs_row_head(c, i);
+        fprintf(f, "<td>%llu</td><td>%llu</td></tr>\n", (unsigned long long)r->all.core->samples,
+                (unsigned long long)r->all.core->missed);
     }
     fputs("</table>\n", f);
 }

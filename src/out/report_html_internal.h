@@ -39,6 +39,17 @@ void report_figure(struct report_ctx *c, const char *svg, size_t len, const char
                    const char *file_name, const char *caption);
 /* A swatch of result i's colour and its label, for tables. */
 void report_result_cell(struct report_ctx *c, int i);
+/* The inputs table of a page: its opening and the header cells every kind
+ * shares (result, file, host, kernel, started, duration, CPUs); the caller
+ * adds its own header cells and "</tr>". */
+void report_inputs_head(FILE *f);
+/* The row of result i up to its CPUs cell, those shared columns; the caller
+ * adds its own cells and "</tr>". */
+void report_inputs_row_head(struct report_ctx *c, int i);
+/* Opens the row of result r in a per-CPU table (cpu: a CPU id or -1) and
+ * returns that result's CPU; NULL when it did not measure cpu: then the row
+ * is closed with one "not measured" cell spanning ncols. */
+const struct report_cpu *report_cpu_row(struct report_ctx *c, int r, int cpu, int ncols);
 /* A duration in a table cell ("–" for JR_ABSENT). */
 void report_ns_cell(FILE *f, int64_t ns);
 

@@ -41,26 +41,13 @@ static void text_cell(FILE *f, const char *s)
 static void inputs_table(struct report_ctx *c)
 {
     FILE *f = c->f;
-    fputs("<table class=\"inputs\"><tr><th class=\"text\">result</th><th class=\"text\">file</th>"
-          "<th class=\"text\">host</th><th class=\"text\">kernel</th>"
-          "<th class=\"text\">started</th><th>duration</th><th>CPUs</th><th>gaps</th>"
-          "<th>noise share</th><th class=\"text\">causes from</th></tr>\n",
-          f);
+    report_inputs_head(f);
+    fputs("<th>gaps</th><th>noise share</th><th class=\"text\">causes from</th></tr>\n", f);
     for (int i = 0; i < c->in->nrun; i++) {
         const struct report_run *r = &c->in->run[i];
-        fputs("<tr>", f);
-        report_result_cell(c, i);
-        text_cell(f, r->path);
-        text_cell(f, r->hostname);
-        text_cell(f, r->kernel);
-        text_cell(f, r->started_at);
-        if (isnan(r->duration_s))
-            fputs("<td class=\"na\">" DASH "</td>", f);
-        else
-            fprintf(f, "<td>%.3f s%s</td>", r->duration_s,
-                    r->interrupted ? " <span class=\"flag\">interrupted</span>" : "");
-        fprintf(f, "<td>%d</td><td>%llu</td><td>%.4f%%</td>", r->ncpu,
-                (unsigned long long)r->all.core->samples, share_pct(r->all.core));
+        report_inputs_row_head(c, i);
+        fprintf(f, "<td>%llu</td><td>%.4f%%</td>", (unsigned long long)r->all.core->samples,
+                share_pct(r->all.core));
         text_cell(f, method_of(r));
         fputs("</tr>\n", f);
     }
@@ -75,13 +62,9 @@ static void noise_table(struct report_ctx *c, int cpu)
           "<th>gap p50</th><th>gap p99</th><th>gap p99.99</th><th>gap max</th></tr>\n",
           f);
     for (int r = 0; r < c->in->nrun; r++) {
-        const struct report_cpu *rc = report_run_cpu(&c->in->run[r], cpu);
-        fputs("<tr>", f);
-        report_result_cell(c, r);
-        if (!rc) {
-            fputs("<td class=\"na\" colspan=\"10\">not measured</td></tr>\n", f);
+        const struct report_cpu *rc = report_cpu_row(c, r, cpu, 10);
+        if (!rc)
             continue;
-        }
         const struct result_cpu *k = rc->core;
         const struct result_noise *n = &k->noise;
         double pct = share_pct(k);

@@ -35,6 +35,16 @@ static void stats_cells(FILE *f, const struct result_latency *s, bool pcts)
         report_ns_cell(f, v[pcts ? i : brief[i]]);
 }
 
+const struct report_cpu *report_cpu_row(struct report_ctx *c, int r, int cpu, int ncols)
+{
+    const struct report_cpu *rc = report_run_cpu(&c->in->run[r], cpu);
+    fputs("<tr>", c->f);
+    report_result_cell(c, r);
+    if (!rc)
+        fprintf(c->f, "<td class=\"na\" colspan=\"%d\">not measured</td></tr>\n", ncols);
+    return rc;
+}
+
 void report_percentile_table(struct report_ctx *c, int cpu)
 {
     FILE *f = c->f;
@@ -43,13 +53,9 @@ void report_percentile_table(struct report_ctx *c, int cpu)
           "<th>samples</th><th>missed</th><th>deadline misses</th></tr>\n",
           f);
     for (int r = 0; r < c->in->nrun; r++) {
-        const struct report_cpu *rc = report_run_cpu(&c->in->run[r], cpu);
-        fputs("<tr>", f);
-        report_result_cell(c, r);
-        if (!rc) {
-            fputs("<td class=\"na\" colspan=\"10\">not measured</td></tr>\n", f);
+        const struct report_cpu *rc = report_cpu_row(c, r, cpu, 10);
+        if (!rc)
             continue;
-        }
         stats_cells(f, &rc->core->latency, true);
         fprintf(f, "<td>%llu%s</td><td>%llu</td>", (unsigned long long)rc->core->samples,
                 rc->core->overflow ? " <span class=\"flag\">(overflow)</span>" : "",

@@ -228,7 +228,14 @@ static int read_cpu(struct reader *r, const json_t *obj, const char *where, bool
                : 0;
 }
 
-static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
+/* The reader of one cpus[] entry, or (merged) of the "all" object. */
+typedef int (*cpu_reader)(struct reader *r, const json_t *obj, const char *where, bool merged,
+                          struct result_cpu *out);
+
+/* cpus[] (1 .. CPULIST_MAX_CPUS entries, no CPU twice) and "all", each
+ * entry by read_one. */
+static int read_cpus(struct reader *r, const json_t *doc, cpu_reader read_one,
+                     struct result_doc *out)
 {
     json_t *cpus = json_object_get(doc, "cpus");
     if (!json_is_array(cpus))
@@ -243,13 +250,18 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
         char where[32];
         snprintf(where, sizeof where, "cpus[%zu]", i);
         out->ncpus = (int)i + 1;
-        if (read_cpu(r, json_array_get(cpus, i), where, false, &out->cpus[i]) != 0)
+        if (read_one(r, json_array_get(cpus, i), where, false, &out->cpus[i]) != 0)
             return -1;
         for (size_t k = 0; k < i; k++)
             if (out->cpus[k].cpu == out->cpus[i].cpu)
                 return refuse(r, where, "CPU %d listed twice", out->cpus[i].cpu);
     }
-    if (read_cpu(r, json_object_get(doc, "all"), "all", true, &out->all) != 0)
+    return read_one(r, json_object_get(doc, "all"), "all", true, &out->all);
+}
+
+static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
+{
+    if (read_cpus(r, doc, read_cpu, out) != 0)
         return -1;
     uint64_t samples = 0;
     for (int i = 0; i < out->ncpus; i++) {
@@ -469,27 +481,7 @@ static int check_noise_sums(struct reader *r, const struct result_doc *out)
 
 static int read_noise(struct reader *r, const json_t *doc, struct result_doc *out)
 {
-    json_t *cpus = json_object_get(doc, "cpus");
-    if (!json_is_array(cpus))
-        return refuse(r, "cpus", "%s", cpus ? "not an array" : "missing");
-    size_t n = json_array_size(cpus);
-    if (n == 0 || n > CPULIST_MAX_CPUS)
-        return refuse(r, "cpus", "%zu entries (1 .. %d expected)", n, CPULIST_MAX_CPUS);
-    out->cpus = calloc(n, sizeof *out->cpus);
-    if (!out->cpus)
-        return refuse(r, "cpus", "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        char where[32];
-        snprintf(where, sizeof where, "cpus[%zu]", i);
-        out->ncpus = (int)i + 1;
-        if (read_noise_cpu(r, json_array_get(cpus, i), where, false, &out->cpus[i]) != 0)
-            return -1;
-        for (size_t k = 0; k < i; k++)
-            if (out->cpus[k].cpu == out->cpus[i].cpu)
-                return refuse(r, where, "CPU %d listed twice", out->cpus[i].cpu);
-    }
-    if (read_noise_cpu(r, json_object_get(doc, "all"), "all", true, &out->all) != 0 ||
-        check_noise_sums(r, out) != 0)
+    if (read_cpus(r, doc, read_noise_cpu, out) != 0 || check_noise_sums(r, out) != 0)
         return -1;
     out->budget_ns = -1;
     out->interval_ns = -1;
