@@ -128,11 +128,9 @@ static void on_drained(void *arg, int64_t now_ns)
         explain_drained(c->x);
     if (c->live && now_ns - c->live_drawn_ns >= LIVE_PERIOD_NS) {
         const struct noise_config *g = c->cfg;
-        for (int i = 0; i < c->n; i++)
-            c->live[i].measured_ns =
-                noise_slices_overlap(0, now_ns, g->runtime_ns, g->period_ns, g->duration_ns);
+        int64_t spun = noise_slices_overlap(0, now_ns, g->runtime_ns, g->period_ns, g->duration_ns);
         c->live_lines =
-            text_noise_live(stdout, c->live, c->n, now_ns, g->duration_ns, c->live_lines);
+            text_noise_live(stdout, c->live, c->n, now_ns, spun, g->duration_ns, c->live_lines);
         c->live_drawn_ns = now_ns;
     }
     if (!c->rt)

@@ -139,10 +139,8 @@ static void noise_body(void *arg, int i)
     atomic_store_explicit(&s->tid, (int32_t)gettid(), memory_order_release);
     int64_t limit = monotonic_now_ns() + NOISE_START_WAIT_NS + NS_PER_S;
     while (!atomic_load_explicit(&nz->go, memory_order_acquire)) {
-        if (atomic_load(&nz->abort) || monotonic_now_ns() > limit) {
-            atomic_store(&s->done, true);
+        if (atomic_load(&nz->abort) || monotonic_now_ns() > limit)
             return;
-        }
         sleep_until_ns(monotonic_now_ns() + GO_POLL_NS);
     }
     const struct noise_config *c = &nz->cfg;
@@ -175,7 +173,6 @@ static void noise_body(void *arg, int i)
     }
     /* seen up to its end, not beyond: the windows after a stop stay open */
     atomic_store_explicit(&s->progress_ns, monotonic_now_ns() - start, memory_order_release);
-    atomic_store_explicit(&s->done, true, memory_order_release);
 }
 
 /* ---- set-up ---- */

@@ -74,7 +74,6 @@ struct noise_window {
 struct noise_slot {
     alignas(64) _Atomic int64_t progress_ns; /* thread seen running at, from the start */
     _Atomic int32_t tid;
-    _Atomic bool done;
     int cpu;
     uint64_t iterations;
     uint64_t gaps;

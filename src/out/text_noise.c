@@ -43,7 +43,7 @@ void text_noise_window(FILE *out, const struct noise_window *w)
 }
 
 int text_noise_live(FILE *out, const struct noise_live_cpu *c, int n, int64_t elapsed_ns,
-                    int64_t duration_ns, int prev_lines)
+                    int64_t measured_ns, int64_t duration_ns, int prev_lines)
 {
     enum { WIDTH = 30 };
     if (prev_lines > 0)
@@ -57,7 +57,7 @@ int text_noise_live(FILE *out, const struct noise_live_cpu *c, int n, int64_t el
             (double)(duration_ns - elapsed_ns > 0 ? duration_ns - elapsed_ns : 0) / 1e9);
     fprintf(out, "%5s %10s %12s %12s %12s\033[K\n", "CPU", "gaps", "noise_%", "window_%", "max_us");
     for (int i = 0; i < n; i++) {
-        double share = pct(c[i].noise_ns, c[i].measured_ns);
+        double share = pct(c[i].noise_ns, measured_ns);
         fprintf(out, "%5d %10llu %12.4f ", c[i].cpu, (unsigned long long)c[i].gaps, share);
         if (isnan(c[i].last_window_pct))
             fprintf(out, "%12s", "-");

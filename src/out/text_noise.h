@@ -23,13 +23,13 @@ struct noise_live_cpu {
     int cpu;
     uint64_t gaps;
     int64_t noise_ns, max_ns;
-    int64_t measured_ns;    /* spinning time so far */
     double last_window_pct; /* NAN before the first window closed */
 };
 /* Redraws the terminal view over the prev_lines drawn before (a progress
- * bar, then one row per CPU); returns the lines drawn now. */
+ * bar, then one row per CPU); measured_ns is the time every CPU's loop has
+ * spun so far. Returns the lines drawn now. */
 int text_noise_live(FILE *out, const struct noise_live_cpu *c, int n, int64_t elapsed_ns,
-                    int64_t duration_ns, int prev_lines);
+                    int64_t measured_ns, int64_t duration_ns, int prev_lines);
 void text_noise_summary(FILE *out, const struct noise_report *rep);
 /* "41% timer local_timer, 22% irq virtio1-req.0, 37% unexplained no event":
  * the causes of one CPU, largest first, at most max of them. */
