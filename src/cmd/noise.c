@@ -54,6 +54,7 @@ struct noise_ctx {
         uint32_t head, tail;
     } * queue;
     const struct noise_config *cfg;
+    int64_t start_ns; /* CLOCK_MONOTONIC of the run's start */
     /* per CPU index, over every telemetry window */
     struct telemetry_sum {
         double steal_pct_ns, steal_ns; /* steal % x window length; the windows' length */
@@ -69,6 +70,7 @@ struct noise_ctx {
 static void on_started(void *arg, int64_t start_ns, const int *tids)
 {
     struct noise_ctx *c = arg;
+    c->start_ns = start_ns;
     if (c->x)
         explain_start(c->x, start_ns, tids);
     if (c->rt)
@@ -84,11 +86,11 @@ static void on_gap(void *arg, int i, const struct cycle_sample *g)
         if (q->head - q->tail < KIND_QUEUE && explain_sample(c->x, c->cfg->cpus[i], g))
             q->off[q->head++ % KIND_QUEUE] = off;
     } else if (!off) {
+        /* CLOCK_MONOTONIC, as the attributed gaps have them */
         struct spike s = {.cpu = c->cfg->cpus[i],
-                          .planned_ns = g->t_ns - g->latency_ns,
-                          .wake_ns = g->t_ns,
+                          .planned_ns = c->start_ns + g->t_ns - g->latency_ns,
+                          .wake_ns = c->start_ns + g->t_ns,
                           .latency_ns = g->latency_ns};
-        /* times relative to the start; the report adds it back for t_s */
         noise_largest_add(&c->causes[i], &s);
     }
     if (c->rt && !off)
@@ -218,14 +220,6 @@ static void fill_report(struct noise_report *rep, struct noise *nz, struct noise
         running_stats_merge(&rep->all_stats, &s->stats);
         latency_hist_merge(rep->all_hist, &s->hist);
     }
-    /* untraced largest gaps carry times from the start: make them absolute */
-    if (!ctx->traced)
-        for (int i = 0; i < rep->n; i++)
-            for (size_t k = 0; k < rep->cpu[i].nlargest; k++) {
-                struct spike *g = (struct spike *)&rep->cpu[i].largest[k];
-                g->planned_ns += rep->start_ns;
-                g->wake_ns += rep->start_ns;
-            }
 }
 
 int cmd_noise(int argc, char **argv)
