@@ -134,6 +134,8 @@ void run_result_fill(struct run_state *st, struct run_report *rep,
     rep->all_exec_hist = &st->all_hist[1];
     rep->all_response_hist = &st->all_hist[2];
     fill_report(rep, p, st->eng, st->c, end_ns, st->pm_held);
+    if (st->running && st->eng)
+        rep->timing = engine_timing(st->eng);
     if (st->rtele && st->running) {
         rep->telemetry = st->tele;
         rep->telemetry_period_ns = run_telemetry_period_ns(p->report_every_ns);

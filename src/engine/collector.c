@@ -1,6 +1,7 @@
 /*
  * The collector (see collector.h). Runs on the main thread, pinned to a
- * housekeeping CPU, waking every COLLECTOR_PERIOD_NS. The engine's per-CPU
+ * housekeeping CPU, waking every engine_drain_period_ns (at most
+ * COLLECTOR_PERIOD_NS; more often when the rings are small). The engine's per-CPU
  * results stay the exact summary; what is computed here (live figures,
  * windows, what the sinks write) comes from the rings and so misses what a
  * full ring dropped, which the summary reports.
@@ -139,9 +140,14 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
     c->window_index = calloc((size_t)c->n, sizeof(*c->window_index));
     c->buf = malloc(DRAIN_BATCH * sizeof(*c->buf));
     c->running = malloc((size_t)c->n * sizeof(*c->running));
+    /* Execution and response histograms in the running copy only where
+     * they mean something: at 256 CPUs they would be 15 MiB of the run. */
+    if (cfg->control_task)
+        c->running_hists = malloc(2 * (size_t)c->n * sizeof(*c->running_hists));
     if (c->sinks.window_hist && collector_periodic(cfg))
         c->window_hist = malloc((size_t)c->n * sizeof(*c->window_hist));
     if (!c->live || !c->window || !c->window_index || !c->buf || !c->running ||
+        (cfg->control_task && !c->running_hists) ||
         (c->sinks.window_hist && collector_periodic(cfg) && !c->window_hist)) {
         snprintf(err, errlen, "cannot set up the collector: out of memory");
         return -1;
@@ -161,6 +167,12 @@ int collector_init(struct collector *c, const struct collector_config *cfg,
         c->live[i].cpu = engine_result(eng, i)->cpu;
         window_reset(&c->window[i], c->live[i].cpu);
         cpu_result_init(&c->running[i], c->live[i].cpu);
+        if (c->running_hists) {
+            latency_hist_init(&c->running_hists[2 * i]);
+            latency_hist_init(&c->running_hists[2 * i + 1]);
+            c->running[i].exec_hist = &c->running_hists[2 * i];
+            c->running[i].response_hist = &c->running_hists[2 * i + 1];
+        }
         c->live[i].r = &c->running[i];
         if (c->window_hist)
             latency_hist_init(&c->window_hist[i]);
@@ -175,8 +187,9 @@ void collector_run(struct collector *c, bool *interrupted)
     int64_t next_live = monotonic_now_ns() + c->sinks.live_period_ns;
     int64_t tick_period = c->sinks.tick ? c->sinks.tick_period_ns : 0;
     int64_t next_tick = tick_period > 0 ? start + tick_period : INT64_MAX;
+    const int64_t period = engine_drain_period_ns(c->eng);
     while (!engine_finished(c->eng)) {
-        int64_t wake = monotonic_now_ns() + COLLECTOR_PERIOD_NS;
+        int64_t wake = monotonic_now_ns() + period;
         sleep_until_ns(wake < next_tick ? wake : next_tick);
         if (stop_requested()) {
             /* engine_join repeats the wake-up until every thread has ended;
@@ -241,9 +254,19 @@ const struct cpu_result *collector_running_result(struct collector *c, int i)
     return r;
 }
 
+size_t collector_memory_bytes(const struct collector *c)
+{
+    size_t n = (size_t)c->n;
+    return n * (sizeof(*c->live) + sizeof(*c->window) + sizeof(*c->window_index) +
+                sizeof(*c->running) + (c->window_hist ? sizeof(*c->window_hist) : 0) +
+                (c->running_hists ? 2 * sizeof(*c->running_hists) : 0)) +
+           DRAIN_BATCH * sizeof(*c->buf) + (size_t)c->kept.cap * c->kept.size;
+}
+
 void collector_free(struct collector *c)
 {
     free(c->running);
+    free(c->running_hists);
     free(c->window_hist);
     free(c->live);
     free(c->window);

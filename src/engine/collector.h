@@ -22,7 +22,8 @@
 #include "stats/running_stats.h"
 #include "stats/window.h"
 
-/* How often the collector drains the rings (what a trace buffer must hold). */
+/* The longest the collector sleeps between two drains (what a trace buffer
+ * must hold); engine_drain_period_ns may make it shorter. */
 #define COLLECTOR_PERIOD_NS (100 * 1000 * 1000)
 
 /* The collector's view of one CPU for the live display: its running
@@ -85,8 +86,10 @@ struct collector {
     struct latency_hist *window_hist; /* per CPU, with sinks.window_hist */
     /* The run so far as the rings delivered it, counted by the engine's own
      * rules (cpu_result_record): what a result written while the run goes
-     * on reports. No us histogram, no counters. */
+     * on reports. No us histogram, no counters, and execution and response
+     * histograms only with a control task (cfg->control_task). */
     struct cpu_result *running;
+    struct latency_hist *running_hists; /* exec, response per CPU; control task only */
     struct cycle_sample *buf;
 };
 
@@ -114,6 +117,9 @@ const struct interval_stats *collector_windows(struct collector *c, uint64_t *co
 /* CPU index i's running result: the rings' samples, the missed periods
  * they reported and the engine's ring drops so far. */
 const struct cpu_result *collector_running_result(struct collector *c, int i);
+/* Bytes the collector allocated (its running results, windows, kept
+ * windows and drain buffer). */
+size_t collector_memory_bytes(const struct collector *c);
 void collector_free(struct collector *c);
 
 #endif

@@ -35,20 +35,46 @@
 #include <time.h>
 #include <unistd.h>
 
-#define THREAD_STACK_BYTES   (256 * 1024)
-#define STACK_PREFAULT_BYTES (64 * 1024)
+/* The loop needs little stack; at 256 CPUs every KiB here is 256 KiB
+ * locked (mlockall populates each thread's whole stack). */
+#define THREAD_STACK_BYTES   (64 * 1024)
+#define STACK_PREFAULT_BYTES (32 * 1024)
+
+/* A ring holds RING_HOLD_NS of samples, so that a collector that falls
+ * behind for that long loses none, unless all the rings together would
+ * exceed RING_BUDGET_BYTES: then each is halved (never below
+ * RING_MIN_ENTRIES) and the collector wakes more often instead, RING_PASSES
+ * times per ring's worth of samples (engine_drain_period_ns). */
+#define RING_HOLD_NS      (2 * 1000000000LL)
+#define RING_BUDGET_BYTES ((uint64_t)16 << 20)
+#define RING_MIN_ENTRIES  256u
+#define RING_MAX_ENTRIES  (1u << 20)
+#define RING_PASSES       4
+/* The start gate: how long a thread may take to report ready (creation,
+ * pinning, prefault, calibration of its workload) before the run is called
+ * off, plus a little per CPU for the creation of the others. */
+#define START_TIMEOUT_NS      (5 * 1000000000LL)
+#define START_PER_CPU_NS      (5 * 1000000LL)
+#define START_LEAD_NS         (10 * 1000000LL)
+#define START_LEAD_PER_CPU_NS (50 * 1000LL)
 
 struct cpu_slot {
     alignas(64) struct cpu_result result; /* written by this slot's thread */
     struct sample_ring ring;
     struct workload *workload; /* NULL without --workload */
+    /* the result's other histograms in one block: exec, response, then
+     * llc-misses and IPC when counted (hists_count of them) */
+    struct latency_hist *hists;
+    size_t hists_count;
     struct counter_set counters;
     char setup_error[256];         /* set by the thread before it reports ready */
     int sleep_error;               /* errno of a clock_nanosleep failure that ended the loop */
     int tid;                       /* the thread's kernel id, set before it reports ready */
+    int64_t ready_ns;              /* when it reported ready (CLOCK_MONOTONIC) */
     alignas(64) _Atomic bool done; /* written once by the thread */
     alignas(64) pthread_t thread;  /* read-only after engine_start */
     bool started;
+    bool orphan; /* never reported ready in time: detached, not joined */
     struct engine *engine;
 };
 
@@ -63,6 +89,8 @@ struct engine {
     int ready_count;
     int gate;
     int64_t start_ns;
+    struct engine_timing timing;
+    bool abandoned; /* a thread never reported ready: its slot outlives engine_destroy */
     double ns_per_tick;
     double tsc_hz;
     bool degraded;
@@ -72,14 +100,23 @@ struct engine {
     alignas(64) _Atomic int finished;
 };
 
-static uint64_t ring_capacity(int64_t interval_ns)
+uint64_t engine_ring_capacity(int64_t interval_ns, int ncpu)
 {
-    /* Two seconds of samples, at least 4096, at most 2^20 entries. */
-    uint64_t want = (uint64_t)(2 * 1000000000LL / (interval_ns > 0 ? interval_ns : 1));
-    uint64_t cap = 4096;
-    while (cap < want && cap < (1u << 20))
+    uint64_t want = (uint64_t)(RING_HOLD_NS / (interval_ns > 0 ? interval_ns : 1));
+    uint64_t cap = RING_MIN_ENTRIES;
+    while (cap < want && cap < RING_MAX_ENTRIES)
         cap <<= 1;
+    uint64_t n = ncpu > 0 ? (uint64_t)ncpu : 1;
+    while (cap > RING_MIN_ENTRIES && cap * sizeof(struct cycle_sample) * n > RING_BUDGET_BYTES)
+        cap >>= 1;
     return cap;
+}
+
+int64_t engine_drain_period_ns(const struct engine *e)
+{
+    int64_t pass = (int64_t)(e->slots[0].ring.mask + 1) / RING_PASSES * e->cfg.interval_ns;
+    int64_t max = 100 * 1000 * 1000, min = 1000 * 1000;
+    return pass > max ? max : pass < min ? min : pass;
 }
 
 void cpu_result_init(struct cpu_result *r, int cpu)
@@ -91,18 +128,14 @@ void cpu_result_init(struct cpu_result *r, int cpu)
     latency_hist_init(&r->hist);
     running_stats_init(&r->exec);
     running_stats_init(&r->response);
-    latency_hist_init(&r->exec_hist);
-    latency_hist_init(&r->response_hist);
     running_stats_init(&r->llc);
-    latency_hist_init(&r->llc_hist);
     running_stats_init(&r->ipc_milli);
-    latency_hist_init(&r->ipc_milli_hist);
 }
 
 /* The buffers the cycle loop writes, one by one (for a partial lock). */
 static size_t engine_buffer(const struct engine *e, size_t k, void **addr)
 {
-    size_t per_cpu = 3;
+    size_t per_cpu = 4;
     if (k == 0) {
         *addr = e->slots;
         return sizeof(struct cpu_slot) * (size_t)e->n;
@@ -118,9 +151,12 @@ static size_t engine_buffer(const struct engine *e, size_t k, void **addr)
     case 1:
         *addr = s->result.us_hist;
         return s->result.us_hist ? s->result.us_rows * sizeof(uint64_t) : 0;
-    default:
+    case 2:
         *addr = s->result.overflow_cycles;
         return s->result.overflow_cycles ? s->result.us_rows * sizeof(uint64_t) : 0;
+    default:
+        *addr = s->hists;
+        return s->hists_count * sizeof(*s->hists);
     }
 }
 
@@ -163,6 +199,9 @@ static bool realtime_permitted(const struct engine_config *cfg)
 {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
+    /* glibc keeps a joined thread's stack for reuse, and a later mlockall
+     * would make the default 8 MiB of it resident. */
+    pthread_attr_setstacksize(&attr, THREAD_STACK_BYTES);
     struct sched_param sp = {.sched_priority = cfg->priority};
     pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
     pthread_attr_setschedpolicy(&attr, cfg->policy);
@@ -196,13 +235,18 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
     e->n = e->cpus.count;
     e->degraded = cfg->policy != SCHED_OTHER && !realtime_permitted(cfg);
     pthread_mutex_init(&e->gate_lock, NULL);
-    pthread_cond_init(&e->gate_cond, NULL);
+    pthread_condattr_t ca; /* the start gate's deadline is on CLOCK_MONOTONIC */
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&e->gate_cond, &ca);
+    pthread_condattr_destroy(&ca);
 
     e->slots = aligned_alloc(64, sizeof(struct cpu_slot) * (size_t)e->n);
     if (!e->slots)
         goto oom;
     memset(e->slots, 0, sizeof(struct cpu_slot) * (size_t)e->n);
-    uint64_t cap = ring_capacity(cfg->interval_ns);
+    uint64_t cap = engine_ring_capacity(cfg->interval_ns, e->n);
+    const uint32_t ipc_pair = (1u << COUNTER_INSTRUCTIONS) | (1u << COUNTER_CYCLES);
     for (int i = 0; i < e->n; i++) {
         struct cpu_slot *s = &e->slots[i];
         struct cpu_result *r = &s->result;
@@ -220,6 +264,18 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
         if (!s->ring.slots)
             goto oom;
         memset(s->ring.slots, 0, cap * sizeof(struct cycle_sample)); /* prefault */
+        bool llc = cfg->counters_mask & (1u << COUNTER_LLC_MISSES);
+        bool ipc = (cfg->counters_mask & ipc_pair) == ipc_pair;
+        s->hists_count = 2 + (llc ? 1 : 0) + (ipc ? 1 : 0);
+        s->hists = malloc(s->hists_count * sizeof(*s->hists));
+        if (!s->hists)
+            goto oom;
+        for (size_t h = 0; h < s->hists_count; h++)
+            latency_hist_init(&s->hists[h]); /* and prefaulted */
+        r->exec_hist = &s->hists[0];
+        r->response_hist = &s->hists[1];
+        r->llc_hist = llc ? &s->hists[2] : NULL;
+        r->ipc_milli_hist = ipc ? &s->hists[llc ? 3 : 2] : NULL;
         if (cfg->us_hist_rows > 0) {
             r->us_rows = cfg->us_hist_rows;
             r->us_hist = calloc(cfg->us_hist_rows, sizeof(uint64_t));
@@ -267,9 +323,11 @@ static void prefault_stack(void)
 
 enum { GATE_WAIT, GATE_GO, GATE_ABORT };
 
-static int wait_at_gate(struct engine *e)
+static int wait_at_gate(struct cpu_slot *s)
 {
+    struct engine *e = s->engine;
     pthread_mutex_lock(&e->gate_lock);
+    s->ready_ns = monotonic_now_ns();
     e->ready_count++;
     pthread_cond_broadcast(&e->gate_cond);
     while (e->gate == GATE_WAIT)
@@ -317,16 +375,16 @@ static inline void record_counters(struct cpu_result *r, const struct cycle_meas
         if (d[id] > r->counter_max[id])
             r->counter_max[id] = d[id];
     }
-    if (open & (1u << COUNTER_LLC_MISSES)) {
+    if ((open & (1u << COUNTER_LLC_MISSES)) && r->llc_hist) {
         running_stats_add(&r->llc, (int64_t)d[COUNTER_LLC_MISSES]);
-        latency_hist_add(&r->llc_hist, (int64_t)d[COUNTER_LLC_MISSES]);
+        latency_hist_add(r->llc_hist, (int64_t)d[COUNTER_LLC_MISSES]);
         cs->llc_misses = (int64_t)d[COUNTER_LLC_MISSES];
     }
     uint32_t ipc_pair = (1u << COUNTER_INSTRUCTIONS) | (1u << COUNTER_CYCLES);
-    if ((open & ipc_pair) == ipc_pair && d[COUNTER_CYCLES] > 0) {
+    if ((open & ipc_pair) == ipc_pair && d[COUNTER_CYCLES] > 0 && r->ipc_milli_hist) {
         int64_t ipc = (int64_t)(d[COUNTER_INSTRUCTIONS] * 1000 / d[COUNTER_CYCLES]);
         running_stats_add(&r->ipc_milli, ipc);
-        latency_hist_add(&r->ipc_milli_hist, ipc);
+        latency_hist_add(r->ipc_milli_hist, ipc);
         cs->ipc_milli = (int32_t)ipc;
     }
     if (open & (1u << COUNTER_CONTEXT_SWITCHES))
@@ -402,7 +460,7 @@ static void *cycle_thread(void *arg)
     struct cpu_result *r = &s->result;
 
     thread_setup(s);
-    if (wait_at_gate(e) != GATE_GO) {
+    if (wait_at_gate(s) != GATE_GO) {
         thread_done(s);
         return NULL;
     }
@@ -510,10 +568,17 @@ static int create_thread(struct engine *e, struct cpu_slot *s, bool realtime)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, THREAD_STACK_BYTES);
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(s->result.cpu, &set);
-    pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+    /* Sized for the CPU's id: a fixed cpu_set_t ends at CPU 1023. */
+    size_t setsize = CPU_ALLOC_SIZE(s->result.cpu + 1);
+    cpu_set_t *set = CPU_ALLOC(s->result.cpu + 1);
+    if (!set) {
+        pthread_attr_destroy(&attr);
+        return ENOMEM;
+    }
+    CPU_ZERO_S(setsize, set);
+    CPU_SET_S(s->result.cpu, setsize, set);
+    pthread_attr_setaffinity_np(&attr, setsize, set);
+    CPU_FREE(set);
     if (realtime) {
         struct sched_param sp = {.sched_priority = e->cfg.priority};
         pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
@@ -539,6 +604,7 @@ int engine_start(struct engine *e, char *err, unsigned long errlen)
     sigaction(SIGUSR2, &sa, NULL);
 
     bool realtime = e->cfg.policy != SCHED_OTHER && !e->degraded;
+    int64_t t0 = monotonic_now_ns();
     for (int i = 0; i < e->n; i++) {
         struct cpu_slot *s = &e->slots[i];
         int rc = create_thread(e, s, realtime);
@@ -556,9 +622,37 @@ int engine_start(struct engine *e, char *err, unsigned long errlen)
         }
         s->started = true;
     }
+    int64_t created = monotonic_now_ns();
+    /* Bounded: a CPU held by a higher-priority task never runs its thread's
+     * setup, and a run must not wait for it forever. */
+    int64_t deadline = created +
+                       (e->cfg.start_timeout_ns > 0 ? e->cfg.start_timeout_ns : START_TIMEOUT_NS) +
+                       START_PER_CPU_NS * e->n;
+    struct timespec until = ns_to_timespec(deadline);
     pthread_mutex_lock(&e->gate_lock);
-    while (e->ready_count < e->n)
-        pthread_cond_wait(&e->gate_cond, &e->gate_lock);
+    int rc = 0;
+    while (e->ready_count < e->n && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&e->gate_cond, &e->gate_lock, &until);
+    if (e->ready_count < e->n) {
+        int late = -1;
+        for (int i = 0; i < e->n; i++)
+            if (e->slots[i].ready_ns == 0) {
+                e->slots[i].orphan = true;
+                if (late < 0)
+                    late = e->slots[i].result.cpu;
+            }
+        snprintf(err, errlen,
+                 "CPU %d did not run its measuring thread within %.1f s (a task of higher "
+                 "priority holds it?)",
+                 late, (double)(deadline - created) / 1e9);
+        e->gate = GATE_ABORT;
+        e->abandoned = true;
+        pthread_cond_broadcast(&e->gate_cond);
+        pthread_mutex_unlock(&e->gate_lock);
+        atomic_store(&e->stop, true);
+        engine_join(e);
+        return -1;
+    }
     for (int i = 0; i < e->n; i++) {
         if (e->slots[i].setup_error[0]) {
             snprintf(err, errlen, "CPU %d: %s", e->slots[i].result.cpu, e->slots[i].setup_error);
@@ -569,8 +663,18 @@ int engine_start(struct engine *e, char *err, unsigned long errlen)
             return -1;
         }
     }
-    /* First planned wake-up a little ahead, so that every thread is asleep. */
-    e->start_ns = monotonic_now_ns() + 10 * 1000 * 1000;
+    int64_t ready = monotonic_now_ns();
+    e->timing.create_ns = created - t0;
+    e->timing.ready_ns = ready - t0;
+    for (int i = 0; i < e->n; i++)
+        if (e->slots[i].ready_ns - t0 >= e->timing.slowest_ready_ns) {
+            e->timing.slowest_ready_ns = e->slots[i].ready_ns - t0;
+            e->timing.slowest_cpu = e->slots[i].result.cpu;
+        }
+    /* First planned wake-up a little ahead, so that every thread is asleep:
+     * all leave the gate through one mutex, a little time each. */
+    e->start_ns = ready + START_LEAD_NS + START_LEAD_PER_CPU_NS * e->n;
+    e->timing.first_wakeup_ns = e->start_ns - t0;
     e->gate = GATE_GO;
     pthread_cond_broadcast(&e->gate_cond);
     pthread_mutex_unlock(&e->gate_lock);
@@ -582,6 +686,11 @@ uint64_t engine_drain(struct engine *e, int i, struct cycle_sample *out, uint64_
     return sample_ring_pop(&e->slots[i].ring, out, max);
 }
 
+struct sample_ring *engine_ring(struct engine *e, int i)
+{
+    return &e->slots[i].ring;
+}
+
 bool engine_finished(const struct engine *e)
 {
     return atomic_load(&e->finished) == e->n;
@@ -589,6 +698,8 @@ bool engine_finished(const struct engine *e)
 
 void engine_stop(struct engine *e)
 {
+    if (!e->timing.stop_requested_ns)
+        e->timing.stop_requested_ns = monotonic_now_ns();
     atomic_store(&e->stop, true);
     for (int i = 0; i < e->n; i++)
         if (e->slots[i].started && !atomic_load(&e->slots[i].done))
@@ -601,6 +712,13 @@ void engine_join(struct engine *e)
         struct cpu_slot *s = &e->slots[i];
         if (!s->started)
             continue;
+        s->started = false;
+        if (s->orphan) {
+            /* Its CPU never ran it: it ends at the closed gate when it
+             * runs, and nobody waits for that. */
+            pthread_detach(s->thread);
+            continue;
+        }
         /* A wake-up signal that arrived just before the thread went to
          * sleep is lost: repeat it until the thread has ended. */
         while (atomic_load(&e->stop) && !atomic_load(&s->done)) {
@@ -609,8 +727,29 @@ void engine_join(struct engine *e)
             nanosleep(&pause, NULL);
         }
         pthread_join(s->thread, NULL);
-        s->started = false;
     }
+    if (e->timing.stop_requested_ns)
+        e->timing.stop_ns = monotonic_now_ns() - e->timing.stop_requested_ns;
+}
+
+size_t engine_memory_bytes(const struct engine *e)
+{
+    size_t total = (sizeof(struct engine) + 63) / 64 * 64;
+    void *addr;
+    size_t len;
+    for (size_t k = 0; (len = engine_buffer(e, k, &addr)) != SIZE_MAX; k++)
+        total += len;
+    return total;
+}
+
+size_t engine_stack_bytes(void)
+{
+    return THREAD_STACK_BYTES;
+}
+
+const struct engine_timing *engine_timing(const struct engine *e)
+{
+    return &e->timing;
 }
 
 const struct engine_config *engine_config(const struct engine *e)
@@ -672,11 +811,17 @@ void engine_destroy(struct engine *e)
 {
     if (!e)
         return;
+    if (e->abandoned) {
+        /* A thread that never ran still reads its slot and the gate when it
+         * does: what it may touch is left allocated (the run is ending). */
+        return;
+    }
     if (e->slots) {
         for (int i = 0; i < e->n; i++) {
             free(e->slots[i].ring.slots);
             free(e->slots[i].result.us_hist);
             free(e->slots[i].result.overflow_cycles);
+            free(e->slots[i].hists);
             workload_destroy(e->slots[i].workload);
         }
         free(e->slots);

@@ -46,6 +46,7 @@ struct engine_config {
     const struct workload_spec *workload; /* NULL: no work after the wake-up */
     int64_t deadline_ns;                  /* response time limit */
     uint32_t counters_mask;               /* 1u << enum counter_id; 0: none */
+    int64_t start_timeout_ns;             /* the start gate's limit (0: 5 s), plus 5 ms a CPU */
 };
 
 /* Everything a measured CPU's thread produced; exact, written only by that
@@ -77,8 +78,10 @@ struct cpu_result {
      * response time = latency + execution time */
     struct running_stats exec;
     struct running_stats response;
-    struct latency_hist exec_hist;
-    struct latency_hist response_hist;
+    /* NULL in a copy that does not keep them (the collector's running
+     * result without a control task); the engine's own always has them */
+    struct latency_hist *exec_hist;
+    struct latency_hist *response_hist;
     uint64_t deadline_misses;
     /* counters over the active part of each cycle */
     uint32_t counters_open_mask;
@@ -87,12 +90,13 @@ struct cpu_result {
     uint64_t counter_total[COUNTER_COUNT];
     uint64_t counter_max[COUNTER_COUNT]; /* largest per-cycle delta */
     struct running_stats llc;
-    struct latency_hist llc_hist;
+    struct latency_hist *llc_hist; /* allocated only when llc-misses are counted */
     struct running_stats ipc_milli;
-    struct latency_hist ipc_milli_hist;
+    struct latency_hist *ipc_milli_hist; /* only when instructions and cycles are */
 };
 
-/* An empty result for one CPU (statistics initialised, no buffers). */
+/* An empty result for one CPU (statistics initialised, no buffers: the
+ * histogram pointers are NULL). */
 void cpu_result_init(struct cpu_result *r, int cpu);
 
 /* What one sample adds to a result, by the run's rules (tolerance,
@@ -118,9 +122,11 @@ static inline void cpu_result_record(struct cpu_result *r, const struct engine_c
         r->over_tolerance++;
     int64_t response = latency + exec_ns;
     running_stats_add(&r->exec, exec_ns);
-    latency_hist_add(&r->exec_hist, exec_ns);
     running_stats_add(&r->response, response);
-    latency_hist_add(&r->response_hist, response);
+    if (r->exec_hist) {
+        latency_hist_add(r->exec_hist, exec_ns);
+        latency_hist_add(r->response_hist, response);
+    }
     if (response_misses_deadline(latency, exec_ns, cfg->deadline_ns))
         r->deadline_misses++;
 }
@@ -143,6 +149,24 @@ static inline void cpu_result_record_us(struct cpu_result *r, int64_t latency, u
 
 struct engine;
 
+/* What the start and the stop took (ns): engine_start until every thread
+ * was created, and until every one had reported ready (pinned, stack and
+ * workload prefaulted); the slowest CPU to report; engine_stop until the
+ * last thread was joined. */
+struct engine_timing {
+    int64_t create_ns;
+    int64_t ready_ns;
+    int64_t slowest_ready_ns;
+    int slowest_cpu;
+    int64_t first_wakeup_ns;   /* planned wake-up 0 */
+    int64_t stop_requested_ns; /* CLOCK_MONOTONIC; 0: never asked to stop */
+    int64_t stop_ns;
+};
+
+/* Entries of each CPU's sample ring for this interval and CPU count (see
+ * engine.c: about 2 s of samples, all rings within a memory budget). */
+uint64_t engine_ring_capacity(int64_t interval_ns, int ncpu);
+
 /* Allocates, locks and prefaults everything. Returns NULL and fills err. */
 struct engine *engine_create(const struct engine_config *cfg, char *err, unsigned long errlen);
 /* Starts the threads; returns when all run their first cycle's setup.
@@ -150,11 +174,22 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
 int engine_start(struct engine *e, char *err, unsigned long errlen);
 /* Collector: moves up to max samples of measured CPU index i into out. */
 uint64_t engine_drain(struct engine *e, int i, struct cycle_sample *out, uint64_t max);
+/* The ring of measured CPU index i, for a producer other than the engine's
+ * own threads (the collector benchmark fills it while none is started). */
+struct sample_ring *engine_ring(struct engine *e, int i);
 /* True once every thread has ended its loop (duration, loops or stop). */
 bool engine_finished(const struct engine *e);
 /* Asks every thread to end now (signal-safe). */
 void engine_stop(struct engine *e);
 void engine_join(struct engine *e);
+const struct engine_timing *engine_timing(const struct engine *e);
+/* Bytes the engine allocated (slots, rings, histograms: all prefaulted and,
+ * where allowed, locked); each started thread adds engine_stack_bytes. */
+size_t engine_memory_bytes(const struct engine *e);
+size_t engine_stack_bytes(void);
+/* How often the collector must drain so that no ring fills between two
+ * passes: a quarter of a ring's worth of samples, 1 ms .. 100 ms. */
+int64_t engine_drain_period_ns(const struct engine *e);
 int engine_cpu_count(const struct engine *e);
 /* The configuration the engine runs with (its own copy). */
 const struct engine_config *engine_config(const struct engine *e);

@@ -133,10 +133,9 @@ static json_t *json_counters(const struct cpu_result *r)
                                   r->hw_available ? json_null() : json_str_or_null(r->hw_reason)));
     uint32_t open = r->counters_open_mask;
     if (open & (1u << COUNTER_LLC_MISSES))
-        json_object_set_new(o, "llc_misses", json_counter_stats(&r->llc, &r->llc_hist, 1.0));
+        json_object_set_new(o, "llc_misses", json_counter_stats(&r->llc, r->llc_hist, 1.0));
     if ((open & (1u << COUNTER_INSTRUCTIONS)) && (open & (1u << COUNTER_CYCLES)))
-        json_object_set_new(o, "ipc",
-                            json_counter_stats(&r->ipc_milli, &r->ipc_milli_hist, 1000.0));
+        json_object_set_new(o, "ipc", json_counter_stats(&r->ipc_milli, r->ipc_milli_hist, 1000.0));
     static const struct {
         enum counter_id id;
         const char *key;
@@ -173,9 +172,11 @@ static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r
     json_object_set_new(o, "period_ns", json_running(&r->period));
     json_object_set_new(o, "histogram", json_histogram(&r->hist));
     json_object_set_new(o, "deadline_misses", json_integer((json_int_t)r->deadline_misses));
-    json_object_set_new(o, "exec_ns", json_time_with_histogram(&r->exec, &r->exec_hist));
-    json_object_set_new(o, "response_ns",
-                        json_time_with_histogram(&r->response, &r->response_hist));
+    if (r->exec_hist) { /* a result written while the run goes on may lack them */
+        json_object_set_new(o, "exec_ns", json_time_with_histogram(&r->exec, r->exec_hist));
+        json_object_set_new(o, "response_ns",
+                            json_time_with_histogram(&r->response, r->response_hist));
+    }
     if (rep->counters_mask)
         json_object_set_new(o, "counters", json_counters(r));
     json_object_set_new(o, "sched",
@@ -469,12 +470,24 @@ json_t *json_document_new(const char *kind, const char *version, int argc, char 
     return doc;
 }
 
+/* How long the measuring threads took to start and, when asked, to stop. */
+static json_t *json_start_stop(const struct engine_timing *t)
+{
+    return json_pack("{s:I,s:I,s:i,s:I,s:I,s:o}", "threads_created_ns", (json_int_t)t->create_ns,
+                     "threads_ready_ns", (json_int_t)t->ready_ns, "slowest_cpu", t->slowest_cpu,
+                     "slowest_ready_ns", (json_int_t)t->slowest_ready_ns, "first_wakeup_ns",
+                     (json_int_t)t->first_wakeup_ns, "stop_ns",
+                     json_int_or_null(t->stop_requested_ns != 0 && t->stop_ns > 0, t->stop_ns));
+}
+
 json_t *json_run_result(const struct run_report *rep)
 {
     json_t *doc = json_document_new("run", rep->version, rep->argc, rep->argv, rep->started_at);
     json_object_set_new(doc, "duration_s", json_real(rep->duration_s));
     json_object_set_new(doc, "interrupted", json_boolean(rep->interrupted));
     json_object_set_new(doc, "in_progress", json_boolean(rep->in_progress));
+    if (rep->timing)
+        json_object_set_new(doc, "start_stop", json_start_stop(rep->timing));
     json_object_set_new(doc, "system",
                         rep->machine ? run_system_json(rep->machine)
                                      : json_system_info(rep->system));
@@ -498,10 +511,12 @@ json_t *json_run_result(const struct run_report *rep)
     json_object_set_new(all, "latency_ns", lat);
     json_object_set_new(all, "histogram", json_histogram(rep->all_hist));
     json_object_set_new(all, "deadline_misses", json_integer((json_int_t)rep->all_deadline_misses));
-    json_object_set_new(all, "exec_ns",
-                        json_time_with_histogram(&rep->all_exec, rep->all_exec_hist));
-    json_object_set_new(all, "response_ns",
-                        json_time_with_histogram(&rep->all_response, rep->all_response_hist));
+    if (!rep->all_exec_partial) {
+        json_object_set_new(all, "exec_ns",
+                            json_time_with_histogram(&rep->all_exec, rep->all_exec_hist));
+        json_object_set_new(all, "response_ns",
+                            json_time_with_histogram(&rep->all_response, rep->all_response_hist));
+    }
     json_object_set_new(doc, "all", all);
 
     if (rep->has_intervals) {

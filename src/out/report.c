@@ -13,6 +13,7 @@ void run_report_merge(struct run_report *rep)
     running_stats_init(&rep->all_exec);
     running_stats_init(&rep->all_response);
     rep->all_deadline_misses = 0;
+    rep->all_exec_partial = false;
     rep->all_samples = rep->all_missed = rep->all_over_tolerance = rep->all_ring_drops = 0;
     rep->all_max_at_ns = 0;
     for (int i = 0; i < rep->ncpu; i++) {
@@ -23,8 +24,12 @@ void run_report_merge(struct run_report *rep)
         latency_hist_merge(rep->all_hist, &r->hist);
         running_stats_merge(&rep->all_exec, &r->exec);
         running_stats_merge(&rep->all_response, &r->response);
-        latency_hist_merge(rep->all_exec_hist, &r->exec_hist);
-        latency_hist_merge(rep->all_response_hist, &r->response_hist);
+        if (r->exec_hist) {
+            latency_hist_merge(rep->all_exec_hist, r->exec_hist);
+            latency_hist_merge(rep->all_response_hist, r->response_hist);
+        } else {
+            rep->all_exec_partial = true;
+        }
         rep->all_deadline_misses += r->deadline_misses;
         rep->all_samples += r->samples;
         rep->all_missed += r->missed;

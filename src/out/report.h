@@ -82,6 +82,7 @@ struct run_report {
     struct running_stats all_response;
     struct latency_hist *all_exec_hist;     /* caller-owned storage */
     struct latency_hist *all_response_hist; /* caller-owned storage */
+    bool all_exec_partial;                  /* a CPU's copy kept no exec/response histogram */
     bool has_intervals;                     /* --report-every was given */
     const struct interval_stats *intervals; /* the newest windows, oldest first */
     uint64_t interval_count;
@@ -98,6 +99,8 @@ struct run_report {
     const char *explain_reason;    /* window: why no tracepoints */
     int64_t explain_threshold_ns;  /* 0: the default rule */
     const struct explain *explain; /* tracepoints: the finished explainer */
+    /* the start and the stop of the measuring threads: NULL when none started */
+    const struct engine_timing *timing;
 };
 
 /* Merges the per-CPU results into the all_* fields (all_hist must point at

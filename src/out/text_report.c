@@ -148,7 +148,7 @@ void text_summary(FILE *out, const struct run_report *rep)
                 char label[16];
                 snprintf(label, sizeof(label), "%d", r->cpu);
                 summary_row(out, label, r->samples, r->missed, t ? &r->response : &r->exec,
-                            t ? &r->response_hist : &r->exec_hist, r->deadline_misses, t == 1);
+                            t ? r->response_hist : r->exec_hist, r->deadline_misses, t == 1);
             }
             if (rep->ncpu > 1)
                 summary_row(out, "all", rep->all_samples, rep->all_missed,
@@ -349,7 +349,7 @@ int live_view_draw(FILE *out, const struct live_frame *f, int prev_lines)
                 us(c->r->latency.max), (unsigned long long)c->r->missed);
         if (f->control_task)
             fprintf(out, " %10.3f %10.3f %10.3f %8llu", c->r->exec.mean / 1000.0,
-                    us(latency_hist_percentile(&c->r->exec_hist, 99)), us(c->r->exec.max),
+                    us(latency_hist_percentile(c->r->exec_hist, 99)), us(c->r->exec.max),
                     (unsigned long long)c->r->deadline_misses);
         fputs("\033[K\n", out);
     }
@@ -378,7 +378,7 @@ void live_plain_lines(FILE *out, const struct live_frame *f)
                 us(c->r->latency.max));
         if (f->control_task)
             fprintf(out, " exec_mean=%.3fus exec_p99=%.3fus exec_max=%.3fus dl_miss=%llu",
-                    c->r->exec.mean / 1000.0, us(latency_hist_percentile(&c->r->exec_hist, 99)),
+                    c->r->exec.mean / 1000.0, us(latency_hist_percentile(c->r->exec_hist, 99)),
                     us(c->r->exec.max), (unsigned long long)c->r->deadline_misses);
         fputc('\n', out);
     }
