@@ -61,7 +61,12 @@ $(BUILD)/tests/%: tests/e2e/helpers/%.c tests/e2e/helpers/helper.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
 
-tests: $(BUILD)/jitterlab $(UNIT_BIN) $(HELPER_BIN)
+# The collector's throughput harness (bench/collector.sh; a test runs it small).
+$(BUILD)/bench/collector-bench: bench/collector_bench.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
+
+tests: $(BUILD)/jitterlab $(UNIT_BIN) $(HELPER_BIN) $(BUILD)/bench/collector-bench
 
 -include $(OBJ:.o=.d)
 
@@ -95,12 +100,12 @@ valgrind: deps
 	@sh tests/run.sh $(BUILD) --valgrind
 
 lint:
-	clang-format --dry-run --Werror $(SRC) $(wildcard src/*/*.h) $(UNIT_SRC) $(HELPER_SRC)
+	clang-format --dry-run --Werror $(SRC) $(wildcard src/*/*.h) $(UNIT_SRC) $(HELPER_SRC) bench/*.c
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	    --inline-suppr --std=c11 -D_GNU_SOURCE -Isrc $(SRC)
 
 format:
-	clang-format -i $(SRC) $(wildcard src/*/*.h) $(UNIT_SRC) $(HELPER_SRC)
+	clang-format -i $(SRC) $(wildcard src/*/*.h) $(UNIT_SRC) $(HELPER_SRC) bench/*.c
 
 # `make install` puts the binary and the man page under PREFIX, and beside
 # them the service: the systemd unit (its ExecStart and EnvironmentFile
