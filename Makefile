@@ -15,6 +15,9 @@ BUILD   ?= build
 CC      ?= gcc
 NPROC   := $(shell nproc 2>/dev/null || echo 1)
 PKGS    := jansson zlib libtracefs libtraceevent inih libmicrohttpd libcurl
+# Loaded with dlopen when an option needs them (src/common/dynlib.h): only
+# their headers at build time, so that a run does not lock their TLS stack.
+DLOPEN_PKGS := libmicrohttpd libcurl
 TEST_PKGS := cmocka
 
 # Debian packages: build, test and benchmark peers.
@@ -28,7 +31,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c17 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) -pthread -Isrc \
              $(shell pkg-config --cflags $(PKGS))
-LDLIBS_ALL = $(shell pkg-config --libs $(PKGS)) -pthread -lm
+LDLIBS_ALL = $(shell pkg-config --libs $(filter-out $(DLOPEN_PKGS),$(PKGS))) -pthread -lm -ldl
 TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS))
 TEST_LIBS   = $(shell pkg-config --libs $(TEST_PKGS))
 

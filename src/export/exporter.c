@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dynlib.h"
 #include "export/host_port.h"
+#include "export/mhd_api.h"
 #include "export/prom_text.h"
 
 #define EXPORTER_CONNECTIONS    64
@@ -22,6 +24,8 @@
 #define EXPORTER_REQUEST_MEMORY (32 * 1024)
 
 struct exporter {
+    struct mhd_api mhd; /* libmicrohttpd, loaded by exporter_start */
+    void *mhd_lib;
     struct MHD_Daemon *d;
     struct metrics *m;
     _Atomic uint64_t scrapes;
@@ -71,40 +75,42 @@ static const char home_page[] =
     "<body><h1>jitterlab</h1><p>Wake-up latency of this machine's real-time threads, for "
     "Prometheus: <a href=\"/metrics\">/metrics</a>.</p></body></html>\n";
 
-static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
-                               void *body, size_t len, enum MHD_ResponseMemoryMode mode)
+static enum MHD_Result respond(const struct exporter *x, struct MHD_Connection *conn,
+                               unsigned status, const char *type, void *body, size_t len,
+                               enum MHD_ResponseMemoryMode mode)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+    struct MHD_Response *r = x->mhd.create_response_from_buffer(len, body, mode);
     if (!r) {
         if (mode == MHD_RESPMEM_MUST_FREE)
             free(body);
         return MHD_NO;
     }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    x->mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    enum MHD_Result ok = MHD_queue_response(conn, status, r);
-    MHD_destroy_response(r);
+        x->mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    enum MHD_Result ok = x->mhd.queue_response(conn, status, r);
+    x->mhd.destroy_response(r);
     return ok;
 }
 
-static enum MHD_Result text_reply(struct MHD_Connection *conn, unsigned status, const char *msg)
+static enum MHD_Result text_reply(const struct exporter *x, struct MHD_Connection *conn,
+                                  unsigned status, const char *msg)
 {
-    return respond(conn, status, "text/plain; charset=utf-8", (void *)msg, strlen(msg),
+    return respond(x, conn, status, "text/plain; charset=utf-8", (void *)msg, strlen(msg),
                    MHD_RESPMEM_PERSISTENT);
 }
 
 static enum MHD_Result metrics_reply(struct exporter *x, struct MHD_Connection *conn)
 {
     bool om = prom_accepts_openmetrics(
-        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+        x->mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
     struct metrics_cpu *cpus = malloc((size_t)x->m->ncpu * sizeof(*cpus));
     char *body = NULL;
     size_t len = 0;
     FILE *out = cpus ? open_memstream(&body, &len) : NULL;
     if (!out) {
         free(cpus);
-        return text_reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+        return text_reply(x, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
     }
     struct metrics_config cfg;
     metrics_take(x->m, &cfg, cpus);
@@ -112,11 +118,11 @@ static enum MHD_Result metrics_reply(struct exporter *x, struct MHD_Connection *
     free(cpus);
     if (fclose(out) != 0 || rc != 0) {
         free(body);
-        return text_reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+        return text_reply(x, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
     }
     atomic_fetch_add(&x->scrapes, 1);
-    return respond(conn, MHD_HTTP_OK, om ? PROM_OPENMETRICS_CONTENT : PROM_TEXT_CONTENT_TYPE, body,
-                   len, MHD_RESPMEM_MUST_FREE);
+    return respond(x, conn, MHD_HTTP_OK, om ? PROM_OPENMETRICS_CONTENT : PROM_TEXT_CONTENT_TYPE,
+                   body, len, MHD_RESPMEM_MUST_FREE);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -130,7 +136,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     bool head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     if (!get && !head) {
         atomic_fetch_add(&x->refused, 1);
-        return text_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+        return text_reply(x, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
     }
     if (*req_cls == NULL) { /* the headers are in; a body may follow */
         *req_cls = x;
@@ -141,15 +147,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     if (strcmp(url, "/metrics") == 0 && head) /* no body: the max since the last scrape stays */
-        return respond(conn, MHD_HTTP_OK, PROM_TEXT_CONTENT_TYPE, (void *)"", 0,
+        return respond(x, conn, MHD_HTTP_OK, PROM_TEXT_CONTENT_TYPE, (void *)"", 0,
                        MHD_RESPMEM_PERSISTENT);
     if (strcmp(url, "/metrics") == 0)
         return metrics_reply(x, conn);
     if (strcmp(url, "/") == 0)
-        return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)home_page,
+        return respond(x, conn, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)home_page,
                        sizeof(home_page) - 1, MHD_RESPMEM_PERSISTENT);
     atomic_fetch_add(&x->refused, 1);
-    return text_reply(conn, MHD_HTTP_NOT_FOUND, "not found; the metrics are at /metrics\n");
+    return text_reply(x, conn, MHD_HTTP_NOT_FOUND, "not found; the metrics are at /metrics\n");
 }
 
 static void quiet_log(void *cls, const char *fmt, va_list ap)
@@ -168,6 +174,11 @@ struct exporter *exporter_start(const struct listen_addr *a, struct metrics *m, 
         return NULL;
     }
     x->m = m;
+    x->mhd_lib = mhd_api_load(&x->mhd, err, errlen);
+    if (!x->mhd_lib) {
+        free(x);
+        return NULL;
+    }
     /* The server's thread inherits this thread's CPUs and signal mask:
      * every signal stays with the collector. */
     sigset_t all, old;
@@ -177,18 +188,19 @@ struct exporter *exporter_start(const struct listen_addr *a, struct metrics *m, 
     if (a->sa.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     errno = 0;
-    x->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, x, MHD_OPTION_SOCK_ADDR,
-                            (const struct sockaddr *)&a->sa, MHD_OPTION_CONNECTION_LIMIT,
-                            (unsigned)EXPORTER_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                            (unsigned)EXPORTER_PER_ADDRESS, MHD_OPTION_CONNECTION_TIMEOUT,
-                            (unsigned)EXPORTER_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                            (size_t)EXPORTER_REQUEST_MEMORY, MHD_OPTION_EXTERNAL_LOGGER, quiet_log,
-                            NULL, MHD_OPTION_END);
+    x->d = x->mhd.start_daemon(flags, 0, NULL, NULL, on_request, x, MHD_OPTION_SOCK_ADDR,
+                               (const struct sockaddr *)&a->sa, MHD_OPTION_CONNECTION_LIMIT,
+                               (unsigned)EXPORTER_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                               (unsigned)EXPORTER_PER_ADDRESS, MHD_OPTION_CONNECTION_TIMEOUT,
+                               (unsigned)EXPORTER_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                               (size_t)EXPORTER_REQUEST_MEMORY, MHD_OPTION_EXTERNAL_LOGGER,
+                               quiet_log, NULL, MHD_OPTION_END);
     int e = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!x->d) {
         snprintf(err, errlen, "cannot listen on %s: %s", a->text,
                  e ? strerror(e) : "the HTTP server did not start");
+        dynlib_close(x->mhd_lib);
         free(x);
         return NULL;
     }
@@ -205,6 +217,7 @@ void exporter_stop(struct exporter *x)
 {
     if (!x)
         return;
-    MHD_stop_daemon(x->d);
+    x->mhd.stop_daemon(x->d);
+    dynlib_close(x->mhd_lib);
     free(x);
 }

@@ -18,7 +18,9 @@
 
 #include "common/atomic_file.h"
 #include "common/clock.h"
+#include "common/dynlib.h"
 #include "common/units.h"
+#include "export/curl_api.h"
 #include "export/host_port.h"
 
 #define INFLUX_BATCH_BYTES     (1024 * 1024) /* one drain pass's points */
@@ -51,7 +53,9 @@ struct influx {
     struct batch queue[INFLUX_QUEUE_BATCHES];
     int q_head, q_len;
     bool stopping;
-    int64_t give_up_ns; /* at the end: the last moment to send */
+    int64_t give_up_ns;       /* at the end: the last moment to send */
+    struct curl_api curl_api; /* libcurl, loaded for an HTTP destination only */
+    void *curl_lib;
     CURL *curl;
     struct curl_slist *headers;
 };
@@ -247,15 +251,16 @@ static size_t curl_discard(char *p, size_t size, size_t n, void *ctx)
 /* One POST; true when the server took it (2xx). */
 static bool http_post(struct influx *x, const struct batch *b, char *err, size_t errlen)
 {
-    curl_easy_setopt(x->curl, CURLOPT_POSTFIELDS, b->text);
-    curl_easy_setopt(x->curl, CURLOPT_POSTFIELDSIZE, (long)b->len);
-    CURLcode rc = curl_easy_perform(x->curl);
+    const struct curl_api *c = &x->curl_api;
+    c->easy_setopt(x->curl, CURLOPT_POSTFIELDS, b->text);
+    c->easy_setopt(x->curl, CURLOPT_POSTFIELDSIZE, (long)b->len);
+    CURLcode rc = c->easy_perform(x->curl);
     if (rc != CURLE_OK) {
-        snprintf(err, errlen, "%s", curl_easy_strerror(rc));
+        snprintf(err, errlen, "%s", c->easy_strerror(rc));
         return false;
     }
     long code = 0;
-    curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &code);
+    c->easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &code);
     if (code < 200 || code > 299) {
         snprintf(err, errlen, "the server answered HTTP %ld", code);
         return false;
@@ -382,25 +387,29 @@ int influx_reopen(struct influx *x, char *err, size_t errlen)
 
 static int open_http(struct influx *x, char *err, size_t errlen)
 {
-    x->curl = curl_easy_init();
+    x->curl_lib = curl_api_load(&x->curl_api, err, errlen);
+    if (!x->curl_lib)
+        return -1;
+    const struct curl_api *c = &x->curl_api;
+    x->curl = c->easy_init();
     if (!x->curl) {
         snprintf(err, errlen, "cannot set up libcurl");
         return -1;
     }
-    x->headers = curl_slist_append(NULL, "Content-Type: text/plain; charset=utf-8");
+    x->headers = c->slist_append(NULL, "Content-Type: text/plain; charset=utf-8");
     const char *token = getenv("INFLUX_TOKEN");
     if (token && *token) {
         char h[1024];
         snprintf(h, sizeof(h), "Authorization: Token %s", token);
-        x->headers = curl_slist_append(x->headers, h);
+        x->headers = c->slist_append(x->headers, h);
     }
-    curl_easy_setopt(x->curl, CURLOPT_URL, x->dest.text);
-    curl_easy_setopt(x->curl, CURLOPT_HTTPHEADER, x->headers);
-    curl_easy_setopt(x->curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(x->curl, CURLOPT_TIMEOUT_MS, (long)INFLUX_HTTP_TIMEOUT_MS);
-    curl_easy_setopt(x->curl, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
-    curl_easy_setopt(x->curl, CURLOPT_WRITEFUNCTION, curl_discard);
-    curl_easy_setopt(x->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    c->easy_setopt(x->curl, CURLOPT_URL, x->dest.text);
+    c->easy_setopt(x->curl, CURLOPT_HTTPHEADER, x->headers);
+    c->easy_setopt(x->curl, CURLOPT_NOSIGNAL, 1L);
+    c->easy_setopt(x->curl, CURLOPT_TIMEOUT_MS, (long)INFLUX_HTTP_TIMEOUT_MS);
+    c->easy_setopt(x->curl, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
+    c->easy_setopt(x->curl, CURLOPT_WRITEFUNCTION, curl_discard);
+    c->easy_setopt(x->curl, CURLOPT_PROTOCOLS_STR, "http,https");
     pthread_mutex_init(&x->lock, NULL);
     pthread_cond_init(&x->wake, NULL);
     /* the thread takes no signal: they stay with the collector */
@@ -463,11 +472,12 @@ void influx_close(struct influx *x, struct influx_counts *out)
         pthread_join(x->thread, NULL);
     }
     if (x->curl) {
-        curl_easy_cleanup(x->curl);
-        curl_slist_free_all(x->headers);
+        x->curl_api.easy_cleanup(x->curl);
+        x->curl_api.slist_free_all(x->headers);
         pthread_mutex_destroy(&x->lock);
         pthread_cond_destroy(&x->wake);
     }
+    dynlib_close(x->curl_lib);
     if (x->file_open)
         atomic_file_commit(&x->file);
     if (x->sock >= 0)

@@ -71,7 +71,7 @@ missing=""
 for lib in libjansson libtracefs libtraceevent libinih libmicrohttpd libcurl zlib1g; do
     case $deps in *"$lib"*) ;; *) missing="$missing $lib" ;; esac
 done
-if [ -z "$missing" ]; then ok "Depends: every library the binary links"; else not_ok "Depends: every library the binary links" "missing:$missing" "Depends: $deps"; fi
+if [ -z "$missing" ]; then ok "Depends: every library the binary links or loads (libcurl, libmicrohttpd by dlopen)"; else not_ok "Depends: every library the binary links or loads (libcurl, libmicrohttpd by dlopen)" "missing:$missing" "Depends: $deps"; fi
 conf=$(dpkg-deb -I "$DEB" conffiles 2>&1)
 if [ "$conf" = /etc/default/jitterlab ]; then ok "conffiles: /etc/default/jitterlab"; else not_ok "conffiles: /etc/default/jitterlab" "$conf"; fi
 dpkg-deb -c "$DEB" | awk '{print $6}' >"$T/contents"
