@@ -5,6 +5,7 @@
  */
 #include "cmd/options.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
@@ -306,16 +307,28 @@ int check_json_and_csv(const char *json_path, const char *csv_path)
     const struct cli_output out[] = {{"--json", json_path}, {"--csv", csv_path}};
     return check_distinct_outputs(out, 2);
 }
-/* The CPUs this process may run threads on (cpuset, taskset). */
+/* The CPUs this process may run threads on (cpuset, taskset). The kernel
+ * refuses (EINVAL) a mask shorter than its own nr_cpu_ids bits, and a fixed
+ * cpu_set_t ends at CPU 1023: the set grows until the kernel takes it, up to
+ * CPULIST_MAX_CPUS. Empty when unknown. */
 static void affinity_cpus(struct cpulist *out)
 {
     out->count = 0;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0)
-        return;
-    for (int cpu = 0; cpu < CPU_SETSIZE && cpu < CPULIST_MAX_CPUS; cpu++)
-        if (CPU_ISSET(cpu, &set))
-            cpulist_add(out, cpu);
+    for (int ncpu = CPU_SETSIZE; ncpu <= CPULIST_MAX_CPUS; ncpu *= 2) {
+        size_t size = CPU_ALLOC_SIZE(ncpu);
+        cpu_set_t *set = CPU_ALLOC(ncpu);
+        if (!set)
+            return;
+        int rc = sched_getaffinity(0, size, set);
+        int err = errno;
+        if (rc == 0)
+            for (int cpu = 0; cpu < ncpu; cpu++)
+                if (CPU_ISSET_S(cpu, size, set))
+                    cpulist_add(out, cpu);
+        CPU_FREE(set);
+        if (rc == 0 || err != EINVAL)
+            return;
+    }
 }
 
 /* --cpus as given (online, within the affinity), or by default the isolated

@@ -107,14 +107,27 @@ static void sleep_until(struct load_runner *lr, int64_t t_ns)
 static pid_t spawn_command(const struct load_spec *spec, const struct load_sched *sched,
                            int stderr_fd)
 {
-    cpu_set_t set;
-    CPU_ZERO(&set);
+    /* Sized for the highest CPU: a fixed cpu_set_t ends at CPU 1023. */
+    int top = spec->cpus.count > 0 ? spec->cpus.cpu[spec->cpus.count - 1] : 0;
+    size_t setsize = CPU_ALLOC_SIZE(top + 1);
+    cpu_set_t *set = CPU_ALLOC(top + 1);
+    if (!set) {
+        errno = ENOMEM;
+        return -1;
+    }
+    CPU_ZERO_S(setsize, set);
     for (int i = 0; i < spec->cpus.count; i++)
-        if (spec->cpus.cpu[i] < CPU_SETSIZE)
-            CPU_SET(spec->cpus.cpu[i], &set);
-    struct load_spawn_attr attr = {
-        .cpus = &set, .policy = sched->policy, .nice = sched->nice, .stderr_fd = stderr_fd};
-    return load_spawn_shell(spec->command, &attr);
+        CPU_SET_S(spec->cpus.cpu[i], setsize, set);
+    struct load_spawn_attr attr = {.cpus = set,
+                                   .cpus_size = setsize,
+                                   .policy = sched->policy,
+                                   .nice = sched->nice,
+                                   .stderr_fd = stderr_fd};
+    pid_t pid = load_spawn_shell(spec->command, &attr);
+    int err = errno;
+    CPU_FREE(set);
+    errno = err;
+    return pid;
 }
 
 static int64_t rusage_ns(const struct rusage *ru)
@@ -382,17 +395,29 @@ static int create_worker(struct load_worker *w)
     pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
     pthread_attr_setschedpolicy(&attr, SCHED_OTHER); /* never real-time */
     pthread_attr_setschedparam(&attr, &sp);
-    cpu_set_t set;
-    CPU_ZERO(&set);
+    /* Sized for the highest CPU: a fixed cpu_set_t ends at CPU 1023. */
+    int top = 0;
+    if (w->cpu >= 0)
+        top = w->cpu;
+    else if (spec->cpus.count > 0)
+        top = spec->cpus.cpu[spec->cpus.count - 1];
+    size_t setsize = CPU_ALLOC_SIZE(top + 1);
+    cpu_set_t *set = CPU_ALLOC(top + 1);
+    if (!set) {
+        pthread_attr_destroy(&attr);
+        return ENOMEM;
+    }
+    CPU_ZERO_S(setsize, set);
     if (w->cpu >= 0) {
-        CPU_SET(w->cpu, &set);
+        CPU_SET_S(w->cpu, setsize, set);
     } else {
         for (int i = 0; i < spec->cpus.count; i++)
-            CPU_SET(spec->cpus.cpu[i], &set);
+            CPU_SET_S(spec->cpus.cpu[i], setsize, set);
     }
-    pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+    pthread_attr_setaffinity_np(&attr, setsize, set);
     int rc = pthread_create(&w->thread, &attr, worker_main, w);
     pthread_attr_destroy(&attr);
+    CPU_FREE(set);
     return rc;
 }
 

@@ -70,7 +70,8 @@ SPAWN_CHILD_CODE static int spawn_child_main(void *arg)
         _exit(126); /* jitterlab died before PDEATHSIG was armed */
     const struct load_spawn_attr *a = c->attr;
     struct sched_param sp = {.sched_priority = 0};
-    if (sched_setaffinity(0, sizeof(*a->cpus), a->cpus) != 0 ||
+    size_t cpus_size = a->cpus_size ? a->cpus_size : sizeof(cpu_set_t);
+    if (sched_setaffinity(0, cpus_size, a->cpus) != 0 ||
         sched_setscheduler(0, a->policy, &sp) != 0 || setpriority(PRIO_PROCESS, 0, a->nice) != 0)
         spawn_fail(c);
     if (a->stderr_fd >= 0) {

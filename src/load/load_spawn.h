@@ -13,6 +13,7 @@
 /* What the child is before it runs the command. */
 struct load_spawn_attr {
     const cpu_set_t *cpus; /* affinity */
+    size_t cpus_size;      /* its CPU_ALLOC_SIZE; 0: a fixed cpu_set_t (CPUs 0-1023) */
     int policy;            /* SCHED_OTHER, SCHED_BATCH or SCHED_IDLE; priority 0 */
     int nice;
     int stderr_fd; /* becomes the command's stderr; -1: jitterlab's own */

@@ -38,20 +38,12 @@ void irq_moved_mask(const struct cpulist *requested, const struct cpulist *targe
 }
 
 /* One affinity file: a short copy of its text for people, the list in full
- * (re-read whole when the text filled the copy: a long list of a big
- * machine). False when absent or not a list. */
+ * (read_cpulist_noted parses a long list of a big machine from the whole
+ * file). False when absent or not a list. */
 static bool read_mask(const struct sysroot *sr, const char *path, char *text, size_t len,
                       struct cpulist *list, struct read_notes *notes)
 {
-    if (read_cpulist_noted(sr, path, text, len, list, notes) != READ_OK)
-        return false;
-    if (strlen(text) + 1 < len)
-        return true;
-    char *whole = NULL;
-    bool ok = sysroot_read_value(sr, path, &whole) >= 0 &&
-              cpulist_parse(whole, list, &(const char *){NULL}) == 0;
-    free(whole);
-    return ok;
+    return read_cpulist_noted(sr, path, text, len, list, notes) == READ_OK;
 }
 
 static void read_affinity(const struct sysroot *sr, struct irq_line *irq,

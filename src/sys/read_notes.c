@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void read_notes_add(struct read_notes *notes, const char *path, const char *reason)
@@ -70,18 +71,45 @@ enum read_status read_text(const struct sysroot *sr, const char *path, char *buf
     return READ_OK;
 }
 
+/* A CPU list's text cut to len for people: after the last whole element
+ * that leaves room for ",...", never inside a number (a cut "152,15" would
+ * name CPU 15). */
+static void shorten_cpulist_text(char *buf, size_t len, const char *text)
+{
+    size_t n = strlen(text);
+    if (n < len) {
+        memcpy(buf, text, n + 1);
+        return;
+    }
+    size_t keep = len > 5 ? len - 5 : 0;
+    while (keep > 0 && text[keep] != ',')
+        keep--;
+    snprintf(buf, len, "%.*s%s", (int)keep, text, keep > 0 ? ",..." : "...");
+}
+
 enum read_status read_cpulist_noted(const struct sysroot *sr, const char *path, char *buf,
                                     size_t len, struct cpulist *out, struct read_notes *notes)
 {
     out->count = 0;
     if (read_text(sr, path, buf, len) != READ_OK)
         return READ_ABSENT;
+    /* A list that filled buf (a big machine's "0,2,4,...") is parsed from the
+     * whole file: the cut copy would fail ("153-15") or name other CPUs. */
+    char *whole = NULL;
+    if (strlen(buf) + 1 >= len && sysroot_read_value(sr, path, &whole) < 0)
+        whole = NULL;
+    const char *text = whole ? whole : buf;
     const char *why = NULL;
-    if (cpulist_parse(buf, out, &why) == 0)
-        return READ_OK;
-    char reason[160];
-    quote_reason(reason, sizeof reason, "not a CPU list", buf);
-    read_notes_add(notes, path, reason);
-    buf[0] = '\0';
-    return READ_GARBAGE;
+    enum read_status status = READ_OK;
+    if (cpulist_parse(text, out, &why) != 0) {
+        char reason[160];
+        quote_reason(reason, sizeof reason, "not a CPU list", text);
+        read_notes_add(notes, path, reason);
+        buf[0] = '\0';
+        status = READ_GARBAGE;
+    } else if (whole) {
+        shorten_cpulist_text(buf, len, whole);
+    }
+    free(whole);
+    return status;
 }

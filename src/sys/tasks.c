@@ -68,22 +68,35 @@ int task_parse_stat(const char *stat, struct task_info *t)
     return 0;
 }
 
-/* "Cpus_allowed_list:\t0-3" from a status text. */
-static int status_allowed_list(const char *status, char *buf, size_t len)
+/* "Cpus_allowed_list:\t0-3" from a status text (scratch: the line is cut
+ * there with a NUL). The list itself, not a copy: a big machine's list
+ * ("64,66,68,...") outgrows the task's short text. */
+static char *status_allowed_list(char *status)
 {
     const char *key = "Cpus_allowed_list:";
-    const char *p = strstr(status, key);
+    char *p = strstr(status, key);
     if (!p)
-        return -1;
+        return NULL;
     p += strlen(key);
     while (*p == ' ' || *p == '\t')
         p++;
-    size_t n = strcspn(p, "\n");
-    if (n >= len)
-        n = len - 1;
-    memcpy(buf, p, n);
-    buf[n] = '\0';
-    return 0;
+    p[strcspn(p, "\n")] = '\0';
+    return p;
+}
+
+/* The list's text cut for people after the last whole element, never
+ * inside a number (as read_notes.c does for sysfs lists). */
+static void shorten_cpulist_text(char *buf, size_t len, const char *text)
+{
+    size_t n = strlen(text);
+    if (n < len) {
+        memcpy(buf, text, n + 1);
+        return;
+    }
+    size_t keep = len > 5 ? len - 5 : 0;
+    while (keep > 0 && text[keep] != ',')
+        keep--;
+    snprintf(buf, len, "%.*s%s", (int)keep, text, keep > 0 ? ",..." : "...");
 }
 
 static bool all_digits(const char *s)
@@ -126,11 +139,12 @@ static void look_at_thread(struct walk *w, int pid, int tid)
         return;
     w->out->scanned++;
     const char *why = NULL;
-    if (status_allowed_list(w->status, t.cpus_allowed, sizeof t.cpus_allowed) != 0 ||
-        cpulist_parse(t.cpus_allowed, w->allowed, &why) != 0) {
+    const char *allowed = status_allowed_list(w->status);
+    if (!allowed || cpulist_parse(allowed, w->allowed, &why) != 0) {
         read_notes_add(w->notes, path, "no readable Cpus_allowed_list");
         return;
     }
+    shorten_cpulist_text(t.cpus_allowed, sizeof t.cpus_allowed, allowed);
     t.per_cpu = w->allowed->count == 1;
     t.only_targets = w->allowed->count > 0;
     for (int i = 0; i < w->allowed->count; i++) {

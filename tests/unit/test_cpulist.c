@@ -9,6 +9,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sys/cpulist.h"
@@ -223,6 +225,142 @@ static void test_cpulist_subtract_in_place(void **state)
     assert_string_equal(buf, "0-2");
 }
 
+/* "0,2,4,...,last" (step 2) into buf */
+static void every_second_cpu_text(char *buf, size_t len, int last)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int cpu = 0; cpu <= last; cpu += 2)
+        used += (size_t)snprintf(buf + used, len - used, "%s%d", cpu ? "," : "", cpu);
+}
+
+static void test_cpulist_two_sockets_of_256_cpus(void **state)
+{
+    (void)state;
+    struct cpulist online, package0, isolated, housekeeping;
+    char buf[64];
+    parse_ok("0-255", &online);
+    parse_ok("0-63,128-191", &package0);
+    parse_ok("2-63,130-191", &isolated);
+    assert_int_equal(online.count, 256);
+    assert_int_equal(package0.count, 128);
+    assert_int_equal(package0.cpu[63], 63);
+    assert_int_equal(package0.cpu[64], 128);
+    assert_true(cpulist_contains(&package0, 191));
+    assert_false(cpulist_contains(&package0, 64));
+    assert_false(cpulist_contains(&package0, 192));
+    assert_int_equal(cpulist_format(&package0, buf, sizeof buf), 0);
+    assert_string_equal(buf, "0-63,128-191");
+    cpulist_subtract(&online, &isolated, &housekeeping);
+    assert_int_equal(housekeeping.count, 132);
+    assert_int_equal(cpulist_format(&housekeeping, buf, sizeof buf), 0);
+    assert_string_equal(buf, "0-1,64-129,192-255");
+    cpulist_subtract(&package0, &isolated, &package0); /* in place */
+    assert_int_equal(cpulist_format(&package0, buf, sizeof buf), 0);
+    assert_string_equal(buf, "0-1,128-129");
+    assert_true(cpulist_text_contains("0-63,128-191", 128));
+    assert_false(cpulist_text_contains("0-63,128-191", 127));
+}
+
+static void test_cpulist_long_list_of_every_second_cpu(void **state)
+{
+    (void)state;
+    char text[600], buf[600];
+    struct cpulist l, isolated, kept;
+    every_second_cpu_text(text, sizeof text, 254);
+    assert_int_equal(strlen(text), 456); /* longer than any short copy */
+    parse_ok(text, &l);
+    assert_int_equal(l.count, 128);
+    assert_int_equal(l.cpu[127], 254);
+    assert_int_equal(cpulist_format(&l, buf, sizeof buf), 0);
+    assert_string_equal(buf, text);
+    assert_int_equal(cpulist_format(&l, buf, strlen(text)), -1); /* one short for the NUL */
+    assert_int_equal(cpulist_format(&l, buf, strlen(text) + 1), 0);
+    assert_true(cpulist_text_contains(text, 254));
+    assert_false(cpulist_text_contains(text, 253));
+    assert_false(cpulist_text_contains(text, 256));
+    parse_ok("2-63,130-191", &isolated);
+    cpulist_subtract(&l, &isolated, &kept);
+    assert_int_equal(kept.count, 1 + 33 + 32);
+    assert_int_equal(cpulist_format(&kept, buf, sizeof buf), 0);
+    assert_int_equal(strncmp(buf, "0,64,66,", 8), 0);
+    assert_true(cpulist_contains(&kept, 128));
+    assert_false(cpulist_contains(&kept, 130));
+}
+
+static void test_cpulist_ids_beyond_1024(void **state)
+{
+    (void)state;
+    struct cpulist online, isolated, kept;
+    char buf[64];
+    parse_ok("0-3,1100-1103", &online);
+    static const int want[] = {0, 1, 2, 3, 1100, 1101, 1102, 1103};
+    assert_int_equal(online.count, 8);
+    assert_memory_equal(online.cpu, want, sizeof want);
+    assert_int_equal(cpulist_format(&online, buf, sizeof buf), 0);
+    assert_string_equal(buf, "0-3,1100-1103");
+    assert_true(cpulist_contains(&online, 1100));
+    assert_false(cpulist_contains(&online, 1024));
+    assert_false(cpulist_contains(&online, 1099));
+    assert_false(cpulist_contains(&online, 1104));
+    assert_true(cpulist_text_contains("0-3,1100-1103", 1103));
+    assert_false(cpulist_text_contains("0-3,1100-1103", 1023));
+    parse_ok("2-3,1102-1103", &isolated);
+    cpulist_subtract(&online, &isolated, &kept);
+    assert_int_equal(cpulist_format(&kept, buf, sizeof buf), 0);
+    assert_string_equal(buf, "0-1,1100-1101");
+    cpulist_add(&kept, 2047);
+    cpulist_add(&kept, 1024);
+    assert_int_equal(cpulist_format(&kept, buf, sizeof buf), 0);
+    assert_string_equal(buf, "0-1,1024,1100-1101,2047");
+    check_round_trip("1023-1025", "1023-1025");
+    check_round_trip("0-2047", "0-2047");
+}
+
+static void test_cpulist_max_cpus_boundary(void **state)
+{
+    (void)state;
+    struct cpulist *all = malloc(sizeof *all), *evens = malloc(sizeof *evens),
+                   *odds = malloc(sizeof *odds);
+    char *text = malloc(16 * 1024), *buf = malloc(16 * 1024);
+    assert_non_null(all);
+    assert_non_null(evens);
+    assert_non_null(odds);
+    assert_non_null(text);
+    assert_non_null(buf);
+    parse_ok("4095", all);
+    assert_int_equal(all->count, 1);
+    assert_true(cpulist_contains(all, CPULIST_MAX_CPUS - 1));
+    assert_true(cpulist_text_contains("4095", 4095));
+    assert_false(cpulist_text_contains("4096", 4096));
+    assert_false(cpulist_text_contains("0-4096", 5)); /* not a list: nothing in it */
+    assert_string_equal(parse_bad("4094-4096"), "CPU number too large (limit 4096)");
+    assert_string_equal(parse_bad("1100,4096"), "CPU number too large (limit 4096)");
+
+    /* every second CPU up to the limit, one by one: the longest list there is */
+    every_second_cpu_text(text, 16 * 1024, CPULIST_MAX_CPUS - 2);
+    parse_ok(text, evens);
+    assert_int_equal(evens->count, CPULIST_MAX_CPUS / 2);
+    assert_int_equal(evens->cpu[evens->count - 1], 4094);
+    assert_int_equal(cpulist_format(evens, buf, 16 * 1024), 0);
+    assert_string_equal(buf, text);
+    parse_ok("0-4095", all);
+    assert_int_equal(all->count, CPULIST_MAX_CPUS);
+    cpulist_add(all, 100); /* full: nothing moves */
+    assert_int_equal(all->count, CPULIST_MAX_CPUS);
+    cpulist_subtract(all, evens, odds);
+    assert_int_equal(odds->count, CPULIST_MAX_CPUS / 2);
+    assert_int_equal(odds->cpu[0], 1);
+    assert_int_equal(odds->cpu[odds->count - 1], 4095);
+    assert_true(cpulist_contains(odds, 4095));
+    assert_false(cpulist_contains(odds, 4094));
+    free(all);
+    free(evens);
+    free(odds);
+    free(text);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +378,10 @@ int main(void)
         cmocka_unit_test(test_cpulist_add_keeps_sorted_and_unique),
         cmocka_unit_test(test_cpulist_subtract),
         cmocka_unit_test(test_cpulist_subtract_in_place),
+        cmocka_unit_test(test_cpulist_two_sockets_of_256_cpus),
+        cmocka_unit_test(test_cpulist_long_list_of_every_second_cpu),
+        cmocka_unit_test(test_cpulist_ids_beyond_1024),
+        cmocka_unit_test(test_cpulist_max_cpus_boundary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
