@@ -25,6 +25,7 @@
 #include "out/json_c2c.h"
 #include "out/json_result.h"
 #include "out/text_c2c.h"
+#include "out/text_many.h"
 #include "sys/cpu_topology.h"
 #include "sys/system_info.h"
 
@@ -48,6 +49,8 @@ static void c2c_usage(FILE *out)
             "      --policy P          fifo | other (default fifo; other when FIFO is refused)\n"
             "  -p, --priority N        SCHED_FIFO priority 1..99 (default %d)\n"
             "      --csv FILE          one row per ordered pair\n"
+            "      --per-cpu           the matrix also above %d CPUs (default there: the\n"
+            "                          groups, the %d slowest and the %d fastest pairs)\n"
             "      --json FILE         matrix, pairs, topology and groups (kind \"c2c\")\n"
             "  -q, --quiet             print nothing but errors\n"
             "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
@@ -57,12 +60,12 @@ static void c2c_usage(FILE *out)
             "time out has no latency. The threads rest %lld ms after at most %lld ms of round\n"
             "trips. A pair takes about rounds x (1 ms + N round trips); n CPUs make n x (n - 1)\n"
             "pairs (256 CPUs: 65280).\n",
-            C2C_DEFAULT_ROUND_TRIPS, C2C_DEFAULT_ROUNDS, C2C_DEFAULT_PRIORITY,
-            (long long)(C2C_TIMEOUT_NS / NS_PER_MS), (long long)(C2C_REST_NS / NS_PER_MS),
-            (long long)(C2C_SLICE_NS / NS_PER_MS));
+            C2C_DEFAULT_ROUND_TRIPS, C2C_DEFAULT_ROUNDS, C2C_DEFAULT_PRIORITY, TEXT_MANY_MAX_ROWS,
+            TEXT_MANY_WORST, TEXT_MANY_WORST, (long long)(C2C_TIMEOUT_NS / NS_PER_MS),
+            (long long)(C2C_REST_NS / NS_PER_MS), (long long)(C2C_SLICE_NS / NS_PER_MS));
 }
 
-enum { OPT_MODE = 256, OPT_ROUNDS, OPT_CSV };
+enum { OPT_MODE = 256, OPT_ROUNDS, OPT_CSV, OPT_PER_CPU };
 
 static const struct option c2c_options[] = {
     {"mode", required_argument, NULL, OPT_MODE},
@@ -70,6 +73,7 @@ static const struct option c2c_options[] = {
     {"rounds", required_argument, NULL, OPT_ROUNDS},
     CLI_OPTION_SCHED,
     {"csv", required_argument, NULL, OPT_CSV},
+    {"per-cpu", no_argument, NULL, OPT_PER_CPU},
     CLI_COMMON_OPTIONS,
     CLI_OPTION_END,
 };
@@ -94,6 +98,9 @@ static int c2c_option(void *params, int c, const char *arg)
         rc = parse_int_option("--rounds", arg, 1, C2C_MAX_ROUNDS, &v);
         p->rounds = (int)v;
         return rc;
+    case OPT_PER_CPU:
+        p->per_cpu = true;
+        return 0;
     default: /* OPT_CSV */
         p->csv_path = arg;
         return 0;
@@ -268,7 +275,7 @@ int cmd_c2c(int argc, char **argv)
         goto done;
     }
     if (!p.common.quiet)
-        text_c2c_print(stdout, &res, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+        text_c2c_show(stdout, &res, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"), p.per_cpu);
     fflush(stdout);
     if (p.csv_path && write_csv(p.csv_path, &res) != 0) {
         fprintf(stderr, "jitterlab: --csv %s: %s\n", p.csv_path, strerror(errno));

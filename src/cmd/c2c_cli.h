@@ -23,6 +23,7 @@ struct c2c_params {
     int rounds;
     struct cli_sched sched; /* --policy, --priority */
     const char *csv_path;
+    bool per_cpu; /* --per-cpu: the matrix however many CPUs */
 };
 
 /* -1 to continue, or an exit code (the help text or the message printed). */

@@ -391,7 +391,8 @@ int cmd_noise(int argc, char **argv)
                                .method_reason = reason,
                                .events = ctx.traced ? explain.events : 0,
                                .events_lost = ctx.traced ? explain.events_lost : 0,
-                               .windows = ctx.traced ? NULL : &wx};
+                               .windows = ctx.traced ? NULL : &wx,
+                               .per_cpu = p.per_cpu};
     fill_report(&rep, nz, &ctx);
     for (int i = 0; i < n; i++)
         if (rcpu[i].ring_drops && !p.common.quiet)

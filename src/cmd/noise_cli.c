@@ -11,6 +11,7 @@
 #include "common/units.h"
 #include "noise/noise.h"
 #include "noise/noise_causes.h"
+#include "out/text_many.h"
 
 static void noise_usage(FILE *out)
 {
@@ -41,6 +42,8 @@ static void noise_usage(FILE *out)
             "      --largest N         longest gaps kept per CPU, with their causes (default\n"
             "                          %d)\n"
             "      --no-trace          no tracepoints: causes per report window only\n"
+            "      --per-cpu           a summary row for every CPU (default: above %d CPUs,\n"
+            "                          every CPU together, then the %d worst by longest gap)\n"
             "      --histogram-file FILE  cyclictest -h format: one row per us of gap length\n"
             "      --histogram-max DUR rows of that file (bare: us; default 1000us)\n"
             "      --json FILE         the result (kind \"noise\")\n"
@@ -50,7 +53,7 @@ static void noise_usage(FILE *out)
             "\n"
             "Exit status: 0 measured (also when interrupted: the outputs hold what was\n"
             "measured), 1 the measurement failed, 2 bad input.\n",
-            CLI_SCHED_DEFAULT_PRIORITY, NOISE_LARGEST_DEFAULT);
+            CLI_SCHED_DEFAULT_PRIORITY, NOISE_LARGEST_DEFAULT, TEXT_MANY_MAX_ROWS, TEXT_MANY_WORST);
 }
 
 enum {
@@ -60,6 +63,7 @@ enum {
     OPT_EVERY,
     OPT_LARGEST,
     OPT_NO_TRACE,
+    OPT_PER_CPU,
     OPT_HIST,
     OPT_HIST_MAX,
 };
@@ -73,6 +77,7 @@ static const struct option noise_options[] = {
     {"report-every", required_argument, NULL, OPT_EVERY},
     {"largest", required_argument, NULL, OPT_LARGEST},
     {"no-trace", no_argument, NULL, OPT_NO_TRACE},
+    {"per-cpu", no_argument, NULL, OPT_PER_CPU},
     {"histogram-file", required_argument, NULL, OPT_HIST},
     {"histogram-max", required_argument, NULL, OPT_HIST_MAX},
     CLI_COMMON_OPTIONS,
@@ -119,6 +124,9 @@ static int noise_option(void *params, int c, const char *arg)
         return parse_int_option("--largest", arg, 0, NOISE_LARGEST_MAX, &p->largest);
     case OPT_NO_TRACE:
         p->no_trace = true;
+        return 0;
+    case OPT_PER_CPU:
+        p->per_cpu = true;
         return 0;
     case OPT_HIST:
         p->hist_path = arg;

@@ -34,6 +34,7 @@ struct noise_params {
     bool hist_max_set;
     long largest;
     bool no_trace;
+    bool per_cpu; /* --per-cpu: a summary row for every CPU, however many */
 };
 
 /* -1 to continue, or an exit code (the help text or the message printed). */

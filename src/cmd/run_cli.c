@@ -16,6 +16,7 @@
 #include "crosscpu/tsc_check.h"
 #include "tune/session.h"
 #include "engine/counters.h"
+#include "out/text_many.h"
 #include "sys/cpulist.h"
 
 static void run_usage(FILE *out)
@@ -48,6 +49,8 @@ static void run_usage(FILE *out)
             "                          as -D) or every N samples per CPU (e.g. 1000samples)\n"
             "      --wide              every period, error and execution column in those\n"
             "                          lines (default: fits 100 columns)\n"
+            "      --per-cpu           a summary row for every CPU (default: above %d CPUs,\n"
+            "                          every CPU together, then the %d worst by max)\n"
             "      --intervals FILE    every window as CSV, written as it closes\n"
             "      --keep-windows N    windows kept in the JSON result, the newest (default\n"
             "                          3600; the rest are counted as dropped)\n"
@@ -100,7 +103,8 @@ static void run_usage(FILE *out)
             "\n"
             "Without root or CAP_SYS_NICE it runs SCHED_OTHER and says so. Ctrl-C ends the\n"
             "run early and still writes every output, marked interrupted.\n"
-            "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 budget exceeded.\n");
+            "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 budget exceeded.\n",
+            TEXT_MANY_MAX_ROWS, TEXT_MANY_WORST);
 }
 
 enum {
@@ -122,6 +126,7 @@ enum {
     OPT_INTERVALS,
     OPT_KEEP_WINDOWS,
     OPT_WIDE,
+    OPT_PER_CPU,
     OPT_EXPLAIN,
     OPT_EXPLAIN_KEEP,
     OPT_TELEMETRY,
@@ -201,6 +206,7 @@ static const struct option run_options[] = {
     {"intervals", required_argument, NULL, OPT_INTERVALS},
     {"keep-windows", required_argument, NULL, OPT_KEEP_WINDOWS},
     {"wide", no_argument, NULL, OPT_WIDE},
+    {"per-cpu", no_argument, NULL, OPT_PER_CPU},
     {"explain", optional_argument, NULL, OPT_EXPLAIN},
     {"explain-keep", required_argument, NULL, OPT_EXPLAIN_KEEP},
     {"telemetry", required_argument, NULL, OPT_TELEMETRY},
@@ -345,6 +351,9 @@ static int run_option(void *params, int c, const char *arg)
         break;
     case OPT_WIDE:
         p->wide = true;
+        break;
+    case OPT_PER_CPU:
+        p->per_cpu = true;
         break;
     case OPT_EXPLAIN:
         p->explain = true;

@@ -67,6 +67,7 @@ struct run_params {
     const char *intervals_path;
     uint64_t keep_windows;
     bool wide;
+    bool per_cpu; /* --per-cpu: a summary row for every CPU, however many */
     const char *workload_text;
     struct workload_spec workload;
     uint64_t seed;

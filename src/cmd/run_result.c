@@ -53,6 +53,7 @@ static void fill_report(struct run_report *rep, const struct run_params *p, stru
     rep->loads = p->loads;
     rep->nloads = p->nloads;
     rep->ncpu = c->n;
+    rep->per_cpu = p->per_cpu;
     if (collector_periodic(c->cfg)) {
         rep->has_intervals = true;
         rep->intervals = collector_windows(c, &rep->interval_count, &rep->intervals_dropped);
@@ -134,7 +135,7 @@ void run_result_fill(struct run_state *st, struct run_report *rep,
     rep->all_exec_hist = &st->all_hist[1];
     rep->all_response_hist = &st->all_hist[2];
     fill_report(rep, p, st->eng, st->c, end_ns, st->pm_held);
-    if (st->running && st->eng)
+    if (st->running) /* the engine exists and its threads started */
         rep->timing = engine_timing(st->eng);
     if (st->rtele && st->running) {
         rep->telemetry = st->tele;

@@ -65,6 +65,7 @@ struct noise_report {
     const char *method_reason; /* why not tracepoints; NULL */
     uint64_t events, events_lost;
     const struct window_explanation *windows; /* method "window" */
+    bool per_cpu; /* --per-cpu: every CPU's row, however many (text only) */
 };
 
 #endif

@@ -101,6 +101,9 @@ struct run_report {
     const struct explain *explain; /* tracepoints: the finished explainer */
     /* the start and the stop of the measuring threads: NULL when none started */
     const struct engine_timing *timing;
+    /* --per-cpu: the text summary has a row per CPU however many there are
+     * (else more than TEXT_MANY_MAX_ROWS collapse to the worst ones) */
+    bool per_cpu;
 };
 
 /* Merges the per-CPU results into the all_* fields (all_hist must point at

@@ -4,9 +4,12 @@
  * decimal; "x" when every round of the pair timed out, "." when the pair was
  * not measured (interrupted, or its threads could not start). The colour bands split the log of the
  * range of medians into equal parts, so that groups a few times apart (SMT, same LLC, other socket)
- * land in different bands.
+ * land in different bands. More CPUs than TEXT_MANY_MAX_ROWS (text_many.h) make
+ * a matrix no terminal shows (256 CPUs: 65280 cells): then the group summary
+ * and the slowest and fastest pairs, the matrix only when asked (--per-cpu).
  */
 #include "out/text_c2c.h"
+#include "out/text_many.h"
 
 #include <math.h>
 #include <string.h>
@@ -153,11 +156,53 @@ static void print_groups(FILE *out, const struct c2c_result *r)
     }
 }
 
-void text_c2c_print(FILE *out, const struct c2c_result *r, bool colour)
+/* The slowest (or fastest) measured pairs, by median. */
+static void print_extreme_pairs(FILE *out, const struct c2c_result *r, bool slowest)
+{
+    const struct c2c_matrix *m = r->m;
+    struct text_many_top top;
+    text_many_top_init(&top, slowest);
+    int measured = 0;
+    for (int i = 0; i < m->ncpu; i++)
+        for (int k = 0; k < m->ncpu; k++) {
+            const struct c2c_pair *p = c2c_matrix_at(m, i, k);
+            if (i == k || !isfinite(p->median_ns))
+                continue;
+            measured++;
+            text_many_top_add(&top, i * m->ncpu + k, p->median_ns);
+        }
+    if (top.n == 0)
+        return;
+    fprintf(out, "\n%s %d of %d measured pairs, by median:\n", slowest ? "slowest" : "fastest",
+            top.n, measured);
+    fprintf(out, "%6s %6s  %-14s %9s %10s %9s\n", "from", "to", "group", "min_ns", "median_ns",
+            "timeouts");
+    for (int j = 0; j < top.n; j++) {
+        const struct c2c_pair *p = &m->pair[top.idx[j]];
+        fprintf(out, "%6d %6d  %-14s", p->from, p->to, cpu_pair_group_name(p->group));
+        print_real(out, 9, p->min_ns);
+        print_real(out, 10, p->median_ns);
+        fprintf(out, " %9d\n", p->timeouts);
+    }
+}
+
+void text_c2c_show(FILE *out, const struct c2c_result *r, bool colour, bool per_cpu)
 {
     print_header_line(out, r);
-    print_matrix(out, r, colour);
+    if (!text_many_collapsed(r->m->ncpu, per_cpu)) {
+        print_matrix(out, r, colour);
+        print_groups(out, r);
+        return;
+    }
+    fprintf(out, "%d CPUs: the matrix with --per-cpu (or every pair: --csv, --json)\n", r->m->ncpu);
     print_groups(out, r);
+    print_extreme_pairs(out, r, true);
+    print_extreme_pairs(out, r, false);
+}
+
+void text_c2c_print(FILE *out, const struct c2c_result *r, bool colour)
+{
+    text_c2c_show(out, r, colour, false);
 }
 
 static void csv_real(FILE *out, double v)

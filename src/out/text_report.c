@@ -3,9 +3,13 @@
  * decimals (nanosecond resolution kept); counts as integers. The live view
  * uses plain ANSI cursor movement so that it works on any VT100-like
  * terminal without curses; when stdout is not a terminal the collector
- * prints plain lines instead.
+ * prints plain lines instead. With more CPUs than TEXT_MANY_MAX_ROWS
+ * (text_many.h) the live view and the summary collapse to every CPU
+ * together and the worst CPUs; the plain lines stay one per CPU, since
+ * programs read them.
  */
 #include "out/text_report.h"
+#include "out/text_many.h"
 #include "out/text_stat.h"
 
 #include <math.h>
@@ -18,9 +22,11 @@ static double us(int64_t ns)
     return (double)ns / 1000.0;
 }
 
+/* One row of a summary table; compact (a collapsed table) leaves out p90,
+ * so that the row with its last column fits 100 columns. */
 static void summary_row(FILE *out, const char *label, uint64_t samples, uint64_t missed,
                         const struct running_stats *s, const struct latency_hist *h,
-                        uint64_t over_tol, bool with_tol)
+                        uint64_t over_tol, bool with_tol, bool compact)
 {
     fprintf(out, "%5s %10llu %7llu", label, (unsigned long long)samples,
             (unsigned long long)missed);
@@ -28,13 +34,86 @@ static void summary_row(FILE *out, const char *label, uint64_t samples, uint64_t
         fprintf(out, "  (no samples)\n");
         return;
     }
-    fprintf(out, " %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f", us(s->min),
-            us(latency_hist_percentile(h, 50)), us(latency_hist_percentile(h, 90)),
-            us(latency_hist_percentile(h, 99)), us(latency_hist_percentile(h, 99.9)), us(s->max),
-            s->mean / 1000.0);
+    fprintf(out, " %10.3f %10.3f", us(s->min), us(latency_hist_percentile(h, 50)));
+    if (!compact)
+        fprintf(out, " %10.3f", us(latency_hist_percentile(h, 90)));
+    fprintf(out, " %10.3f %10.3f %10.3f %10.3f", us(latency_hist_percentile(h, 99)),
+            us(latency_hist_percentile(h, 99.9)), us(s->max), s->mean / 1000.0);
     if (with_tol)
         fprintf(out, " %9llu", (unsigned long long)over_tol);
     fputc('\n', out);
+}
+
+static void summary_header(FILE *out, const char *last, bool compact)
+{
+    fprintf(out, "%5s %10s %7s %10s %10s", "CPU", "samples", "missed", "min", "p50");
+    if (!compact)
+        fprintf(out, " %10s", "p90");
+    fprintf(out, " %10s %10s %10s %10s", "p99", "p99.9", "max", "mean");
+    if (last)
+        fprintf(out, " %9s", last);
+    fputc('\n', out);
+}
+
+/* Table t of the summary: 0 latency, 1 execution time, 2 response time. */
+static const struct running_stats *table_stats(const struct cpu_result *r, int t)
+{
+    return t == 0 ? &r->latency : t == 1 ? &r->exec : &r->response;
+}
+
+static const struct latency_hist *table_hist(const struct cpu_result *r, int t)
+{
+    return t == 0 ? &r->hist : t == 1 ? r->exec_hist : r->response_hist;
+}
+
+/* The CPUs with the largest max of table t (a collapsed summary's rows). */
+static void worst_by_max(const struct run_report *rep, int t, struct text_many_top *worst)
+{
+    text_many_top_init(worst, true);
+    for (int i = 0; i < rep->ncpu; i++) {
+        const struct running_stats *s = table_stats(rep->cpu[i], t);
+        text_many_top_add(worst, i, s->count ? (double)s->max : NAN);
+    }
+}
+
+/* The rows of table t: one per CPU then "all", or collapsed "all" first,
+ * then the worst CPUs by max and how many were left out. */
+static void summary_rows(FILE *out, const struct run_report *rep, int t, bool with_last)
+{
+    const struct running_stats *all_s = t == 0   ? &rep->all_latency
+                                        : t == 1 ? &rep->all_exec
+                                                 : &rep->all_response;
+    const struct latency_hist *all_h = t == 0   ? rep->all_hist
+                                       : t == 1 ? rep->all_exec_hist
+                                                : rep->all_response_hist;
+    uint64_t all_last = t == 0 ? rep->all_over_tolerance : rep->all_deadline_misses;
+    bool compact = text_many_collapsed(rep->ncpu, rep->per_cpu);
+    if (!compact) {
+        for (int i = 0; i < rep->ncpu; i++) {
+            const struct cpu_result *r = rep->cpu[i];
+            char label[16];
+            snprintf(label, sizeof(label), "%d", r->cpu);
+            summary_row(out, label, r->samples, r->missed, table_stats(r, t), table_hist(r, t),
+                        t == 0 ? r->over_tolerance : r->deadline_misses, with_last, false);
+        }
+        if (rep->ncpu > 1)
+            summary_row(out, "all", rep->all_samples, rep->all_missed, all_s, all_h, all_last,
+                        with_last, false);
+        return;
+    }
+    summary_row(out, "all", rep->all_samples, rep->all_missed, all_s, all_h, all_last, with_last,
+                true);
+    struct text_many_top worst;
+    worst_by_max(rep, t, &worst);
+    fprintf(out, "worst %d of %d CPUs by max (p90 with --per-cpu)\n", worst.n, rep->ncpu);
+    for (int k = 0; k < worst.n; k++) {
+        const struct cpu_result *r = rep->cpu[worst.idx[k]];
+        char label[16];
+        snprintf(label, sizeof(label), "%d", r->cpu);
+        summary_row(out, label, r->samples, r->missed, table_stats(r, t), table_hist(r, t),
+                    t == 0 ? r->over_tolerance : r->deadline_misses, with_last, true);
+    }
+    text_many_more(out, rep->ncpu - worst.n);
 }
 
 void text_loads(FILE *out, const struct load_spec *specs, int n, const struct load_runner *lr)
@@ -91,10 +170,26 @@ static void text_spikes(FILE *out, const struct run_report *rep)
         snprintf(thr, sizeof(thr), "max(50 us, 10 x median)");
     fprintf(out, "\nSpikes above %s: ", thr);
     uint64_t total = 0;
-    for (int i = 0; i < x->ncpu; i++) {
-        total += explain_cpu_spikes(x, i);
-        fprintf(out, "%s%llu on CPU %d", i ? ", " : "",
-                (unsigned long long)explain_cpu_spikes(x, i), rep->cpus->cpu[i]);
+    if (text_many_collapsed(x->ncpu, rep->per_cpu)) {
+        /* "1234 on 256 CPUs, most on CPU 7 (301), CPU 9 (12), CPU 4 (3)" */
+        enum { NAMED = 3 };
+        struct text_many_top most;
+        text_many_top_init(&most, true);
+        for (int i = 0; i < x->ncpu; i++) {
+            total += explain_cpu_spikes(x, i);
+            if (explain_cpu_spikes(x, i))
+                text_many_top_add(&most, i, (double)explain_cpu_spikes(x, i));
+        }
+        fprintf(out, "%llu on %d CPUs", (unsigned long long)total, x->ncpu);
+        for (int k = 0; k < most.n && k < NAMED; k++)
+            fprintf(out, "%s CPU %d (%llu)", k ? "," : ", most on", rep->cpus->cpu[most.idx[k]],
+                    (unsigned long long)explain_cpu_spikes(x, most.idx[k]));
+    } else {
+        for (int i = 0; i < x->ncpu; i++) {
+            total += explain_cpu_spikes(x, i);
+            fprintf(out, "%s%llu on CPU %d", i ? ", " : "",
+                    (unsigned long long)explain_cpu_spikes(x, i), rep->cpus->cpu[i]);
+        }
     }
     if (!x->capture) {
         text_window_spikes(out, rep);
@@ -118,43 +213,16 @@ static void text_spikes(FILE *out, const struct run_report *rep)
 void text_summary(FILE *out, const struct run_report *rep)
 {
     bool with_tol = rep->tolerance_ns >= 0;
+    bool compact = text_many_collapsed(rep->ncpu, rep->per_cpu);
     fprintf(out, "\nLatency (µs)%s\n", rep->interrupted ? "  [interrupted]" : "");
-    fprintf(out, "%5s %10s %7s %10s %10s %10s %10s %10s %10s %10s", "CPU", "samples", "missed",
-            "min", "p50", "p90", "p99", "p99.9", "max", "mean");
-    if (with_tol)
-        fprintf(out, " %9s", "over-tol");
-    fputc('\n', out);
-    for (int i = 0; i < rep->ncpu; i++) {
-        const struct cpu_result *r = rep->cpu[i];
-        char label[16];
-        snprintf(label, sizeof(label), "%d", r->cpu);
-        summary_row(out, label, r->samples, r->missed, &r->latency, &r->hist, r->over_tolerance,
-                    with_tol);
-    }
-    if (rep->ncpu > 1)
-        summary_row(out, "all", rep->all_samples, rep->all_missed, &rep->all_latency, rep->all_hist,
-                    rep->all_over_tolerance, with_tol);
+    summary_header(out, with_tol ? "over-tol" : NULL, compact);
+    summary_rows(out, rep, 0, with_tol);
     if (rep->control_task) {
         static const char *titles[] = {"Execution time", "Response time"};
         for (int t = 0; t < 2; t++) {
             fprintf(out, "\n%s (µs)%s\n", titles[t], t == 1 ? "  (latency + execution)" : "");
-            fprintf(out, "%5s %10s %7s %10s %10s %10s %10s %10s %10s %10s", "CPU", "samples",
-                    "missed", "min", "p50", "p90", "p99", "p99.9", "max", "mean");
-            if (t == 1)
-                fprintf(out, " %9s", "dl-miss");
-            fputc('\n', out);
-            for (int i = 0; i < rep->ncpu; i++) {
-                const struct cpu_result *r = rep->cpu[i];
-                char label[16];
-                snprintf(label, sizeof(label), "%d", r->cpu);
-                summary_row(out, label, r->samples, r->missed, t ? &r->response : &r->exec,
-                            t ? r->response_hist : r->exec_hist, r->deadline_misses, t == 1);
-            }
-            if (rep->ncpu > 1)
-                summary_row(out, "all", rep->all_samples, rep->all_missed,
-                            t ? &rep->all_response : &rep->all_exec,
-                            t ? rep->all_response_hist : rep->all_exec_hist,
-                            rep->all_deadline_misses, t == 1);
+            summary_header(out, t == 1 ? "dl-miss" : NULL, compact);
+            summary_rows(out, rep, t + 1, t == 1);
         }
     }
     if (rep->nloads && rep->load_runner)
@@ -168,9 +236,18 @@ void text_summary(FILE *out, const struct run_report *rep)
         fprintf(out, "\nHistogram, all CPUs (log scale)\n");
         text_histogram(out, rep->all_hist);
     }
-    if (rep->telemetry)
+    if (rep->telemetry) {
+        /* collapsed: the rows of the CPUs the latency table showed */
+        int only[TEXT_MANY_WORST], nonly = 0;
+        if (compact) {
+            struct text_many_top worst;
+            worst_by_max(rep, 0, &worst);
+            for (int k = 0; k < worst.n; k++)
+                only[nonly++] = rep->cpu[worst.idx[k]]->cpu;
+        }
         text_telemetry_summary(out, rep->telemetry, rep->telemetry_windows, rep->telemetry_count,
-                               rep->telemetry_dropped);
+                               rep->telemetry_dropped, compact ? only : NULL, nonly);
+    }
     if (rep->explain_method)
         text_spikes(out, rep);
 }
@@ -326,11 +403,142 @@ static void progress_bar(FILE *out, const struct live_frame *f)
     fputs("\033[K\n", out);
 }
 
+/* Every CPU of a frame together. The p99 comes from the CPUs' histograms
+ * merged over the buckets each one occupies (from its min to its max), a
+ * few hundred buckets per CPU: well under a millisecond for 256 CPUs, four
+ * times a second, on the collector's housekeeping CPU. */
+struct live_all {
+    int measured; /* CPUs with a sample */
+    uint64_t samples, missed, deadline_misses;
+    struct running_stats latency;
+    int64_t exec_max_ns;
+    struct latency_hist hist;
+};
+
+static void hist_merge_occupied(struct latency_hist *dst, const struct latency_hist *src)
+{
+    if (src->count == 0)
+        return;
+    dst->count += src->count;
+    dst->overflow += src->overflow;
+    dst->underflow += src->underflow;
+    dst->min_ns = src->min_ns < dst->min_ns ? src->min_ns : dst->min_ns;
+    dst->max_ns = src->max_ns > dst->max_ns ? src->max_ns : dst->max_ns;
+    /* negative values (a mis-calibrated clock) are counted in bucket 0 */
+    size_t lo = src->min_ns <= 0 ? 0 : latency_hist_bucket_index(src->min_ns);
+    size_t hi = src->max_ns <= 0                    ? 0
+                : src->max_ns > LATENCY_HIST_MAX_NS ? LATENCY_HIST_BUCKETS - 1
+                                                    : latency_hist_bucket_index(src->max_ns);
+    for (size_t i = lo; i <= hi && i < LATENCY_HIST_BUCKETS; i++)
+        dst->buckets[i] += src->buckets[i];
+}
+
+static void live_all_sum(struct live_all *a, const struct live_frame *f)
+{
+    a->measured = 0;
+    a->samples = a->missed = a->deadline_misses = 0;
+    a->exec_max_ns = 0;
+    running_stats_init(&a->latency);
+    latency_hist_init(&a->hist);
+    for (int i = 0; i < f->ncpu; i++) {
+        const struct cpu_result *r = f->cpus[i].r;
+        a->samples += r->samples;
+        a->missed += r->missed;
+        a->deadline_misses += r->deadline_misses;
+        if (r->latency.count == 0)
+            continue;
+        a->measured++;
+        running_stats_merge(&a->latency, &r->latency);
+        hist_merge_occupied(&a->hist, &r->hist);
+        if (r->exec.count && r->exec.max > a->exec_max_ns)
+            a->exec_max_ns = r->exec.max;
+    }
+}
+
+/* A row of the collapsed view: no current value, the execution time by
+ * its max, so that a row fits 100 columns. */
+static void live_compact_row(FILE *out, const char *label, uint64_t samples, uint64_t missed,
+                             const struct running_stats *lat, int64_t p99_ns, bool control,
+                             int64_t exec_max_ns, uint64_t dl_miss)
+{
+    fprintf(out, "%5s %10llu %8llu %10.3f %10.3f %10.3f %10.3f", label, (unsigned long long)samples,
+            (unsigned long long)missed, us(lat->min), lat->mean / 1000.0, us(p99_ns), us(lat->max));
+    if (control)
+        fprintf(out, " %10.3f %8llu", us(exec_max_ns), (unsigned long long)dl_miss);
+    fputs("\033[K\n", out);
+}
+
+static int live_worst_rows(FILE *out, const struct live_frame *f, const struct text_many_top *t,
+                           const char *by)
+{
+    fprintf(out, "worst %d by %s:\033[K\n", t->n, by);
+    for (int k = 0; k < t->n; k++) {
+        const struct live_cpu *c = &f->cpus[t->idx[k]];
+        char label[16];
+        snprintf(label, sizeof(label), "%d", c->cpu);
+        live_compact_row(out, label, c->r->samples, c->r->missed, &c->r->latency,
+                         latency_hist_percentile(&c->r->hist, 99), f->control_task,
+                         c->r->exec.count ? c->r->exec.max : 0, c->r->deadline_misses);
+    }
+    return t->n + 1;
+}
+
+/* More CPUs than rows: every CPU together, the worst by max and by p99,
+ * and the strip of every CPU's max. */
+static int live_view_collapsed(FILE *out, const struct live_frame *f)
+{
+    struct live_all a; /* 30 KiB of histogram, on the collector's stack */
+    int lines = 0;
+    fprintf(out, "%5s %10s %8s %10s %10s %10s %10s", "CPU", "samples", "missed", "min", "mean",
+            "p99", "max");
+    if (f->control_task)
+        fprintf(out, " %10s %8s", "exec_max", "dl_miss");
+    fputs("  (µs)\033[K\n", out);
+    lines++;
+    struct text_many_top by_max, by_p99;
+    text_many_top_init(&by_max, true);
+    text_many_top_init(&by_p99, true);
+    for (int i = 0; i < f->ncpu; i++) {
+        const struct cpu_result *r = f->cpus[i].r;
+        if (r->latency.count == 0)
+            continue;
+        text_many_top_add(&by_max, i, (double)r->latency.max);
+        text_many_top_add(&by_p99, i, (double)latency_hist_percentile(&r->hist, 99));
+    }
+    live_all_sum(&a, f);
+    if (a.measured)
+        live_compact_row(out, "all", a.samples, a.missed, &a.latency,
+                         latency_hist_percentile(&a.hist, 99), f->control_task, a.exec_max_ns,
+                         a.deadline_misses);
+    else
+        fprintf(out, "%5s %10s\033[K\n", "all", "waiting");
+    fprintf(out, "%d CPUs: %d measuring, %d waiting\033[K\n", f->ncpu, a.measured,
+            f->ncpu - a.measured);
+    lines += 2;
+    lines += live_worst_rows(out, f, &by_max, "max");
+    lines += live_worst_rows(out, f, &by_p99, "p99");
+    struct text_strip strip;
+    text_strip_begin(&strip, out, true, "max latency");
+    for (int i = 0; i < f->ncpu; i++) {
+        const struct cpu_result *r = f->cpus[i].r;
+        text_strip_cell(&strip, f->cpus[i].cpu, r->latency.count ? r->latency.max : -1);
+    }
+    return lines + text_strip_end(&strip);
+}
+
 int live_view_draw(FILE *out, const struct live_frame *f, int prev_lines)
 {
     if (prev_lines > 0)
         fprintf(out, "\033[%dA", prev_lines);
     progress_bar(out, f);
+    if (text_many_collapsed(f->ncpu, false)) {
+        int lines = live_view_collapsed(out, f);
+        /* should a frame be shorter than the one before, erase what that
+         * one left below it */
+        fputs("\033[J", out);
+        fflush(out);
+        return lines + 1;
+    }
     /* every column has a header; latencies and execution times in µs */
     fprintf(out, "%5s %10s %10s %10s %10s %10s %10s %8s", "CPU", "samples", "current", "min",
             "mean", "p99", "max", "missed");

@@ -292,8 +292,18 @@ static double per(double v, double cov)
     return cov > 0 ? v / cov : NAN;
 }
 
+static bool listed(const int *only, int nonly, int cpu)
+{
+    if (!only)
+        return true;
+    for (int i = 0; i < nonly; i++)
+        if (only[i] == cpu)
+            return true;
+    return false;
+}
+
 void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct telemetry_window *w,
-                            uint64_t n, uint64_t dropped)
+                            uint64_t n, uint64_t dropped, const int *only, int nonly)
 {
     int ncpu = telemetry_cpu_count(t);
     if (n == 0 || ncpu == 0)
@@ -313,8 +323,8 @@ void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct t
         }
         total_add(&tot[i], &w[k]);
     }
-    fprintf(out, "\nTelemetry per second (%llu windows%s)\n", (unsigned long long)n,
-            dropped ? ", the newest" : "");
+    fprintf(out, "\nTelemetry per second (%llu windows%s)%s\n", (unsigned long long)n,
+            dropped ? ", the newest" : "", only ? ", the CPUs above (--per-cpu: every CPU)" : "");
     fprintf(out, "%5s", "CPU");
     if (has(t, TELEMETRY_AVG_MHZ))
         fprintf(out, " %8s", "Avg_MHz");
@@ -331,6 +341,8 @@ void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct t
     fprintf(out, "  busiest interrupts (/s)\n");
     for (int i = 0; i < seen; i++) {
         struct cpu_total *c = &tot[i];
+        if (!listed(only, nonly, c->cpu))
+            continue;
         fprintf(out, "%5d", c->cpu);
         if (has(t, TELEMETRY_AVG_MHZ))
             cell_real(out, 8, 0, per(c->mhz_s, c->mhz_cov));

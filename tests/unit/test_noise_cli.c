@@ -36,6 +36,7 @@ static void test_noise_defaults(void **state)
     assert_int_equal(params.report_every_ns, INT64_C(1000000000));
     assert_int_equal(params.largest, 10);
     assert_false(params.no_trace);
+    assert_false(params.per_cpu);
     assert_null(params.hist_path);
     assert_int_equal(params.hist_max_ns, 1000 * INT64_C(1000));
     assert_int_equal(params.common.cpus.count, 0);
@@ -50,13 +51,14 @@ static void test_noise_every_option_lands_in_params(void **state)
     assert_int_equal(parse("noise -a 1-2 -D 5 --threshold 2.5 --policy fifo -p 95 --runtime 400ms "
                            "--period 500ms --report-every 250ms --largest 3 --no-trace "
                            "--histogram-file h.txt --histogram-max 200 --json n.json -q "
-                           "--sysroot /fx",
+                           "--sysroot /fx --per-cpu",
                            &cap),
                      -1);
     assert_string_equal(cap.err_text, "");
     assert_int_equal(params.common.cpus.count, 2);
     assert_int_equal(params.duration_ns, 5 * INT64_C(1000000000));
     assert_int_equal(params.threshold_ns, 2500);
+    assert_true(params.per_cpu);
     assert_true(params.sched.fifo);
     assert_int_equal(params.sched.priority, 95);
     assert_int_equal(params.runtime_ns, 400 * INT64_C(1000000));
@@ -112,6 +114,8 @@ static void test_noise_help_lists_every_option(void **state)
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
         if (!strstr(cap.out_text, options[i]))
             fail_msg("help lacks '%s'", options[i]);
+    assert_non_null(strstr(cap.out_text, "--per-cpu           a summary row for every CPU "
+                                         "(default: above 16 CPUs,\n"));
 }
 
 static const struct cli_bad_case bad_cases[] = {

@@ -53,6 +53,7 @@ static void test_run_defaults(void **state)
     assert_null(params.common.json_path);
     assert_null(params.common.sysroot_dir);
     assert_int_equal(params.tune_actions, 0);
+    assert_false(params.per_cpu);
 }
 
 static void test_run_bare_numbers_take_each_options_unit(void **state)
@@ -246,6 +247,21 @@ static void test_run_explain_threshold_and_keep(void **state)
     assert_int_equal(params.explain_keep, 1000000);
     parse_ok("run --explain=60s");
     assert_int_equal(params.explain_threshold_ns, 60 * NS_PER_S);
+}
+
+/* --per-cpu asks the summary for every CPU's row; the help names the
+ * rule it turns off (more than TEXT_MANY_MAX_ROWS CPUs collapse). */
+static void test_run_per_cpu_asks_for_every_cpu_row(void **state)
+{
+    (void)state;
+    parse_ok("run --per-cpu");
+    assert_true(params.per_cpu);
+    parse_ok("run -a 1-2 --per-cpu -D 1");
+    assert_true(params.per_cpu);
+    struct cli_capture cap;
+    assert_int_equal(parse("run --help", &cap), EXIT_OK);
+    assert_non_null(strstr(cap.out_text, "--per-cpu           a summary row for every CPU "
+                                         "(default: above 16 CPUs,\n"));
 }
 
 static void test_run_help_prints_usage_and_exits_0(void **state)
@@ -605,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_run_sysroot_from_environment_unless_given),
         cmocka_unit_test(test_run_explain_threshold_and_keep),
         cmocka_unit_test(test_run_help_prints_usage_and_exits_0),
+        cmocka_unit_test(test_run_per_cpu_asks_for_every_cpu_row),
         cmocka_unit_test(test_run_bad_input_exits_2_with_the_exact_message),
         cmocka_unit_test(test_run_forever_and_duration_zero_run_until_stopped),
         cmocka_unit_test(test_run_prometheus_address_defaults_to_loopback),
