@@ -7,7 +7,7 @@
  * (with --sysroot), the samples CSV, the exporter's figures and page.
  *
  *   collector-bench [-n RINGS] [-r RATE] [-D SECONDS] [-p PRODUCERS]
- *                   [-S STALL_MS] [-- RUN OPTIONS...]
+ *                   [-S STALL_MS] [-s] [-- RUN OPTIONS...]
  *
  * RUN OPTIONS are `jitterlab run` options (--samples F, --report-every 1s,
  * --prometheus PORT, --no-telemetry, ...). The producers run on the last
@@ -160,9 +160,10 @@ static int usage(const char *why)
 int main(int argc, char **argv)
 {
     int rings = 64, producers = 1, stall_ms = 0;
+    bool summary = false;
     double rate = 200000, seconds = 2;
     int opt;
-    while ((opt = getopt(argc, argv, "n:r:D:p:S:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:r:D:p:S:s")) != -1) {
         switch (opt) {
         case 'n':
             rings = atoi(optarg);
@@ -178,6 +179,9 @@ int main(int argc, char **argv)
             break;
         case 'S':
             stall_ms = atoi(optarg);
+            break;
+        case 's':
+            summary = true;
             break;
         default:
             return usage("unknown option");
@@ -357,9 +361,10 @@ int main(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     long rss_run_kib = ru.ru_maxrss;
-    if (p.common.json_path) {
+    if (p.common.json_path || summary) {
         /* The result of every ring (the running copy), as run writes it at
-         * the end: what the document costs at this size. */
+         * the end (-s: the text summary, before the figures line): what the
+         * document costs at this size. */
         st.running = true;
         if (tele) {
             uint64_t *missed = calloc((size_t)rings, sizeof(uint64_t));

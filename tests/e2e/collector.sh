@@ -42,6 +42,21 @@ if [ "$scraped" = 1 ]; then
     check "64 CPUs on the page" [ "$(grep -c '^jitterlab_samples_total{' "$T/m2")" = 64 ]
 fi
 
+# The summary of 256 CPUs, from the collector's running results over the
+# 256-CPU tree's telemetry: collapsed to all + the worst 8 in every table,
+# every line within 100 columns; --per-cpu gives every CPU's row.
+"$CB" -s -n 256 -r 256000 -D 1 -- --sysroot "$TREE" >"$T/sum" 2>&1
+rc_is "256 rings: the summary run exits 0" 0 $?
+wide=$(sed '$d' "$T/sum" | python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in sys.stdin))')
+check "256-CPU summary: no line wider than 100 columns (widest $wide)" [ "$wide" -le 100 ]
+check "256-CPU summary: the all row and the worst 8 by max" grep -q "^worst 8 of 256 CPUs by max" "$T/sum"
+check "256-CPU summary: 248 more CPUs named" grep -q "^248 more CPUs: --per-cpu prints all" "$T/sum"
+trows=$(sed -n '/^Telemetry per second/,/^rings=/p' "$T/sum" | grep -cE '^ +[0-9]+ ')
+check "256-CPU summary: telemetry rows of those 8 CPUs only ($trows)" [ "$trows" = 8 ]
+"$CB" -s -n 256 -r 256000 -D 1 -- --sysroot "$TREE" --per-cpu >"$T/sum2" 2>&1
+rows=$(sed -n '/^Latency/,/^$/p' "$T/sum2" | grep -cE '^ +[0-9]+ ')
+check "--per-cpu: 256 latency rows ($rows)" [ "$rows" = 256 ]
+
 # A collector stalled longer than its rings hold (64 rings at 1 M/s hold
 # about 260 ms each; a 700 ms stall half-way) loses samples: they are
 # counted per ring, the harness says so, and what arrived is still exact.
