@@ -51,6 +51,7 @@ struct telemetry {
     struct perf_msr_group perf_msr;
     struct msr_file *msr_fd; /* MSR_VIA_DEV: one per CPU */
     enum freq_via freq_via;
+    int64_t *khz; /* FREQ_VIA_CPUINFO: per CPU, one pass over /proc/cpuinfo */
     bool use_idle, use_ctxt, use_temps, use_energy;
     struct perf_switch_counter switches;
     struct cpuidle_info idle;

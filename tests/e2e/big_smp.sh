@@ -200,4 +200,26 @@ check "sparse: cpufreq of policy1102 is performance" grep -qx performance "$W/sp
 rc_is "sparse: tune restore exits 0" 0 $?
 check "sparse: restore leaves the tree byte-identical" diff -r "$SP" "$W/sptree"
 
+# --- telemetry over 256 CPUs: frequencies from /proc/cpuinfo ------------------
+# Without cpufreq the frequency comes from the 256 blocks of /proc/cpuinfo
+# (600 KB); one snapshot once took a scan per CPU with sscanf's strlen of
+# the rest on every line: 33 s of CPU for one 25 ms interval here.
+cp -a "$B" "$W/nofreq"
+rm -rf "$W/nofreq/sys/devices/system/cpu/cpufreq" "$W/nofreq"/sys/devices/system/cpu/cpu*/cpufreq
+timeout 20 "$JL" stat --sysroot "$W/nofreq" -D 50ms -i 25ms --json "$T/st.json" >"$T/out" 2>"$T/err"
+rc_is "stat over 256 CPUs with cpuinfo frequencies ends (timeout 20 s)" 0 $?
+pyt "$T/st.json" info="$W/nofreq/proc/cpuinfo" <<'PY'
+want, cur = {}, None
+for l in open(v["info"]):
+    k, _, val = l.partition(":")
+    if k.strip() == "processor":
+        cur = int(val)
+    elif k.strip() == "cpu MHz":
+        want[cur] = round(float(val))
+got = [(c["cpu"], c.get("avg_mhz")) for x in d["samples"] for c in x["cpus"]]
+t("cpuinfo frequencies: the source is cpuinfo", 'd["sources"]["avg_mhz"]["source"] == "cpuinfo"', 'd.get("sources", {}).get("avg_mhz")')
+t("cpuinfo frequencies: 256 CPUs in every sample", 'len(d["samples"]) >= 2 and all(len(x["cpus"]) == 256 for x in d["samples"])', '[len(x["cpus"]) for x in d["samples"]]')
+t("cpuinfo frequencies: each CPU's is its own block's cpu MHz", 'all(m is not None and abs(m - want[c]) <= 1 for c, m in got)', '[(c, m, want.get(c)) for c, m in got if m is None or abs(m - want.get(c, -9)) > 1][:5]')
+PY
+
 echo "1..$n"
