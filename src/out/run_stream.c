@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/async_write.h"
 #include "common/units.h"
 #include "out/text_report.h"
 
@@ -46,42 +47,66 @@ static char *put_i64(char *p, int64_t v)
     return end;
 }
 
+/* What a samples row needs of a sample, as the collector queues it. */
+struct sample_record {
+    int64_t t_ns, latency_ns, exec_ns, llc_misses;
+    int32_t cpu, ipc_milli, context_switches;
+};
+
+/* The writer thread's side: records to rows (the columns of the header). */
+static size_t format_sample_rows(const void *ctx, const void *in, size_t n, char *out)
+{
+    const struct run_stream_config *cfg = ctx;
+    const struct sample_record *recs = in;
+    char *p = out;
+    for (size_t k = 0; k < n; k++) {
+        const struct sample_record *s = &recs[k];
+        p = put_i64(p, s->cpu);
+        *p++ = ',';
+        p = put_i64(p, s->t_ns);
+        *p++ = ',';
+        p = put_i64(p, s->latency_ns);
+        if (cfg->control_task) {
+            *p++ = ',';
+            p = put_i64(p, s->exec_ns);
+            *p++ = ',';
+            p = put_i64(p, s->latency_ns + s->exec_ns);
+        }
+        if (cfg->counters) {
+            *p++ = ',';
+            if (s->llc_misses >= 0)
+                p = put_i64(p, s->llc_misses);
+            *p++ = ',';
+            if (s->ipc_milli >= 0) { /* as %.3f of ipc_milli / 1000 */
+                p = put_i64(p, s->ipc_milli / 1000);
+                *p++ = '.';
+                int frac = s->ipc_milli % 1000;
+                *p++ = (char)('0' + frac / 100);
+                *p++ = (char)('0' + frac / 10 % 10);
+                *p++ = (char)('0' + frac % 10);
+            }
+            *p++ = ',';
+            if (s->context_switches >= 0)
+                p = put_i64(p, s->context_switches);
+        }
+        *p++ = '\n';
+    }
+    return (size_t)(p - out);
+}
+
 static void write_sample_row(void *ctx, int cpu, const struct cycle_sample *s)
 {
     struct run_stream *rs = ctx;
     if (!rs->samples_open)
         return; /* a log that could not be reopened */
-    char row[192], *p = row;
-    p = put_i64(p, cpu);
-    *p++ = ',';
-    p = put_i64(p, s->t_ns);
-    *p++ = ',';
-    p = put_i64(p, s->latency_ns);
-    if (rs->cfg.control_task) {
-        *p++ = ',';
-        p = put_i64(p, s->exec_ns);
-        *p++ = ',';
-        p = put_i64(p, s->latency_ns + s->exec_ns);
-    }
-    if (rs->cfg.counters) {
-        *p++ = ',';
-        if (s->llc_misses >= 0)
-            p = put_i64(p, s->llc_misses);
-        *p++ = ',';
-        if (s->ipc_milli >= 0) { /* as %.3f of ipc_milli / 1000 */
-            p = put_i64(p, s->ipc_milli / 1000);
-            *p++ = '.';
-            int frac = s->ipc_milli % 1000;
-            *p++ = (char)('0' + frac / 100);
-            *p++ = (char)('0' + frac / 10 % 10);
-            *p++ = (char)('0' + frac % 10);
-        }
-        *p++ = ',';
-        if (s->context_switches >= 0)
-            p = put_i64(p, s->context_switches);
-    }
-    *p++ = '\n';
-    fwrite_unlocked(row, 1, (size_t)(p - row), rs->samples.fp);
+    struct sample_record *r = async_write_record(rs->samples_writer);
+    *r = (struct sample_record){.t_ns = s->t_ns,
+                                .latency_ns = s->latency_ns,
+                                .exec_ns = s->exec_ns,
+                                .llc_misses = s->llc_misses,
+                                .cpu = cpu,
+                                .ipc_milli = s->ipc_milli,
+                                .context_switches = s->context_switches};
 }
 
 static void write_interval_row(FILE *f, const struct interval_stats *w, bool with_exec)
@@ -149,12 +174,32 @@ static int open_output(struct atomic_file *f, bool *is_open, const char *path, c
         return -1;
     }
     *is_open = true;
-    /* A row per sample: a large buffer means one write(2) per MiB, not
-     * per 4 KiB (a big machine streams millions of rows a second). */
-    setvbuf(f->fp, NULL, _IOFBF, (size_t)1 << 20);
     if (empty)
         fputs(header, f->fp);
     return 0;
+}
+
+/* The samples file's rows go through a writer thread (async_write.h). */
+static int start_samples_writer(struct run_stream *rs, char *err, size_t errlen)
+{
+    if (!rs->samples_open)
+        return 0;
+    char why[128];
+    rs->samples_writer = async_write_start(rs->samples.fp, sizeof(struct sample_record),
+                                           format_sample_rows, &rs->cfg, why, sizeof why);
+    if (!rs->samples_writer) {
+        snprintf(err, errlen, "--samples %s: %s", rs->cfg.samples_path, why);
+        atomic_file_abort(&rs->samples);
+        rs->samples_open = false;
+        return -1;
+    }
+    return 0;
+}
+
+static void stop_samples_writer(struct run_stream *rs)
+{
+    async_write_finish(rs->samples_writer);
+    rs->samples_writer = NULL;
 }
 
 int run_stream_open(struct run_stream *rs, const struct run_stream_config *cfg, char *err,
@@ -171,7 +216,8 @@ int run_stream_open(struct run_stream *rs, const struct run_stream_config *cfg, 
              "over_tolerance%s\n",
              cfg->control_task ? ",exec_min_ns,exec_mean_ns,exec_max_ns,deadline_misses" : "");
     if (open_output(&rs->samples, &rs->samples_open, cfg->samples_path, rs->samples_header,
-                    cfg->append, "--samples", err, errlen) != 0)
+                    cfg->append, "--samples", err, errlen) != 0 ||
+        start_samples_writer(rs, err, errlen) != 0)
         return -1;
     return open_output(&rs->intervals, &rs->intervals_open, cfg->intervals_path,
                        rs->intervals_header, cfg->append, "--intervals", err, errlen);
@@ -182,7 +228,7 @@ void run_stream_flush(struct run_stream *rs)
     if (!rs->cfg.append)
         return;
     if (rs->samples_open)
-        fflush(rs->samples.fp);
+        async_write_flush(rs->samples_writer);
     if (rs->intervals_open)
         fflush(rs->intervals.fp);
 }
@@ -194,9 +240,12 @@ int run_stream_reopen(struct run_stream *rs, char *err, size_t errlen)
     int rc = 0;
     if (rs->samples_open) {
         rs->samples_open = false;
+        stop_samples_writer(rs);
         atomic_file_commit(&rs->samples);
         rc |= open_output(&rs->samples, &rs->samples_open, rs->cfg.samples_path, rs->samples_header,
                           true, "--samples", err, errlen);
+        if (rc == 0)
+            rc |= start_samples_writer(rs, err, errlen);
     }
     if (rs->intervals_open) {
         rs->intervals_open = false;
@@ -231,6 +280,7 @@ int run_stream_commit(struct run_stream *rs, const char **opt, const char **path
     int rc = 0;
     if (rs->samples_open) {
         rs->samples_open = false;
+        stop_samples_writer(rs);
         if (atomic_file_commit(&rs->samples) != 0) {
             *opt = "--samples";
             *path = rs->cfg.samples_path;
@@ -250,8 +300,10 @@ int run_stream_commit(struct run_stream *rs, const char **opt, const char **path
 
 void run_stream_close(struct run_stream *rs)
 {
-    if (rs->samples_open)
+    if (rs->samples_open) {
+        stop_samples_writer(rs);
         atomic_file_abort(&rs->samples);
+    }
     if (rs->intervals_open)
         atomic_file_abort(&rs->intervals);
     rs->samples_open = rs->intervals_open = false;

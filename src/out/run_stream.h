@@ -35,6 +35,7 @@ struct run_stream {
     struct run_stream_config cfg;
     struct atomic_file samples;
     bool samples_open;
+    struct async_write *samples_writer; /* while samples_open */
     struct atomic_file intervals;
     bool intervals_open;
     bool tty;
