@@ -91,21 +91,37 @@ static void heat_cells(FILE *f, const struct report_c2c *d, double cell, double 
         }
 }
 
+/* Every step-th CPU is labelled: a power of two, so that 256 CPUs are
+ * labelled 0, 16, 32, ..., with at least `room` pixels per label. */
+static int label_step(double room, double cell)
+{
+    int step = 1;
+    while (step * cell < room)
+        step *= 2;
+    return step;
+}
+
 static void heat_labels_and_lines(FILE *f, const struct report_c2c *d, double cell)
 {
     int n = d->ncpu;
-    int step = (int)ceil(LABEL_GAP_PX / cell);
+    /* Above the columns a label needs its width (about 6 px a digit at
+     * font size 10) and a gap; beside the rows only its height. */
+    int digits = 1;
+    for (int top = d->cpu[n - 1].cpu; top >= 10; top /= 10)
+        digits++;
+    int col_step = label_step(6.0 * digits + 6.0, cell);
+    int row_step = label_step(LABEL_GAP_PX, cell);
     double side = cell * n;
-    for (int k = 0; k < n; k += step) {
+    for (int k = 0; k < n; k += col_step)
         fprintf(f,
                 "<text x=\"%.2f\" y=\"%.2f\" font-size=\"10\" text-anchor=\"middle\" "
                 "fill=\"#333333\">%d</text>\n",
                 HEAT_LEFT_PX + (k + 0.5) * cell, HEAT_TOP_PX - 4, d->cpu[k].cpu);
+    for (int k = 0; k < n; k += row_step)
         fprintf(f,
                 "<text x=\"%.2f\" y=\"%.2f\" font-size=\"10\" text-anchor=\"end\" "
                 "fill=\"#333333\">%d</text>\n",
                 HEAT_LEFT_PX - 4, HEAT_TOP_PX + (k + 0.5) * cell + 3.5, d->cpu[k].cpu);
-    }
     for (int k = 1; k < n; k++) {
         int b = boundary(d, k);
         if (!b)

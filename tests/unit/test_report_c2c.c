@@ -190,6 +190,25 @@ static void test_heat_map_of_many_cpus_has_no_tooltips(void **state)
     free(doc);
 }
 
+/* 256 CPUs: a cell per pair, and CPU labels far enough apart to read:
+ * the columns every 16th CPU (3-digit labels), the rows every 8th. */
+static void test_heat_map_of_256_cpus_labels_every_16th_column(void **state)
+{
+    (void)state;
+    char *doc = c2c_doc(256, ""), err[256] = "";
+    struct report_c2c c;
+    assert_int_equal(read_text(doc, &c, err), 0);
+    char *page = draw(&c);
+    assert_true(count(page, "<rect ") >= 256 * 256);
+    assert_int_equal(count(page, "text-anchor=\"middle\" fill=\"#333333\">"), 256 / 16);
+    assert_int_equal(count(page, "text-anchor=\"end\" fill=\"#333333\">"), 256 / 8);
+    assert_non_null(strstr(page, "fill=\"#333333\">240</text>"));
+    assert_null(strstr(page, "fill=\"#333333\">7</text>"));
+    free(page);
+    report_c2c_free(&c);
+    free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -198,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_run_reader_points_a_c2c_document_to_the_option),
         cmocka_unit_test(test_heat_map_has_a_cell_per_pair_and_boundaries),
         cmocka_unit_test(test_heat_map_of_many_cpus_has_no_tooltips),
+        cmocka_unit_test(test_heat_map_of_256_cpus_labels_every_16th_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
