@@ -90,7 +90,11 @@ struct engine {
     int gate;
     int64_t start_ns;
     struct engine_timing timing;
-    bool abandoned; /* a thread never reported ready: its slot outlives engine_destroy */
+    /* Threads that never reported ready in time (detached): the last of
+     * them to end frees the engine if engine_destroy came first. Under
+     * gate_lock. */
+    int orphans;
+    bool destroy_pending;
     double ns_per_tick;
     double tsc_hz;
     bool degraded;
@@ -443,6 +447,8 @@ static void thread_setup(struct cpu_slot *s)
     }
 }
 
+static void engine_free(struct engine *e);
+
 static void thread_done(struct cpu_slot *s)
 {
     struct engine *e = s->engine;
@@ -450,6 +456,12 @@ static void thread_done(struct cpu_slot *s)
     counters_close(&s->counters);
     atomic_store_explicit(&s->done, true, memory_order_release);
     atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
+    pthread_mutex_lock(&e->gate_lock);
+    bool orphan = s->orphan;
+    bool last = orphan && --e->orphans == 0 && e->destroy_pending;
+    pthread_mutex_unlock(&e->gate_lock);
+    if (last)
+        engine_free(e); /* nobody else touches the engine any more */
 }
 
 static void *cycle_thread(void *arg)
@@ -638,6 +650,7 @@ int engine_start(struct engine *e, char *err, unsigned long errlen)
         for (int i = 0; i < e->n; i++)
             if (e->slots[i].ready_ns == 0) {
                 e->slots[i].orphan = true;
+                e->orphans++;
                 if (late < 0)
                     late = e->slots[i].result.cpu;
             }
@@ -646,7 +659,6 @@ int engine_start(struct engine *e, char *err, unsigned long errlen)
                  "priority holds it?)",
                  late, (double)(deadline - created) / 1e9);
         e->gate = GATE_ABORT;
-        e->abandoned = true;
         pthread_cond_broadcast(&e->gate_cond);
         pthread_mutex_unlock(&e->gate_lock);
         atomic_store(&e->stop, true);
@@ -811,11 +823,18 @@ void engine_destroy(struct engine *e)
 {
     if (!e)
         return;
-    if (e->abandoned) {
-        /* A thread that never ran still reads its slot and the gate when it
-         * does: what it may touch is left allocated (the run is ending). */
-        return;
-    }
+    /* A thread whose CPU never ran it still reads its slot and the gate
+     * when it does: then the last such thread frees the engine. */
+    pthread_mutex_lock(&e->gate_lock);
+    bool wait = e->orphans > 0;
+    e->destroy_pending = wait;
+    pthread_mutex_unlock(&e->gate_lock);
+    if (!wait)
+        engine_free(e);
+}
+
+static void engine_free(struct engine *e)
+{
     if (e->slots) {
         for (int i = 0; i < e->n; i++) {
             free(e->slots[i].ring.slots);
