@@ -63,6 +63,14 @@ int64_t noise_slices_overlap(int64_t w0, int64_t w1, int64_t runtime_ns, int64_t
 
 /* ---- the measuring thread ---- */
 
+size_t noise_ring_slots(int ncpu)
+{
+    size_t slots = NOISE_RING_SLOTS, n = ncpu > 0 ? (size_t)ncpu : 1;
+    while (slots > NOISE_RING_MIN && slots * sizeof(struct cycle_sample) * n > NOISE_RING_BUDGET)
+        slots /= 2;
+    return slots;
+}
+
 static void record_gap(struct noise *nz, struct noise_slot *s, uint64_t ticks)
 {
     int64_t len = (int64_t)timebase_ns(nz->cfg.tb, (double)ticks);
@@ -200,17 +208,18 @@ int noise_create(const struct noise_config *cfg, struct noise **out, char *err, 
             cap = NOISE_WINDOWS_MAX;
         nwin = (size_t)(w > cap ? cap : w);
     }
+    const size_t ring_slots = noise_ring_slots(cfg->n);
     for (int i = 0; i < cfg->n; i++) {
         struct noise_slot *s = &nz->slot[i];
         s->cpu = cfg->cpus[i];
         s->floor_ns = INT64_MAX;
         running_stats_init(&s->stats);
         latency_hist_init(&s->hist);
-        s->ring.slots = calloc(NOISE_RING_SLOTS, sizeof(*s->ring.slots));
-        s->ring.mask = NOISE_RING_SLOTS - 1;
+        s->ring.slots = calloc(ring_slots, sizeof(*s->ring.slots));
+        s->ring.mask = ring_slots - 1;
         if (!s->ring.slots)
             goto oom;
-        memset(s->ring.slots, 0, NOISE_RING_SLOTS * sizeof(*s->ring.slots)); /* resident */
+        memset(s->ring.slots, 0, ring_slots * sizeof(*s->ring.slots)); /* resident */
         if (cfg->us_rows) {
             s->us_hist = calloc(cfg->us_rows, sizeof(*s->us_hist));
             s->overflow_at = calloc(cfg->us_rows, sizeof(*s->overflow_at));

@@ -39,6 +39,8 @@
 
 #define NOISE_CHECK_NS      (1000 * 1000)      /* deadline and stop checks: 1 ms */
 #define NOISE_RING_SLOTS    8192               /* gaps per CPU between two drains */
+#define NOISE_RING_BUDGET   ((size_t)16 << 20) /* bytes of every CPU's ring together */
+#define NOISE_RING_MIN      1024
 #define NOISE_POLL_NS       (10 * 1000 * 1000) /* the collector's drain period */
 #define NOISE_WINDOWS_MAX   100000             /* report windows kept per CPU (the first) */
 #define NOISE_WINDOWS_TOTAL 1000000            /* and of all CPUs together */
@@ -143,5 +145,10 @@ bool noise_windows_add_gap(struct noise_window *win, size_t cap, int64_t window_
  * [k * period, k * period + runtime) within [0, duration). Pure. */
 int64_t noise_slices_overlap(int64_t w0, int64_t w1, int64_t runtime_ns, int64_t period_ns,
                              int64_t duration_ns);
+
+/* Slots of each CPU's gap ring for ncpu CPUs: NOISE_RING_SLOTS, halved
+ * while all rings together would pass NOISE_RING_BUDGET, never below
+ * NOISE_RING_MIN (256 CPUs: 1024 slots, 64 KiB a CPU). */
+size_t noise_ring_slots(int ncpu);
 
 #endif

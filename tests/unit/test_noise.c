@@ -203,6 +203,19 @@ static void test_create_and_free_for_256_cpus(void **state)
     noise_free(NULL);
 }
 
+/* Few CPUs keep 8192 gaps a CPU between two drains; 256 CPUs share 16 MiB
+ * (1024 each, drained every 10 ms: 100 k gaps/s a CPU before a drop). */
+static void test_noise_rings_shrink_to_a_budget_on_many_cpus(void **state)
+{
+    (void)state;
+    assert_int_equal(noise_ring_slots(1), NOISE_RING_SLOTS);
+    assert_int_equal(noise_ring_slots(2), NOISE_RING_SLOTS);
+    assert_int_equal(noise_ring_slots(32), NOISE_RING_SLOTS);
+    assert_int_equal(noise_ring_slots(64), 4096);
+    assert_int_equal(noise_ring_slots(256), 1024);
+    assert_int_equal(noise_ring_slots(4096), NOISE_RING_MIN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_causes_beyond_the_rows_go_to_other),
         cmocka_unit_test(test_largest_keeps_the_longest_whatever_the_order),
         cmocka_unit_test(test_create_and_free_for_256_cpus),
+        cmocka_unit_test(test_noise_rings_shrink_to_a_budget_on_many_cpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
