@@ -342,6 +342,7 @@ int main(int argc, char **argv)
         sleep_until_ns(wake < next_tick ? wake : next_tick);
         now = monotonic_now_ns();
         if (now >= next_tick) {
+            collector_drain(&c); /* as collector_run: the rings empty first */
             int64_t t0 = monotonic_now_ns();
             sinks.tick(sinks.ctx, now - start);
             int64_t took = monotonic_now_ns() - t0;

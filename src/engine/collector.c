@@ -200,6 +200,11 @@ void collector_run(struct collector *c, bool *interrupted)
         }
         int64_t now = monotonic_now_ns();
         if (now >= next_tick) {
+            /* Empty the rings first: a snapshot of many CPUs takes tens of
+             * ms, and the rings must hold only what arrives meanwhile. The
+             * windows are the same (a sample before the new boundary lands
+             * in the window that ends there either way). */
+            collector_drain(c);
             c->sinks.tick(c->sinks.ctx, now - start);
             while (next_tick <= now)
                 next_tick += tick_period; /* a late wake-up skips, never bunches */

@@ -42,11 +42,16 @@
 
 /* A ring holds RING_HOLD_NS of samples, so that a collector that falls
  * behind for that long loses none, unless all the rings together would
- * exceed RING_BUDGET_BYTES: then each is halved (never below
- * RING_MIN_ENTRIES) and the collector wakes more often instead, RING_PASSES
- * times per ring's worth of samples (engine_drain_period_ns). */
+ * exceed RING_BUDGET_BYTES: then each is halved, but not below
+ * RING_MIN_HOLD_NS of samples (a telemetry snapshot of 256 CPUs and the
+ * drain pass after it take tens of ms), and the collector wakes more often
+ * instead, RING_PASSES times per ring's worth of samples
+ * (engine_drain_period_ns). RING_LIMIT_BYTES is never exceeded; no ring has
+ * fewer than RING_MIN_ENTRIES. */
 #define RING_HOLD_NS      (2 * 1000000000LL)
+#define RING_MIN_HOLD_NS  (200 * 1000000LL)
 #define RING_BUDGET_BYTES ((uint64_t)16 << 20)
+#define RING_LIMIT_BYTES  ((uint64_t)64 << 20)
 #define RING_MIN_ENTRIES  256u
 #define RING_MAX_ENTRIES  (1u << 20)
 #define RING_PASSES       4
@@ -106,19 +111,30 @@ struct engine {
 
 uint64_t engine_ring_capacity(int64_t interval_ns, int ncpu)
 {
-    uint64_t want = (uint64_t)(RING_HOLD_NS / (interval_ns > 0 ? interval_ns : 1));
+    int64_t iv = interval_ns > 0 ? interval_ns : 1;
+    uint64_t want = (uint64_t)(RING_HOLD_NS / iv), least = (uint64_t)(RING_MIN_HOLD_NS / iv);
     uint64_t cap = RING_MIN_ENTRIES;
     while (cap < want && cap < RING_MAX_ENTRIES)
         cap <<= 1;
-    uint64_t n = ncpu > 0 ? (uint64_t)ncpu : 1;
-    while (cap > RING_MIN_ENTRIES && cap * sizeof(struct cycle_sample) * n > RING_BUDGET_BYTES)
+    uint64_t n = ncpu > 0 ? (uint64_t)ncpu : 1, per = sizeof(struct cycle_sample) * n;
+    while (cap > RING_MIN_ENTRIES && cap * per > RING_BUDGET_BYTES && cap / 2 >= least)
+        cap >>= 1;
+    while (cap > RING_MIN_ENTRIES && cap * per > RING_LIMIT_BYTES)
         cap >>= 1;
     return cap;
 }
 
 int64_t engine_drain_period_ns(const struct engine *e)
 {
-    int64_t pass = (int64_t)(e->slots[0].ring.mask + 1) / RING_PASSES * e->cfg.interval_ns;
+    /* A pass takes what arrived since the last, on every ring: at most what
+     * the budget's rings would hold over RING_PASSES, so that passes stay
+     * short (and fit the samples writer's buffers) when the rings are
+     * deeper than the budget to hold RING_MIN_HOLD_NS. */
+    uint64_t entries = e->slots[0].ring.mask + 1,
+             per = sizeof(struct cycle_sample) * (uint64_t)e->n;
+    while (entries > RING_MIN_ENTRIES && entries * per > RING_BUDGET_BYTES)
+        entries >>= 1;
+    int64_t pass = (int64_t)entries / RING_PASSES * e->cfg.interval_ns;
     int64_t max = 100 * 1000 * 1000, min = 1000 * 1000;
     return pass > max ? max : pass < min ? min : pass;
 }

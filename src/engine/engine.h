@@ -164,7 +164,8 @@ struct engine_timing {
 };
 
 /* Entries of each CPU's sample ring for this interval and CPU count (see
- * engine.c: about 2 s of samples, all rings within a memory budget). */
+ * engine.c: about 2 s of samples; when all rings would pass 16 MiB, as few
+ * as hold 200 ms; never more than 64 MiB in all). */
 uint64_t engine_ring_capacity(int64_t interval_ns, int ncpu);
 
 /* Allocates, locks and prefaults everything. Returns NULL and fills err. */
