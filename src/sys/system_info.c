@@ -12,6 +12,7 @@
 #include "sys/kernel_cmdline.h"
 #include "sys/kernel_config.h"
 #include "sys/pm_qos.h"
+#include "sys/read_notes.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -210,26 +211,42 @@ static void read_cpuinfo(const struct sysroot *sr, struct system_info *out)
     }
 }
 
+/* A CPU list file: parsed from the whole file, and the text kept a display
+ * copy (cut after a whole element with ",..." when longer than the field):
+ * a cut copy would parse as other CPUs ("...,1022,10" names CPU 10). A
+ * malformed list is empty, its text kept as read (inspect notes it). */
+static void read_list(const struct sysroot *sr, const char *path, char *buf, size_t len,
+                      struct cpulist *out, struct read_notes *ignored)
+{
+    if (read_cpulist_noted(sr, path, buf, len, out, ignored) == READ_GARBAGE)
+        read_value(sr, path, buf, len);
+}
+
 static void read_cpu_lists(const struct sysroot *sr, struct system_info *out)
 {
     const char *why = NULL;
-
-    read_value(sr, "/sys/devices/system/cpu/online", out->cpus_online, sizeof out->cpus_online);
+    struct read_notes *ignored = calloc(1, sizeof *ignored);
+    if (!ignored)
+        return;
+    struct cpulist *scratch = malloc(sizeof *scratch);
+    read_list(sr, "/sys/devices/system/cpu/online", out->cpus_online, sizeof out->cpus_online,
+              &out->online, ignored);
     if (!out->cpus_online[0] && !sr->prefix[0]) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         if (n == 1)
             snprintf(out->cpus_online, sizeof out->cpus_online, "0");
         else if (n > 1)
             snprintf(out->cpus_online, sizeof out->cpus_online, "0-%ld", n - 1);
+        if (cpulist_parse(out->cpus_online, &out->online, &why) != 0)
+            out->online.count = 0;
     }
-    if (cpulist_parse(out->cpus_online, &out->online, &why) != 0)
-        out->online.count = 0;
-
-    read_value(sr, "/sys/devices/system/cpu/isolated", out->isolated, sizeof out->isolated);
-    if (cpulist_parse(out->isolated, &out->isolated_list, &why) != 0)
-        out->isolated_list.count = 0;
-
-    read_value(sr, "/sys/devices/system/cpu/nohz_full", out->nohz_full, sizeof out->nohz_full);
+    read_list(sr, "/sys/devices/system/cpu/isolated", out->isolated, sizeof out->isolated,
+              &out->isolated_list, ignored);
+    if (scratch)
+        read_list(sr, "/sys/devices/system/cpu/nohz_full", out->nohz_full, sizeof out->nohz_full,
+                  scratch, ignored);
+    free(scratch);
+    free(ignored);
 }
 
 void system_info_read(const struct sysroot *sr, struct system_info *out)

@@ -555,6 +555,35 @@ static void test_system_info_keeps_unparsable_cpu_list_text(void **state)
     free(si);
 }
 
+/* An isolated list longer than the text field (every second CPU of 4096:
+ * about 9 KB) is parsed from the whole file, not from its cut copy, whose
+ * last element would be a cut number; the text kept ends with ",...". */
+static void test_system_info_parses_a_long_cpu_list_whole(void **state)
+{
+    const char *root = *state;
+    struct sysroot sr;
+    struct system_info *si = malloc(sizeof *si);
+    char *list = malloc(16384);
+    assert_non_null(si);
+    assert_non_null(list);
+    size_t n = 0;
+    for (int cpu = 0; cpu < 4096; cpu += 2)
+        n += (size_t)snprintf(list + n, 16384 - n, "%s%d", cpu ? "," : "", cpu);
+    snprintf(list + n, 16384 - n, "\n");
+    sysroot_init(&sr, root);
+    write_text(root, "/sys/devices/system/cpu/online", "0-4095\n");
+    write_text(root, "/sys/devices/system/cpu/isolated", list);
+    system_info_read(&sr, si);
+    assert_int_equal(si->online.count, 4096);
+    assert_int_equal(si->isolated_list.count, 2048);
+    assert_int_equal(si->isolated_list.cpu[2047], 4094);
+    size_t len = strlen(si->isolated);
+    assert_true(len < sizeof si->isolated);
+    assert_string_equal(si->isolated + len - 4, ",...");
+    free(list);
+    free(si);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -600,6 +629,8 @@ int main(void)
                                         temp_tree_teardown),
         cmocka_unit_test_setup_teardown(test_system_info_cpu_dma_latency_forms, temp_tree_setup,
                                         temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_system_info_parses_a_long_cpu_list_whole,
+                                        temp_tree_setup, temp_tree_teardown),
         cmocka_unit_test_setup_teardown(test_system_info_keeps_unparsable_cpu_list_text,
                                         temp_tree_setup, temp_tree_teardown),
     };
