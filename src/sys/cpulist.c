@@ -132,6 +132,19 @@ static int lower_bound(const struct cpulist *l, int cpu)
     return lo;
 }
 
+void cpulist_text_shorten(char *buf, size_t len, const char *text)
+{
+    size_t n = strlen(text);
+    if (n < len) {
+        memcpy(buf, text, n + 1);
+        return;
+    }
+    size_t keep = len > 5 ? len - 5 : 0;
+    while (keep > 0 && text[keep] != ',')
+        keep--;
+    snprintf(buf, len, "%.*s%s", (int)keep, text, keep > 0 ? ",..." : "...");
+}
+
 bool cpulist_contains(const struct cpulist *l, int cpu)
 {
     int i = lower_bound(l, cpu);

@@ -21,6 +21,10 @@ int cpulist_parse(const char *text, struct cpulist *out, const char **why);
 /* Formats in the kernel's compact form; "" for an empty list. Returns 0 or -1
  * if buf is too small. */
 int cpulist_format(const struct cpulist *l, char *buf, size_t len);
+/* A list's text cut to len for people: after the last whole element that
+ * leaves room for ",...", never inside a number (a cut "152,15" would
+ * name CPU 15); the whole text when it fits. */
+void cpulist_text_shorten(char *buf, size_t len, const char *text);
 bool cpulist_contains(const struct cpulist *l, int cpu);
 void cpulist_add(struct cpulist *l, int cpu);
 /* True when the kernel-form list text ("0-3,6") names cpu; false for text

@@ -71,22 +71,6 @@ enum read_status read_text(const struct sysroot *sr, const char *path, char *buf
     return READ_OK;
 }
 
-/* A CPU list's text cut to len for people: after the last whole element
- * that leaves room for ",...", never inside a number (a cut "152,15" would
- * name CPU 15). */
-static void shorten_cpulist_text(char *buf, size_t len, const char *text)
-{
-    size_t n = strlen(text);
-    if (n < len) {
-        memcpy(buf, text, n + 1);
-        return;
-    }
-    size_t keep = len > 5 ? len - 5 : 0;
-    while (keep > 0 && text[keep] != ',')
-        keep--;
-    snprintf(buf, len, "%.*s%s", (int)keep, text, keep > 0 ? ",..." : "...");
-}
-
 enum read_status read_cpulist_noted(const struct sysroot *sr, const char *path, char *buf,
                                     size_t len, struct cpulist *out, struct read_notes *notes)
 {
@@ -108,7 +92,7 @@ enum read_status read_cpulist_noted(const struct sysroot *sr, const char *path, 
         buf[0] = '\0';
         status = READ_GARBAGE;
     } else if (whole) {
-        shorten_cpulist_text(buf, len, whole);
+        cpulist_text_shorten(buf, len, whole);
     }
     free(whole);
     return status;

@@ -84,21 +84,6 @@ static char *status_allowed_list(char *status)
     return p;
 }
 
-/* The list's text cut for people after the last whole element, never
- * inside a number (as read_notes.c does for sysfs lists). */
-static void shorten_cpulist_text(char *buf, size_t len, const char *text)
-{
-    size_t n = strlen(text);
-    if (n < len) {
-        memcpy(buf, text, n + 1);
-        return;
-    }
-    size_t keep = len > 5 ? len - 5 : 0;
-    while (keep > 0 && text[keep] != ',')
-        keep--;
-    snprintf(buf, len, "%.*s%s", (int)keep, text, keep > 0 ? ",..." : "...");
-}
-
 static bool all_digits(const char *s)
 {
     if (!*s)
@@ -144,7 +129,7 @@ static void look_at_thread(struct walk *w, int pid, int tid)
         read_notes_add(w->notes, path, "no readable Cpus_allowed_list");
         return;
     }
-    shorten_cpulist_text(t.cpus_allowed, sizeof t.cpus_allowed, allowed);
+    cpulist_text_shorten(t.cpus_allowed, sizeof t.cpus_allowed, allowed);
     t.per_cpu = w->allowed->count == 1;
     t.only_targets = w->allowed->count > 0;
     for (int i = 0; i < w->allowed->count; i++) {

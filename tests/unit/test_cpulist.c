@@ -361,6 +361,19 @@ static void test_cpulist_max_cpus_boundary(void **state)
     free(buf);
 }
 
+/* The display copy: whole when it fits, else cut after a whole element. */
+static void test_cpulist_text_shorten_never_cuts_a_number(void **state)
+{
+    (void)state;
+    char buf[16];
+    cpulist_text_shorten(buf, sizeof buf, "0-3,8");
+    assert_string_equal(buf, "0-3,8");
+    cpulist_text_shorten(buf, sizeof buf, "100,152,153,154,155");
+    assert_string_equal(buf, "100,152,153,..."); /* 15 of 16 bytes */
+    cpulist_text_shorten(buf, 8, "1234567890");
+    assert_string_equal(buf, "...");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_cpulist_long_list_of_every_second_cpu),
         cmocka_unit_test(test_cpulist_ids_beyond_1024),
         cmocka_unit_test(test_cpulist_max_cpus_boundary),
+        cmocka_unit_test(test_cpulist_text_shorten_never_cuts_a_number),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
