@@ -1,44 +1,26 @@
 /*
- * The per-CPU cycle loop and the threads that run it.
- *
- * Everything the loop touches is allocated, locked (mlockall) and prefaulted
- * in engine_create; the loop itself only sleeps (clock_nanosleep on an
- * absolute CLOCK_MONOTONIC time), reads the clock (vDSO or rdtscp), updates
- * the slot it owns and pushes one sample into its ring. Each slot is aligned
- * to a cache line and written by one thread only. engine_stop wakes sleeping
- * threads with SIGUSR2 and engine_join repeats the wake-up until each thread
- * has ended, so that Ctrl-C never waits for a long interval even when the
- * signal lands just before a thread goes to sleep.
+ * The engine's creation, memory and results (see engine.h); the cycle loop
+ * and its threads are engine_threads.c.
  *
  * Memory is sized and allocated first, then locked: with CAP_IPC_LOCK (or an
  * unlimited RLIMIT_MEMLOCK) everything, now and later (mlockall); otherwise
  * only the engine's own buffers, and only when they fit the limit, so that
- * an unprivileged run never fails later for want of lockable memory.
+ * an unprivileged run never fails later for want of lockable memory. The
+ * rings are sized from the interval, the CPU count and a memory budget.
  */
-#include "engine/engine.h"
+#include "engine/engine_internal.h"
 
-#include "common/clock.h"
+#include "common/tsc.h"
 #include "engine/cycle_clock.h"
-#include "stats/window.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
-
-/* The loop needs little stack; at 256 CPUs every KiB here is 256 KiB
- * locked (mlockall populates each thread's whole stack). */
-#define THREAD_STACK_BYTES   (64 * 1024)
-#define STACK_PREFAULT_BYTES (32 * 1024)
 
 /* A ring holds RING_HOLD_NS of samples, so that a collector that falls
  * behind for that long loses none, unless all the rings together would
@@ -55,59 +37,15 @@
 #define RING_MIN_ENTRIES  256u
 #define RING_MAX_ENTRIES  (1u << 20)
 #define RING_PASSES       4
-/* The start gate: how long a thread may take to report ready (creation,
- * pinning, prefault, calibration of its workload) before the run is called
- * off, plus a little per CPU for the creation of the others. */
-#define START_TIMEOUT_NS      (5 * 1000000000LL)
-#define START_PER_CPU_NS      (5 * 1000000LL)
-#define START_LEAD_NS         (10 * 1000000LL)
-#define START_LEAD_PER_CPU_NS (50 * 1000LL)
 
-struct cpu_slot {
-    alignas(64) struct cpu_result result; /* written by this slot's thread */
-    struct sample_ring ring;
-    struct workload *workload; /* NULL without --workload */
-    /* the result's other histograms in one block: exec, response, then
-     * llc-misses and IPC when counted (hists_count of them) */
-    struct latency_hist *hists;
-    size_t hists_count;
-    struct counter_set counters;
-    char setup_error[256];         /* set by the thread before it reports ready */
-    int sleep_error;               /* errno of a clock_nanosleep failure that ended the loop */
-    int tid;                       /* the thread's kernel id, set before it reports ready */
-    int64_t ready_ns;              /* when it reported ready (CLOCK_MONOTONIC) */
-    alignas(64) _Atomic bool done; /* written once by the thread */
-    alignas(64) pthread_t thread;  /* read-only after engine_start */
-    bool started;
-    bool orphan; /* never reported ready in time: detached, not joined */
-    struct engine *engine;
-};
-
-struct engine {
-    struct engine_config cfg;
-    struct cpulist cpus;
-    int n;
-    struct cpu_slot *slots;
-    /* start gate: threads report ready, then wait for GATE_GO or GATE_ABORT */
-    pthread_mutex_t gate_lock;
-    pthread_cond_t gate_cond;
-    int ready_count;
-    int gate;
-    int64_t start_ns;
-    struct engine_timing timing;
-    /* Threads that never reported ready in time (detached): the last of
-     * them to end frees the engine if engine_destroy came first. Under
-     * gate_lock. */
-    int orphans;
-    bool destroy_pending;
-    double ns_per_tick;
-    double tsc_hz;
-    bool degraded;
-    enum engine_lock lock;
-    struct workload_spec workload_spec;
-    alignas(64) _Atomic bool stop;
-    alignas(64) _Atomic int finished;
-};
+/* cap halved while rings of cap entries, per bytes an entry, pass `bytes`,
+ * keeping at least `least` entries and RING_MIN_ENTRIES. */
+static uint64_t halve_to(uint64_t cap, uint64_t per, uint64_t bytes, uint64_t least)
+{
+    while (cap > RING_MIN_ENTRIES && cap * per > bytes && cap / 2 >= least)
+        cap >>= 1;
+    return cap;
+}
 
 uint64_t engine_ring_capacity(int64_t interval_ns, int ncpu)
 {
@@ -117,11 +55,7 @@ uint64_t engine_ring_capacity(int64_t interval_ns, int ncpu)
     while (cap < want && cap < RING_MAX_ENTRIES)
         cap <<= 1;
     uint64_t n = ncpu > 0 ? (uint64_t)ncpu : 1, per = sizeof(struct cycle_sample) * n;
-    while (cap > RING_MIN_ENTRIES && cap * per > RING_BUDGET_BYTES && cap / 2 >= least)
-        cap >>= 1;
-    while (cap > RING_MIN_ENTRIES && cap * per > RING_LIMIT_BYTES)
-        cap >>= 1;
-    return cap;
+    return halve_to(halve_to(cap, per, RING_BUDGET_BYTES, least), per, RING_LIMIT_BYTES, 0);
 }
 
 int64_t engine_drain_period_ns(const struct engine *e)
@@ -130,13 +64,21 @@ int64_t engine_drain_period_ns(const struct engine *e)
      * the budget's rings would hold over RING_PASSES, so that passes stay
      * short (and fit the samples writer's buffers) when the rings are
      * deeper than the budget to hold RING_MIN_HOLD_NS. */
-    uint64_t entries = e->slots[0].ring.mask + 1,
-             per = sizeof(struct cycle_sample) * (uint64_t)e->n;
-    while (entries > RING_MIN_ENTRIES && entries * per > RING_BUDGET_BYTES)
-        entries >>= 1;
+    uint64_t entries = halve_to(e->slots[0].ring.mask + 1,
+                                sizeof(struct cycle_sample) * (uint64_t)e->n, RING_BUDGET_BYTES, 0);
     int64_t pass = (int64_t)entries / RING_PASSES * e->cfg.interval_ns;
     int64_t max = 100 * 1000 * 1000, min = 1000 * 1000;
     return pass > max ? max : pass < min ? min : pass;
+}
+
+uint64_t engine_drain(struct engine *e, int i, struct cycle_sample *out, uint64_t max)
+{
+    return sample_ring_pop(&e->slots[i].ring, out, max);
+}
+
+struct sample_ring *engine_ring(struct engine *e, int i)
+{
+    return &e->slots[i].ring;
 }
 
 void cpu_result_init(struct cpu_result *r, int cpu)
@@ -328,438 +270,6 @@ oom:
     return NULL;
 }
 
-static inline struct timespec ns_to_timespec(int64_t ns)
-{
-    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
-    return ts;
-}
-
-static void prefault_stack(void)
-{
-    volatile char buf[STACK_PREFAULT_BYTES];
-    for (size_t i = 0; i < sizeof(buf); i += 4096)
-        buf[i] = 0;
-}
-
-enum { GATE_WAIT, GATE_GO, GATE_ABORT };
-
-static int wait_at_gate(struct cpu_slot *s)
-{
-    struct engine *e = s->engine;
-    pthread_mutex_lock(&e->gate_lock);
-    s->ready_ns = monotonic_now_ns();
-    e->ready_count++;
-    pthread_cond_broadcast(&e->gate_cond);
-    while (e->gate == GATE_WAIT)
-        pthread_cond_wait(&e->gate_cond, &e->gate_lock);
-    int gate = e->gate;
-    pthread_mutex_unlock(&e->gate_lock);
-    return gate;
-}
-
-static void open_gate(struct engine *e, int gate)
-{
-    pthread_mutex_lock(&e->gate_lock);
-    e->gate = gate;
-    pthread_cond_broadcast(&e->gate_cond);
-    pthread_mutex_unlock(&e->gate_lock);
-}
-
-/* What one cycle measured, handed from the loop to record_sample. */
-struct cycle_measure {
-    uint64_t k;
-    int64_t wake_rel;
-    int64_t latency;
-    int64_t period;
-    int64_t exec;
-    uint32_t missed_before;
-    const uint64_t *counters_before;
-    const uint64_t *counters_after;
-};
-
-static inline void record_counters(struct cpu_result *r, const struct cycle_measure *m,
-                                   struct cycle_sample *cs)
-{
-    cs->llc_misses = -1;
-    cs->ipc_milli = -1;
-    cs->context_switches = -1;
-    uint32_t open = r->counters_open_mask;
-    if (!open)
-        return;
-    uint64_t d[COUNTER_COUNT];
-    for (int id = 0; id < COUNTER_COUNT; id++) {
-        if (!(open & (1u << id)))
-            continue;
-        d[id] = m->counters_after[id] - m->counters_before[id];
-        r->counter_total[id] += d[id];
-        if (d[id] > r->counter_max[id])
-            r->counter_max[id] = d[id];
-    }
-    if ((open & (1u << COUNTER_LLC_MISSES)) && r->llc_hist) {
-        running_stats_add(&r->llc, (int64_t)d[COUNTER_LLC_MISSES]);
-        latency_hist_add(r->llc_hist, (int64_t)d[COUNTER_LLC_MISSES]);
-        cs->llc_misses = (int64_t)d[COUNTER_LLC_MISSES];
-    }
-    uint32_t ipc_pair = (1u << COUNTER_INSTRUCTIONS) | (1u << COUNTER_CYCLES);
-    if ((open & ipc_pair) == ipc_pair && d[COUNTER_CYCLES] > 0 && r->ipc_milli_hist) {
-        int64_t ipc = (int64_t)(d[COUNTER_INSTRUCTIONS] * 1000 / d[COUNTER_CYCLES]);
-        running_stats_add(&r->ipc_milli, ipc);
-        latency_hist_add(r->ipc_milli_hist, ipc);
-        cs->ipc_milli = (int32_t)ipc;
-    }
-    if (open & (1u << COUNTER_CONTEXT_SWITCHES))
-        cs->context_switches = (int32_t)d[COUNTER_CONTEXT_SWITCHES];
-}
-
-static inline void record_sample(struct cpu_slot *s, const struct engine_config *cfg,
-                                 const struct cycle_measure *m)
-{
-    struct cpu_result *r = &s->result;
-    int64_t latency = m->latency;
-    cpu_result_record(r, cfg, m->wake_rel, latency, m->period, m->exec);
-    cpu_result_record_us(r, latency, m->k);
-    struct cycle_sample cs = {
-        .t_ns = m->wake_rel,
-        .latency_ns = latency,
-        .period_ns = m->period,
-        .exec_ns = m->exec,
-        .missed = m->missed_before,
-        .seq = (uint32_t)r->samples,
-    };
-    record_counters(r, m, &cs);
-    r->samples++;
-    sample_ring_push(&s->ring, &cs);
-}
-
-static void thread_setup(struct cpu_slot *s)
-{
-    struct cpu_result *r = &s->result;
-    s->tid = (int)gettid();
-    sigset_t only_wake;
-    sigfillset(&only_wake);
-    sigdelset(&only_wake, SIGUSR2);
-    pthread_sigmask(SIG_SETMASK, &only_wake, NULL);
-    struct sched_param sp;
-    pthread_getschedparam(pthread_self(), &r->sched_policy, &sp);
-    r->sched_priority = sp.sched_priority;
-    char name[16];
-    snprintf(name, sizeof(name), "jitterlab/%d", r->cpu);
-    pthread_setname_np(pthread_self(), name);
-    /* The default 50 us slack would be measured as latency under
-     * SCHED_OTHER (the kernel ignores slack for real-time threads). */
-    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-    r->timer_slack_ns = slack >= 0 ? slack : -1;
-    prefault_stack();
-    if (s->workload)
-        workload_calibrate(s->workload);
-    if (s->engine->cfg.counters_mask) {
-        if (counters_open(&s->counters, s->engine->cfg.counters_mask, s->setup_error,
-                          sizeof(s->setup_error)) == 0) {
-            r->counters_open_mask = s->counters.open_mask;
-            r->hw_available = s->counters.hw_available;
-            snprintf(r->hw_reason, sizeof(r->hw_reason), "%s", s->counters.hw_reason);
-        }
-    }
-}
-
-static void engine_free(struct engine *e);
-
-static void thread_done(struct cpu_slot *s)
-{
-    struct engine *e = s->engine;
-    s->result.ring_drops = atomic_load_explicit(&s->ring.drops, memory_order_relaxed);
-    counters_close(&s->counters);
-    atomic_store_explicit(&s->done, true, memory_order_release);
-    atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
-    pthread_mutex_lock(&e->gate_lock);
-    bool orphan = s->orphan;
-    bool last = orphan && --e->orphans == 0 && e->destroy_pending;
-    pthread_mutex_unlock(&e->gate_lock);
-    if (last)
-        engine_free(e); /* nobody else touches the engine any more */
-}
-
-static void *cycle_thread(void *arg)
-{
-    struct cpu_slot *s = arg;
-    struct engine *e = s->engine;
-    const struct engine_config *cfg = &e->cfg;
-    struct cpu_result *r = &s->result;
-
-    thread_setup(s);
-    if (wait_at_gate(s) != GATE_GO) {
-        thread_done(s);
-        return NULL;
-    }
-
-    const int64_t interval = cfg->interval_ns;
-    const int64_t start = e->start_ns;
-    /* No planned time may overflow: the run ends at the last representable
-     * one at the latest, whatever the duration or loop count. */
-    const int64_t k_max = (INT64_MAX - start) / interval;
-    const int64_t end = cfg->duration_ns > 0 && cfg->duration_ns < INT64_MAX - start
-                            ? start + cfg->duration_ns
-                            : start + k_max * interval;
-    struct cycle_clock clk = {.use_tsc = cfg->clock == ENGINE_CLOCK_TSC,
-                              .ns_per_tick = e->ns_per_tick};
-    uint64_t k = 0;
-    int64_t prev_wake = -1;
-    uint32_t missed_before = 0;
-    const bool counting = r->counters_open_mask != 0;
-    uint64_t before[COUNTER_COUNT] = {0};
-    uint64_t after[COUNTER_COUNT] = {0};
-
-    for (;;) {
-        int64_t planned = start + (int64_t)k * interval;
-        if (planned >= end)
-            break;
-        if (clk.use_tsc) {
-            /* A fresh pair before every sleep: nothing that happens between
-             * two reads of one clock can leak into the other's conversion. */
-            int64_t err_ns = tsc_pair(3, &clk.anchor_mono, &clk.anchor_tsc);
-            if (err_ns > r->tsc_anchor_max_ns)
-                r->tsc_anchor_max_ns = err_ns;
-        }
-        if (atomic_load_explicit(&e->stop, memory_order_relaxed))
-            break;
-        struct timespec ts = ns_to_timespec(planned);
-        int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-        int64_t wake = cycle_clock_now(&clk);
-        if (rc == EINTR) {
-            if (atomic_load_explicit(&e->stop, memory_order_relaxed))
-                break; /* woken by engine_stop, not by the timer */
-            continue;  /* stray signal: sleep again to the same planned time */
-        }
-        if (rc != 0) {
-            s->sleep_error = rc; /* never spin on a sleep that fails at RT priority */
-            break;
-        }
-
-        /* The counter reads bracket the execution window, not inside it. */
-        int64_t work_start = wake;
-        if (counting) {
-            counters_read(&s->counters, before);
-            work_start = cycle_clock_now(&clk);
-        }
-        if (s->workload)
-            workload_run_cycle(s->workload);
-        int64_t work_end = cycle_clock_now(&clk);
-        int64_t cycle_end = work_end; /* the moment that decides missed periods */
-        if (counting) {
-            counters_read(&s->counters, after);
-            cycle_end = cycle_clock_now(&clk);
-        }
-        struct cycle_measure m = {
-            .k = k,
-            .wake_rel = wake - start,
-            .latency = wake - planned,
-            /* A period spanning missed cycles is not a period of the loop. */
-            .period = prev_wake >= 0 && missed_before == 0 ? wake - prev_wake : 0,
-            .exec = work_end - work_start,
-            .missed_before = missed_before,
-            .counters_before = before,
-            .counters_after = after,
-        };
-        record_sample(s, cfg, &m);
-        prev_wake = wake;
-        missed_before = 0;
-        if (cfg->loops && r->samples >= cfg->loops)
-            break;
-
-        /* Every planned wake-up already in the past is a missed period,
-         * counted and skipped (the schedule never shifts). */
-        k++;
-        int64_t next = start + (int64_t)k * interval;
-        if (next < cycle_end && next < end) {
-            uint64_t late = (uint64_t)((cycle_end - next - 1) / interval) + 1;
-            uint64_t left = (uint64_t)((end - next + interval - 1) / interval);
-            if (late > left)
-                late = left;
-            r->missed += late;
-            k += late;
-            r->missed_events++;
-            missed_before = (uint32_t)(late > UINT32_MAX ? UINT32_MAX : late);
-        }
-    }
-    thread_done(s);
-    return NULL;
-}
-
-static void wake_handler(int sig)
-{
-    (void)sig; /* only interrupts clock_nanosleep */
-}
-
-static int create_thread(struct engine *e, struct cpu_slot *s, bool realtime)
-{
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, THREAD_STACK_BYTES);
-    /* Sized for the CPU's id: a fixed cpu_set_t ends at CPU 1023. */
-    size_t setsize = CPU_ALLOC_SIZE(s->result.cpu + 1);
-    cpu_set_t *set = CPU_ALLOC(s->result.cpu + 1);
-    if (!set) {
-        pthread_attr_destroy(&attr);
-        return ENOMEM;
-    }
-    CPU_ZERO_S(setsize, set);
-    CPU_SET_S(s->result.cpu, setsize, set);
-    pthread_attr_setaffinity_np(&attr, setsize, set);
-    CPU_FREE(set);
-    if (realtime) {
-        struct sched_param sp = {.sched_priority = e->cfg.priority};
-        pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-        pthread_attr_setschedpolicy(&attr, e->cfg.policy);
-        pthread_attr_setschedparam(&attr, &sp);
-    } else {
-        struct sched_param sp = {.sched_priority = 0};
-        pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-        pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
-        pthread_attr_setschedparam(&attr, &sp);
-    }
-    int rc = pthread_create(&s->thread, &attr, cycle_thread, s);
-    pthread_attr_destroy(&attr);
-    return rc;
-}
-
-int engine_start(struct engine *e, char *err, unsigned long errlen)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = wake_handler; /* no SA_RESTART: the sleep must return */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGUSR2, &sa, NULL);
-
-    bool realtime = e->cfg.policy != SCHED_OTHER && !e->degraded;
-    int64_t t0 = monotonic_now_ns();
-    for (int i = 0; i < e->n; i++) {
-        struct cpu_slot *s = &e->slots[i];
-        int rc = create_thread(e, s, realtime);
-        if (rc == EPERM && realtime) {
-            e->degraded = true;
-            realtime = false;
-            rc = create_thread(e, s, false);
-        }
-        if (rc != 0) {
-            snprintf(err, errlen, "cannot start the thread for CPU %d: %s", s->result.cpu,
-                     strerror(rc));
-            open_gate(e, GATE_ABORT);
-            engine_join(e);
-            return -1;
-        }
-        s->started = true;
-    }
-    int64_t created = monotonic_now_ns();
-    /* Bounded: a CPU held by a higher-priority task never runs its thread's
-     * setup, and a run must not wait for it forever. */
-    int64_t deadline = created +
-                       (e->cfg.start_timeout_ns > 0 ? e->cfg.start_timeout_ns : START_TIMEOUT_NS) +
-                       START_PER_CPU_NS * e->n;
-    struct timespec until = ns_to_timespec(deadline);
-    pthread_mutex_lock(&e->gate_lock);
-    int rc = 0;
-    while (e->ready_count < e->n && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&e->gate_cond, &e->gate_lock, &until);
-    if (e->ready_count < e->n) {
-        int late = -1;
-        for (int i = 0; i < e->n; i++)
-            if (e->slots[i].ready_ns == 0) {
-                e->slots[i].orphan = true;
-                e->orphans++;
-                if (late < 0)
-                    late = e->slots[i].result.cpu;
-            }
-        snprintf(err, errlen,
-                 "CPU %d did not run its measuring thread within %.1f s (a task of higher "
-                 "priority holds it?)",
-                 late, (double)(deadline - created) / 1e9);
-        e->gate = GATE_ABORT;
-        pthread_cond_broadcast(&e->gate_cond);
-        pthread_mutex_unlock(&e->gate_lock);
-        atomic_store(&e->stop, true);
-        engine_join(e);
-        return -1;
-    }
-    for (int i = 0; i < e->n; i++) {
-        if (e->slots[i].setup_error[0]) {
-            snprintf(err, errlen, "CPU %d: %s", e->slots[i].result.cpu, e->slots[i].setup_error);
-            e->gate = GATE_ABORT;
-            pthread_cond_broadcast(&e->gate_cond);
-            pthread_mutex_unlock(&e->gate_lock);
-            engine_join(e);
-            return -1;
-        }
-    }
-    int64_t ready = monotonic_now_ns();
-    e->timing.create_ns = created - t0;
-    e->timing.ready_ns = ready - t0;
-    for (int i = 0; i < e->n; i++)
-        if (e->slots[i].ready_ns - t0 >= e->timing.slowest_ready_ns) {
-            e->timing.slowest_ready_ns = e->slots[i].ready_ns - t0;
-            e->timing.slowest_cpu = e->slots[i].result.cpu;
-        }
-    /* First planned wake-up a little ahead, so that every thread is asleep:
-     * all leave the gate through one mutex, a little time each. */
-    e->start_ns = ready + START_LEAD_NS + START_LEAD_PER_CPU_NS * e->n;
-    e->timing.first_wakeup_ns = e->start_ns - t0;
-    e->gate = GATE_GO;
-    pthread_cond_broadcast(&e->gate_cond);
-    pthread_mutex_unlock(&e->gate_lock);
-    return 0;
-}
-
-uint64_t engine_drain(struct engine *e, int i, struct cycle_sample *out, uint64_t max)
-{
-    return sample_ring_pop(&e->slots[i].ring, out, max);
-}
-
-struct sample_ring *engine_ring(struct engine *e, int i)
-{
-    return &e->slots[i].ring;
-}
-
-bool engine_finished(const struct engine *e)
-{
-    return atomic_load(&e->finished) == e->n;
-}
-
-void engine_stop(struct engine *e)
-{
-    if (!e->timing.stop_requested_ns)
-        e->timing.stop_requested_ns = monotonic_now_ns();
-    atomic_store(&e->stop, true);
-    for (int i = 0; i < e->n; i++)
-        if (e->slots[i].started && !atomic_load(&e->slots[i].done))
-            pthread_kill(e->slots[i].thread, SIGUSR2);
-}
-
-void engine_join(struct engine *e)
-{
-    for (int i = 0; i < e->n; i++) {
-        struct cpu_slot *s = &e->slots[i];
-        if (!s->started)
-            continue;
-        s->started = false;
-        if (s->orphan) {
-            /* Its CPU never ran it: it ends at the closed gate when it
-             * runs, and nobody waits for that. */
-            pthread_detach(s->thread);
-            continue;
-        }
-        /* A wake-up signal that arrived just before the thread went to
-         * sleep is lost: repeat it until the thread has ended. */
-        while (atomic_load(&e->stop) && !atomic_load(&s->done)) {
-            pthread_kill(s->thread, SIGUSR2);
-            struct timespec pause = {0, 1000 * 1000};
-            nanosleep(&pause, NULL);
-        }
-        pthread_join(s->thread, NULL);
-    }
-    if (e->timing.stop_requested_ns)
-        e->timing.stop_ns = monotonic_now_ns() - e->timing.stop_requested_ns;
-}
-
 size_t engine_memory_bytes(const struct engine *e)
 {
     size_t total = (sizeof(struct engine) + 63) / 64 * 64;
@@ -773,11 +283,6 @@ size_t engine_memory_bytes(const struct engine *e)
 size_t engine_stack_bytes(void)
 {
     return THREAD_STACK_BYTES;
-}
-
-const struct engine_timing *engine_timing(const struct engine *e)
-{
-    return &e->timing;
 }
 
 const struct engine_config *engine_config(const struct engine *e)
@@ -849,7 +354,7 @@ void engine_destroy(struct engine *e)
         engine_free(e);
 }
 
-static void engine_free(struct engine *e)
+void engine_free(struct engine *e)
 {
     if (e->slots) {
         for (int i = 0; i < e->n; i++) {

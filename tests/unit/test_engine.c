@@ -1,5 +1,5 @@
 /*
- * Unit tests for src/engine/engine.c that need no real-time privilege: a
+ * Unit tests for src/engine/engine.c and engine_threads.c that need no real-time privilege: a
  * short SCHED_OTHER run on CPU 0 of a few cycles.
  */
 #include <stdarg.h>

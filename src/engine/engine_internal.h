@@ -1,0 +1,74 @@
+/*
+ * What the engine's two files share (engine.c: creation, memory, results;
+ * engine_threads.c: the cycle loop and the threads' start and stop): the
+ * per-CPU slot and the engine itself. Nothing outside src/engine/ includes
+ * this.
+ */
+#ifndef JITTERLAB_ENGINE_ENGINE_INTERNAL_H
+#define JITTERLAB_ENGINE_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "engine/engine.h"
+
+/* The loop needs little stack; at 256 CPUs every KiB here is 256 KiB
+ * locked (mlockall populates each thread's whole stack). */
+#define THREAD_STACK_BYTES (64 * 1024)
+
+struct cpu_slot {
+    alignas(64) struct cpu_result result; /* written by this slot's thread */
+    struct sample_ring ring;
+    struct workload *workload; /* NULL without --workload */
+    /* the result's other histograms in one block: exec, response, then
+     * llc-misses and IPC when counted (hists_count of them) */
+    struct latency_hist *hists;
+    size_t hists_count;
+    struct counter_set counters;
+    char setup_error[256];         /* set by the thread before it reports ready */
+    int sleep_error;               /* errno of a clock_nanosleep failure that ended the loop */
+    int tid;                       /* the thread's kernel id, set before it reports ready */
+    int64_t ready_ns;              /* when it reported ready (CLOCK_MONOTONIC) */
+    alignas(64) _Atomic bool done; /* written once by the thread */
+    alignas(64) pthread_t thread;  /* read-only after engine_start */
+    bool started;
+    bool orphan; /* never reported ready in time: detached, not joined */
+    struct engine *engine;
+};
+
+struct engine {
+    struct engine_config cfg;
+    struct cpulist cpus;
+    int n;
+    struct cpu_slot *slots;
+    /* start gate: threads report ready, then wait for GATE_GO or GATE_ABORT */
+    pthread_mutex_t gate_lock;
+    pthread_cond_t gate_cond;
+    int ready_count;
+    int gate;
+    int64_t start_ns;
+    struct engine_timing timing;
+    /* Threads that never reported ready in time (detached): the last of
+     * them to end frees the engine if engine_destroy came first. Under
+     * gate_lock. */
+    int orphans;
+    bool destroy_pending;
+    double ns_per_tick;
+    double tsc_hz;
+    bool degraded;
+    enum engine_lock lock;
+    struct workload_spec workload_spec;
+    alignas(64) _Atomic bool stop;
+    alignas(64) _Atomic int finished;
+};
+
+/* The gate's states: threads report ready, then wait for GO or ABORT. */
+enum { GATE_WAIT, GATE_GO, GATE_ABORT };
+
+/* Frees everything the engine allocated (engine_destroy, or the last
+ * thread whose CPU never ran it in time). */
+void engine_free(struct engine *e);
+
+#endif
