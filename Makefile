@@ -45,7 +45,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRC := $(wildcard tests/e2e/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/e2e/helpers/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test check asan valgrind lint format install uninstall clean tests mutants deb
+.PHONY: all deps run test check loop-variants asan valgrind lint format install uninstall clean tests mutants deb
 
 all: $(BUILD)/jitterlab
 
@@ -85,6 +85,15 @@ test: deps
 	@sh tests/run.sh $(BUILD)
 
 check: test
+
+# The overhead experiment's builds of the cycle loop (engine_threads.c,
+# LOOP_VARIANT): build/variant-N/jitterlab, for bench/vs-cyclictest.sh -b.
+LOOP_VARIANTS := 1 2 3 4 5
+loop-variants: $(BUILD)/jitterlab
+	@for v in $(LOOP_VARIANTS); do \
+	    $(MAKE) -s --no-print-directory BUILD=$(BUILD)/variant-$$v \
+	        EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DLOOP_VARIANT=$$v" $(BUILD)/variant-$$v/jitterlab || exit 1; \
+	done
 
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan \

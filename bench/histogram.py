@@ -45,3 +45,22 @@ def pct(h, p):
         if seen >= rank:
             return k
     return maxv
+
+
+def pct_interp(h, p):
+    """Percentile in us, interpolated inside its 1 us row: the values of row
+    k are taken as spread evenly over [k, k+1), which is what truncation to
+    whole microseconds leaves of them. The maximum when the rank falls in
+    the overflow."""
+    rows, overflow, maxv = h
+    total = sum(rows.values()) + overflow
+    if total == 0:
+        return 0.0
+    rank = p / 100.0 * total
+    seen = 0
+    for k in sorted(rows):
+        n = rows[k]
+        if n and seen + n >= rank:
+            return k + (rank - seen) / n
+        seen += n
+    return float(maxv)

@@ -116,13 +116,48 @@ static inline void record_counters(struct cpu_result *r, const struct cycle_meas
         cs->context_switches = (int32_t)d[COUNTER_CONTEXT_SWITCHES];
 }
 
+/* LOOP_VARIANT selects, at build time, how much of the per-cycle work the
+ * loop does, for the overhead experiment in bench/ (`make loop-variants`;
+ * docs/benchmarks.md has the table). 0, the product: everything. The others
+ * are not for use, their results are incomplete by design:
+ *   1: what cyclictest -h does: latency count/min/max/sum and the 1 us row
+ *   2: 1 + the ring record
+ *   3: 2 + the log-linear latency histogram
+ *   4: 3 + Welford's latency statistics (instead of count/min/max/sum)
+ *   5: 4 + period, exec and response statistics, tolerance and deadline
+ *      (all of cpu_result_record), without the end-of-cycle clock read */
+#ifndef LOOP_VARIANT
+#define LOOP_VARIANT 0
+#endif
+
 static inline void record_sample(struct cpu_slot *s, const struct engine_config *cfg,
                                  const struct cycle_measure *m)
 {
     struct cpu_result *r = &s->result;
     int64_t latency = m->latency;
+#if LOOP_VARIANT >= 1 && LOOP_VARIANT <= 4
+    (void)cfg;
+    if (LOOP_VARIANT >= 4) {
+        running_stats_add(&r->latency, latency);
+    } else {
+        r->latency.count++;
+        r->latency.mean += (double)latency; /* a sum here */
+        if (latency < r->latency.min)
+            r->latency.min = latency;
+        if (latency > r->latency.max)
+            r->latency.max = latency;
+    }
+    if (LOOP_VARIANT >= 3)
+        latency_hist_add(&r->hist, latency);
+    cpu_result_record_us(r, latency, m->k);
+    if (LOOP_VARIANT == 1) {
+        r->samples++;
+        return;
+    }
+#else
     cpu_result_record(r, cfg, m->wake_rel, latency, m->period, m->exec);
     cpu_result_record_us(r, latency, m->k);
+#endif
     struct cycle_sample cs = {
         .t_ns = m->wake_rel,
         .latency_ns = latency,
@@ -247,7 +282,11 @@ static void *cycle_thread(void *arg)
         }
         if (s->workload)
             workload_run_cycle(s->workload);
+#if LOOP_VARIANT == 0
         int64_t work_end = cycle_clock_now(&clk);
+#else
+        int64_t work_end = s->workload ? cycle_clock_now(&clk) : wake;
+#endif
         int64_t cycle_end = work_end; /* the moment that decides missed periods */
         if (counting) {
             counters_read(&s->counters, after);
