@@ -102,7 +102,7 @@ def thread_cpu_ns(pid):
 
 def run(cmd, probes=()):
     """Runs cmd to its end. Returns (peak RSS KiB, [thread CPU at each probe
-    time]). The peak is the child's own VmHWM, polled while it runs."""
+    time], pid). The peak is the child's own VmHWM, polled while it runs."""
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak, seen, todo = 0, [], list(probes)
@@ -115,7 +115,7 @@ def run(cmd, probes=()):
     err = p.stderr.read().decode(errors="replace")
     if p.returncode != 0:
         sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), err))
-    return peak, seen
+    return peak, seen, p.pid
 
 
 def jitterlab_cmd(interval, loops, hist):
@@ -134,13 +134,13 @@ def cyclictest_cmd(interval, loops, hist):
     return cmd
 
 
-def measuring_thread(tool, before, after):
+def measuring_thread(tool, pid, before, after):
     """The measuring thread's tid: jitterlab names it jitterlab/CPU;
     cyclictest's is the thread that is not the main one (tid != pid)."""
     for tid, (comm, _) in after.items():
         if tool == "jitterlab" and comm.startswith("jitterlab/"):
             return tid
-    cands = [t for t in after if t in before and t != min(after)]
+    cands = [t for t in after if t in before and t != pid]
     return cands[0] if cands else None
 
 
@@ -183,12 +183,12 @@ def cost(interval):
     for _ in range(COST_PAIRS):
         for t in (A, B):
             tool = "jitterlab" if t == "jitterlab" else "cyclictest"
-            peak, seen = run(CMDS[t](interval, loops, None), (t1, t2))
+            peak, seen, pid = run(CMDS[t](interval, loops, None), (t1, t2))
             rss[t] = max(rss[t], peak)
             if len(seen) < 2:
                 continue
             (w1, s1), (w2, s2) = seen
-            tid = measuring_thread(tool, s1, s2)
+            tid = measuring_thread(tool, pid, s1, s2)
             if tid is None:
                 continue
             cycles = (w2 - w1) * 1e6 / interval

@@ -117,15 +117,16 @@ static inline void record_counters(struct cpu_result *r, const struct cycle_meas
 }
 
 /* LOOP_VARIANT selects, at build time, how much of the per-cycle work the
- * loop does, for the overhead experiment in bench/ (`make loop-variants`;
- * docs/benchmarks.md has the table). 0, the product: everything. The others
- * are not for use, their results are incomplete by design:
+ * loop does, for the overhead experiment in bench/ (`make loop-variants`,
+ * bench/vs-cyclictest.sh -b). 0, the product: everything. The others are
+ * not for use, their results are incomplete by design, and none of them
+ * reads the clock again at the end of a cycle without a workload:
  *   1: what cyclictest -h does: latency count/min/max/sum and the 1 us row
  *   2: 1 + the ring record
  *   3: 2 + the log-linear latency histogram
  *   4: 3 + Welford's latency statistics (instead of count/min/max/sum)
  *   5: 4 + period, exec and response statistics, tolerance and deadline
- *      (all of cpu_result_record), without the end-of-cycle clock read */
+ *      (all of cpu_result_record) */
 #ifndef LOOP_VARIANT
 #define LOOP_VARIANT 0
 #endif
