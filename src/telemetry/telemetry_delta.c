@@ -179,8 +179,13 @@ static void idle_figures(const struct telemetry *t, int i, double us,
         bool known = a->idle_time_us[k] >= 0 && a->idle_usage[k] >= 0 &&
                      b->idle_time_us[k] >= a->idle_time_us[k] &&
                      b->idle_usage[k] >= a->idle_usage[k];
+        /* The kernel adds a state's time when the CPU leaves it: an idle
+         * period that began before the window is credited here in full,
+         * and can exceed the window. At most the whole window was spent in
+         * it. */
         d->residency_pct =
-            known ? 100.0 * (double)(b->idle_time_us[k] - a->idle_time_us[k]) / us : NAN;
+            known ? fmin(100.0, 100.0 * (double)(b->idle_time_us[k] - a->idle_time_us[k]) / us)
+                  : NAN;
         d->entries = known ? b->idle_usage[k] - a->idle_usage[k] : -1;
         f->nidle++;
     }

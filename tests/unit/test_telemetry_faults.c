@@ -151,6 +151,22 @@ static void test_telemetry_negative_idle_time_is_garbage_not_a_residency(void **
     telemetry_close(t);
 }
 
+static void test_telemetry_idle_time_credited_late_is_at_most_the_window(void **state)
+{
+    /* garbage/t2: cpu0's C1 is credited 3 s in a 1 s window (an idle period
+     * that began before it, added by the kernel when it ended) */
+    struct replay r;
+    struct telemetry *t = replay_open(&r, *state, "garbage", "0-1", false, "6.1.0-18-amd64");
+    replay_step(&r, "garbage", "t1");
+    replay_step(&r, "garbage", "t2");
+    struct telemetry_cpu_figures f;
+    telemetry_cpu_delta(t, 0, &f);
+    assert_string_equal(f.idle[1].name, "C1");
+    assert_figure(f.idle[1].residency_pct, 100, "C1 residency credited late", 0);
+    assert_int_equal(f.idle[1].entries, 1);
+    telemetry_close(t);
+}
+
 static void test_telemetry_msr_registers_count_on_the_cpus_asked_for(void **state)
 {
     /* garbage/: cpu0's file ends right after the TSC, cpu1's is 4 bytes */
@@ -441,6 +457,7 @@ int main(void)
         T(test_telemetry_garbage_sources_say_what_is_missing),
         T(test_telemetry_garbage_figures_are_absent_not_invented),
         T(test_telemetry_negative_idle_time_is_garbage_not_a_residency),
+        T(test_telemetry_idle_time_credited_late_is_at_most_the_window),
         T(test_telemetry_msr_registers_count_on_the_cpus_asked_for),
         T(test_telemetry_counter_going_backwards_makes_its_figure_absent),
         T(test_telemetry_irq_count_that_restarts_counts_from_zero),
