@@ -3,7 +3,12 @@
  * and its threads are engine_threads.c.
  *
  * Memory is sized and allocated first, then locked: with CAP_IPC_LOCK (or an
- * unlimited RLIMIT_MEMLOCK) everything, now and later (mlockall); otherwise
+ * unlimited RLIMIT_MEMLOCK) every page the process touches, now and later
+ * (mlockall with MCL_ONFAULT: a page is locked when first touched, so that
+ * the parts of libc, libm and of the other subcommands that a run never
+ * uses stay out of memory; everything the loop touches is written here
+ * and by each thread before its first cycle, and the thread counts the
+ * page faults it takes all the same: cpu_result.page_faults); otherwise
  * only the engine's own buffers, and only when they fit the limit, so that
  * an unprivileged run never fails later for want of lockable memory. The
  * rings are sized from the interval, the CPU count and a memory budget.
@@ -14,6 +19,7 @@
 #include "engine/cycle_clock.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +91,7 @@ void cpu_result_init(struct cpu_result *r, int cpu)
 {
     memset(r, 0, sizeof(*r));
     r->cpu = cpu;
+    r->page_faults = -1;
     running_stats_init(&r->latency);
     running_stats_init(&r->period);
     latency_hist_init(&r->hist);
@@ -92,6 +99,23 @@ void cpu_result_init(struct cpu_result *r, int cpu)
     running_stats_init(&r->response);
     running_stats_init(&r->llc);
     running_stats_init(&r->ipc_milli);
+}
+
+/* What every cycle writes stays on the result's first four cache lines,
+ * and a push on the ring's first. */
+_Static_assert(offsetof(struct cpu_result, us_rows) + sizeof(uint32_t) <= 4 * 64,
+               "the per-cycle fields of cpu_result pass four cache lines");
+_Static_assert(offsetof(struct sample_ring, tail) == 64,
+               "the ring's producer fields pass one cache line");
+
+void cpu_result_finish_hists(struct cpu_result *r)
+{
+    latency_hist_set_range(&r->hist, r->latency.count, r->latency.min, r->latency.max);
+    if (r->exec_hist) {
+        latency_hist_set_range(r->exec_hist, r->exec.count, r->exec.min, r->exec.max);
+        latency_hist_set_range(r->response_hist, r->response.count, r->response.min,
+                               r->response.max);
+    }
 }
 
 /* The buffers the cycle loop writes, one by one (for a partial lock). */
@@ -125,7 +149,9 @@ static size_t engine_buffer(const struct engine *e, size_t k, void **addr)
 /* Locks what may be locked once everything is allocated (see the top). */
 static enum engine_lock lock_memory(struct engine *e)
 {
-    if (memory_may_lock_everything() && mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
+    if (memory_may_lock_everything() &&
+        (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0 ||
+         mlockall(MCL_CURRENT | MCL_FUTURE) == 0)) /* a kernel before 4.4 */
         return ENGINE_LOCK_ALL;
     struct rlimit rl;
     if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0)

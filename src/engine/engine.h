@@ -50,30 +50,18 @@ struct engine_config {
 };
 
 /* Everything a measured CPU's thread produced; exact, written only by that
- * thread while it runs and read only after engine_join. */
+ * thread while it runs and read only after engine_join. What every cycle
+ * writes comes first, on four cache lines (the engine aligns each result to
+ * one): after a sleep, each line the thread touches is likely a miss. */
 struct cpu_result {
-    int cpu;
     uint64_t samples;
     uint64_t missed;
     uint64_t missed_events;  /* times one or more periods were missed in a row */
     uint64_t over_tolerance; /* latency or |period error| beyond the tolerance */
-    uint64_t ring_drops;
+    uint64_t deadline_misses;
     int64_t max_at_ns; /* wake time (relative to start) of the largest latency */
     struct running_stats latency;
     struct running_stats period; /* consecutive cycles only (none missed between) */
-    struct latency_hist hist;
-    /* linear 1 us histogram, only when us_hist_rows > 0, and the cycle
-     * numbers of the first samples beyond it: as cyclictest -h keeps them,
-     * as many as there are rows (us_rows entries, allocated before the
-     * first cycle; min(us_overflow, us_rows) of them used) */
-    uint64_t *us_hist;
-    uint32_t us_rows;
-    uint64_t us_overflow;
-    uint64_t *overflow_cycles;
-    int sched_policy; /* the policy the thread really ran with */
-    int sched_priority;
-    long timer_slack_ns;       /* the thread's timer slack as the kernel reports it */
-    int64_t tsc_anchor_max_ns; /* --clock tsc: largest uncertainty of a clock pair */
     /* the control task: execution time = wake-up to end of the work,
      * response time = latency + execution time */
     struct running_stats exec;
@@ -82,7 +70,25 @@ struct cpu_result {
      * result without a control task); the engine's own always has them */
     struct latency_hist *exec_hist;
     struct latency_hist *response_hist;
-    uint64_t deadline_misses;
+    /* linear 1 us histogram, only when us_hist_rows > 0, and the cycle
+     * numbers of the first samples beyond it: as cyclictest -h keeps them,
+     * as many as there are rows (us_rows entries, allocated before the
+     * first cycle; min(us_overflow, us_rows) of them used) */
+    uint64_t *us_hist;
+    uint64_t us_overflow;
+    uint64_t *overflow_cycles;
+    uint32_t us_rows;
+    /* set before the first cycle, at the end, or rarely */
+    int cpu;
+    uint64_t ring_drops;
+    /* page faults (minor and major) the measuring thread took from its
+     * first sleep to the end of its loop; -1: not known (a running copy,
+     * or the loop never ran) */
+    int64_t page_faults;
+    int sched_policy; /* the policy the thread really ran with */
+    int sched_priority;
+    long timer_slack_ns;       /* the thread's timer slack as the kernel reports it */
+    int64_t tsc_anchor_max_ns; /* --clock tsc: largest uncertainty of a clock pair */
     /* counters over the active part of each cycle */
     uint32_t counters_open_mask;
     bool hw_available;
@@ -93,43 +99,86 @@ struct cpu_result {
     struct latency_hist *llc_hist; /* allocated only when llc-misses are counted */
     struct running_stats ipc_milli;
     struct latency_hist *ipc_milli_hist; /* only when instructions and cycles are */
+    /* the latency histogram; the measuring thread writes only the bucket of
+     * each sample, and its count, min and max when the loop ends */
+    struct latency_hist hist;
 };
 
 /* An empty result for one CPU (statistics initialised, no buffers: the
  * histogram pointers are NULL). */
 void cpu_result_init(struct cpu_result *r, int cpu);
 
+/* The rules a sample is counted by (engine_config's), held by the measuring
+ * thread on its own stack so that a cycle reads no line of the shared
+ * configuration. */
+struct record_rules {
+    int64_t interval_ns;
+    int64_t tolerance_ns; /* < 0: none */
+    int64_t deadline_ns;
+};
+
+static inline struct record_rules record_rules_of(const struct engine_config *cfg)
+{
+    struct record_rules rules = {.interval_ns = cfg->interval_ns,
+                                 .tolerance_ns = cfg->tolerance_ns,
+                                 .deadline_ns = cfg->deadline_ns};
+    return rules;
+}
+
 /* What one sample adds to a result, by the run's rules (tolerance,
- * deadline): the measuring thread's exact summary and the collector's
- * running copy of it (engine/collector.h) both count with this. period_ns
- * is 0 when the sample has no period (first, or after missed cycles). */
-static inline void cpu_result_record(struct cpu_result *r, const struct engine_config *cfg,
-                                     int64_t wake_rel_ns, int64_t latency, int64_t period_ns,
-                                     int64_t exec_ns)
+ * deadline). period_ns is 0 when the sample has no period (first, or after
+ * missed cycles). With headers false the histograms get only their
+ * buckets (latency_hist_add_bucket): cpu_result_finish_hists then sets
+ * their count, min and max from the running statistics. */
+static inline void cpu_result_record_rules(struct cpu_result *r, const struct record_rules *rules,
+                                           int64_t wake_rel_ns, int64_t latency, int64_t period_ns,
+                                           int64_t exec_ns, bool headers)
 {
     if (r->samples == 0 || latency > r->latency.max)
         r->max_at_ns = wake_rel_ns;
     running_stats_add(&r->latency, latency);
-    latency_hist_add(&r->hist, latency);
     int64_t period_error = 0;
     if (period_ns > 0) {
         running_stats_add(&r->period, period_ns);
-        period_error = period_ns - cfg->interval_ns;
+        period_error = period_ns - rules->interval_ns;
     }
-    if (cfg->tolerance_ns >= 0 &&
-        (latency > cfg->tolerance_ns || period_error > cfg->tolerance_ns ||
-         -period_error > cfg->tolerance_ns))
+    if (rules->tolerance_ns >= 0 &&
+        (latency > rules->tolerance_ns || period_error > rules->tolerance_ns ||
+         -period_error > rules->tolerance_ns))
         r->over_tolerance++;
     int64_t response = latency + exec_ns;
     running_stats_add(&r->exec, exec_ns);
     running_stats_add(&r->response, response);
-    if (r->exec_hist) {
-        latency_hist_add(r->exec_hist, exec_ns);
-        latency_hist_add(r->response_hist, response);
-    }
-    if (response_misses_deadline(latency, exec_ns, cfg->deadline_ns))
+    if (response_misses_deadline(latency, exec_ns, rules->deadline_ns))
         r->deadline_misses++;
+    if (headers) {
+        latency_hist_add(&r->hist, latency);
+        if (r->exec_hist) {
+            latency_hist_add(r->exec_hist, exec_ns);
+            latency_hist_add(r->response_hist, response);
+        }
+    } else {
+        latency_hist_add_bucket(&r->hist, latency);
+        if (r->exec_hist) {
+            latency_hist_add_bucket(r->exec_hist, exec_ns);
+            latency_hist_add_bucket(r->response_hist, response);
+        }
+    }
 }
+
+/* The same with the configuration's rules and whole histograms: the
+ * collector's running copy (engine/collector.h) counts with this. */
+static inline void cpu_result_record(struct cpu_result *r, const struct engine_config *cfg,
+                                     int64_t wake_rel_ns, int64_t latency, int64_t period_ns,
+                                     int64_t exec_ns)
+{
+    struct record_rules rules = record_rules_of(cfg);
+    cpu_result_record_rules(r, &rules, wake_rel_ns, latency, period_ns, exec_ns, true);
+}
+
+/* Count, min and max of histograms filled without headers, from the
+ * running statistics of the same values. */
+void cpu_result_finish_hists(struct cpu_result *r);
 
 /* What one sample adds to the 1 us histogram (a no-op without one): a row,
  * or an overflow whose cycle number k is kept while fewer than us_rows are. */

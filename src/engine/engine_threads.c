@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,15 +83,11 @@ struct cycle_measure {
     const uint64_t *counters_after;
 };
 
+/* Only with counters open (r->counters_open_mask != 0). */
 static inline void record_counters(struct cpu_result *r, const struct cycle_measure *m,
                                    struct cycle_sample *cs)
 {
-    cs->llc_misses = -1;
-    cs->ipc_milli = -1;
-    cs->context_switches = -1;
     uint32_t open = r->counters_open_mask;
-    if (!open)
-        return;
     uint64_t d[COUNTER_COUNT];
     for (int id = 0; id < COUNTER_COUNT; id++) {
         if (!(open & (1u << id)))
@@ -131,13 +128,13 @@ static inline void record_counters(struct cpu_result *r, const struct cycle_meas
 #define LOOP_VARIANT 0
 #endif
 
-static inline void record_sample(struct cpu_slot *s, const struct engine_config *cfg,
-                                 const struct cycle_measure *m)
+static inline void record_sample(struct cpu_slot *s, const struct record_rules *rules,
+                                 const struct cycle_measure *m, bool counting)
 {
     struct cpu_result *r = &s->result;
     int64_t latency = m->latency;
 #if LOOP_VARIANT >= 1 && LOOP_VARIANT <= 4
-    (void)cfg;
+    (void)rules;
     if (LOOP_VARIANT >= 4) {
         running_stats_add(&r->latency, latency);
     } else {
@@ -149,14 +146,14 @@ static inline void record_sample(struct cpu_slot *s, const struct engine_config 
             r->latency.max = latency;
     }
     if (LOOP_VARIANT >= 3)
-        latency_hist_add(&r->hist, latency);
+        latency_hist_add_bucket(&r->hist, latency);
     cpu_result_record_us(r, latency, m->k);
     if (LOOP_VARIANT == 1) {
         r->samples++;
         return;
     }
 #else
-    cpu_result_record(r, cfg, m->wake_rel, latency, m->period, m->exec);
+    cpu_result_record_rules(r, rules, m->wake_rel, latency, m->period, m->exec, false);
     cpu_result_record_us(r, latency, m->k);
 #endif
     struct cycle_sample cs = {
@@ -166,10 +163,24 @@ static inline void record_sample(struct cpu_slot *s, const struct engine_config 
         .exec_ns = m->exec,
         .missed = m->missed_before,
         .seq = (uint32_t)r->samples,
+        .llc_misses = -1,
+        .ipc_milli = -1,
+        .context_switches = -1,
     };
-    record_counters(r, m, &cs);
+    if (counting)
+        record_counters(r, m, &cs);
     r->samples++;
     sample_ring_push(&s->ring, &cs);
+}
+
+/* Page faults of the calling thread so far, minor and major; -1 if the
+ * kernel does not say. */
+static int64_t thread_page_faults(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return -1;
+    return (int64_t)ru.ru_minflt + (int64_t)ru.ru_majflt;
 }
 
 static void thread_setup(struct cpu_slot *s)
@@ -208,6 +219,7 @@ static void thread_done(struct cpu_slot *s)
 {
     struct engine *e = s->engine;
     s->result.ring_drops = atomic_load_explicit(&s->ring.drops, memory_order_relaxed);
+    cpu_result_finish_hists(&s->result);
     counters_close(&s->counters);
     atomic_store_explicit(&s->done, true, memory_order_release);
     atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
@@ -245,9 +257,18 @@ static void *cycle_thread(void *arg)
     uint64_t k = 0;
     int64_t prev_wake = -1;
     uint32_t missed_before = 0;
+    /* What a cycle reads, in locals: no line of the shared configuration
+     * or of the slot beyond the result is touched from one cycle to the
+     * next (engine_internal.h). */
     const bool counting = r->counters_open_mask != 0;
+    const struct record_rules rules = record_rules_of(cfg);
+    const uint64_t loops = cfg->loops;
+    struct workload *const work = s->workload;
     uint64_t before[COUNTER_COUNT] = {0};
     uint64_t after[COUNTER_COUNT] = {0};
+    /* Everything the loop touches was made resident before the gate; the
+     * faults it still takes are counted, so that this is seen, not assumed. */
+    const int64_t faults_before = thread_page_faults();
 
     for (;;) {
         int64_t planned = start + (int64_t)k * interval;
@@ -281,12 +302,12 @@ static void *cycle_thread(void *arg)
             counters_read(&s->counters, before);
             work_start = cycle_clock_now(&clk);
         }
-        if (s->workload)
-            workload_run_cycle(s->workload);
+        if (work)
+            workload_run_cycle(work);
 #if LOOP_VARIANT == 0
         int64_t work_end = cycle_clock_now(&clk);
 #else
-        int64_t work_end = s->workload ? cycle_clock_now(&clk) : wake;
+        int64_t work_end = work ? cycle_clock_now(&clk) : wake;
 #endif
         int64_t cycle_end = work_end; /* the moment that decides missed periods */
         if (counting) {
@@ -304,10 +325,10 @@ static void *cycle_thread(void *arg)
             .counters_before = before,
             .counters_after = after,
         };
-        record_sample(s, cfg, &m);
+        record_sample(s, &rules, &m, counting);
         prev_wake = wake;
         missed_before = 0;
-        if (cfg->loops && r->samples >= cfg->loops)
+        if (loops && r->samples >= loops)
             break;
 
         /* Every planned wake-up already in the past is a missed period,
@@ -325,6 +346,9 @@ static void *cycle_thread(void *arg)
             missed_before = (uint32_t)(late > UINT32_MAX ? UINT32_MAX : late);
         }
     }
+    int64_t faults_after = thread_page_faults();
+    if (faults_before >= 0 && faults_after >= 0)
+        r->page_faults = faults_after - faults_before;
     thread_done(s);
     return NULL;
 }

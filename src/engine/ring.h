@@ -29,15 +29,17 @@ struct cycle_sample {
 };
 
 struct sample_ring {
-    /* producer (RT thread) line */
+    /* producer (RT thread) line: a push touches it and the slot, nothing
+     * else. slots and mask are read-only after setup and are here so that
+     * the producer needs no other line; the consumer's reads of this line,
+     * once a drain pass, cost the producer one coherence miss a pass. */
     alignas(64) _Atomic uint64_t head;
     uint64_t tail_cache;    /* producer's last view of tail */
     _Atomic uint64_t drops; /* written by the producer only; read live by the collector */
+    struct cycle_sample *slots;
+    uint64_t mask; /* capacity - 1, capacity a power of two */
     /* consumer (collector) line */
     alignas(64) _Atomic uint64_t tail;
-    /* read-only after setup */
-    alignas(64) struct cycle_sample *slots;
-    uint64_t mask; /* capacity - 1, capacity a power of two */
 };
 
 static inline bool sample_ring_push(struct sample_ring *r, const struct cycle_sample *s)

@@ -163,6 +163,7 @@ static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r
     json_object_set_new(o, "missed", json_integer((json_int_t)r->missed));
     json_object_set_new(o, "missed_events", json_integer((json_int_t)r->missed_events));
     json_object_set_new(o, "ring_drops", json_integer((json_int_t)r->ring_drops));
+    json_object_set_new(o, "page_faults", json_int_or_null(r->page_faults >= 0, r->page_faults));
     json_t *lat = json_latency_stats(&r->latency, &r->hist);
     json_object_set_new(lat, "over_tolerance",
                         json_int_or_null(rep->tolerance_ns >= 0, (int64_t)r->over_tolerance));
@@ -502,6 +503,8 @@ json_t *json_run_result(const struct run_report *rep)
     json_object_set_new(all, "samples", json_integer((json_int_t)rep->all_samples));
     json_object_set_new(all, "missed", json_integer((json_int_t)rep->all_missed));
     json_object_set_new(all, "ring_drops", json_integer((json_int_t)rep->all_ring_drops));
+    json_object_set_new(all, "page_faults",
+                        json_int_or_null(rep->all_page_faults >= 0, rep->all_page_faults));
     json_t *lat = json_latency_stats(&rep->all_latency, rep->all_hist);
     json_object_set_new(lat, "over_tolerance",
                         json_int_or_null(rep->tolerance_ns >= 0, (int64_t)rep->all_over_tolerance));

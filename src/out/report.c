@@ -16,6 +16,7 @@ void run_report_merge(struct run_report *rep)
     rep->all_exec_partial = false;
     rep->all_samples = rep->all_missed = rep->all_over_tolerance = rep->all_ring_drops = 0;
     rep->all_max_at_ns = 0;
+    rep->all_page_faults = rep->ncpu > 0 ? 0 : -1;
     for (int i = 0; i < rep->ncpu; i++) {
         const struct cpu_result *r = rep->cpu[i];
         if (r->samples && (rep->all_latency.count == 0 || r->latency.max > rep->all_latency.max))
@@ -35,5 +36,9 @@ void run_report_merge(struct run_report *rep)
         rep->all_missed += r->missed;
         rep->all_over_tolerance += r->over_tolerance;
         rep->all_ring_drops += r->ring_drops;
+        if (r->page_faults < 0 || rep->all_page_faults < 0)
+            rep->all_page_faults = -1;
+        else
+            rep->all_page_faults += r->page_faults;
     }
 }

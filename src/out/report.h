@@ -74,6 +74,7 @@ struct run_report {
     uint64_t all_missed;
     uint64_t all_over_tolerance;
     uint64_t all_ring_drops;
+    int64_t all_page_faults; /* sum over the CPUs; -1 when a CPU's is not known */
     int64_t all_max_at_ns;
     struct running_stats all_latency;
     struct latency_hist *all_hist;

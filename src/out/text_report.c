@@ -232,6 +232,14 @@ void text_summary(FILE *out, const struct run_report *rep)
                 "note: %llu samples did not reach the collector (ring full); the statistics "
                 "above are exact, the samples file and interval lines miss them\n",
                 (unsigned long long)rep->all_ring_drops);
+    if (rep->all_page_faults > 0)
+        fprintf(out,
+                "warning: the measuring threads took %lld page faults in their loops%s; each "
+                "is latency of its own\n",
+                (long long)rep->all_page_faults,
+                rep->memory_locked
+                    ? ""
+                    : " (memory not locked: no CAP_IPC_LOCK, RLIMIT_MEMLOCK too small?)");
     if (rep->all_samples) {
         fprintf(out, "\nHistogram, all CPUs (log scale)\n");
         text_histogram(out, rep->all_hist);

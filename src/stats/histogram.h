@@ -43,13 +43,13 @@ static inline size_t latency_hist_bucket_index(int64_t value_ns)
     return (size_t)(exp - LATENCY_HIST_SUB_BITS + 1) * LATENCY_HIST_SUB_COUNT + sub;
 }
 
-static inline void latency_hist_add(struct latency_hist *h, int64_t value_ns)
+/* The bucket part of latency_hist_add: count, min and max of the header are
+ * left alone (written only for a value out of range), so that a value
+ * usually writes one cache line. For a writer that keeps count, min and max
+ * elsewhere anyway (the measuring thread's running statistics) and sets them
+ * with latency_hist_set_range before the histogram is read. */
+static inline void latency_hist_add_bucket(struct latency_hist *h, int64_t value_ns)
 {
-    h->count++;
-    if (value_ns < h->min_ns)
-        h->min_ns = value_ns;
-    if (value_ns > h->max_ns)
-        h->max_ns = value_ns;
     if (value_ns < 0) {
         h->underflow++;
         h->buckets[0]++;
@@ -58,6 +58,26 @@ static inline void latency_hist_add(struct latency_hist *h, int64_t value_ns)
     } else {
         h->buckets[latency_hist_bucket_index(value_ns)]++;
     }
+}
+
+static inline void latency_hist_add(struct latency_hist *h, int64_t value_ns)
+{
+    h->count++;
+    if (value_ns < h->min_ns)
+        h->min_ns = value_ns;
+    if (value_ns > h->max_ns)
+        h->max_ns = value_ns;
+    latency_hist_add_bucket(h, value_ns);
+}
+
+/* Completes a histogram filled by latency_hist_add_bucket: count, min and
+ * max of the values added (INT64_MAX and INT64_MIN when there were none). */
+static inline void latency_hist_set_range(struct latency_hist *h, uint64_t count, int64_t min_ns,
+                                          int64_t max_ns)
+{
+    h->count = count;
+    h->min_ns = min_ns;
+    h->max_ns = max_ns;
 }
 
 void latency_hist_init(struct latency_hist *h);

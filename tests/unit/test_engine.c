@@ -11,11 +11,13 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/units.h"
 #include "engine/engine.h"
+#include "engine/ring.h"
 
 static void test_engine_names_each_thread_by_its_kernel_tid(void **state)
 {
@@ -72,11 +74,85 @@ static void test_engine_keeps_one_overflow_cycle_per_histogram_row(void **state)
     free(r.overflow_cycles);
 }
 
+static struct engine *run_on_cpu0(struct engine_config *cfg, struct cpulist *cpus, uint64_t loops)
+{
+    cpulist_add(cpus, 0);
+    *cfg = (struct engine_config){.interval_ns = NS_PER_MS,
+                                  .loops = loops,
+                                  .policy = SCHED_OTHER,
+                                  .cpus = cpus,
+                                  .tolerance_ns = -1,
+                                  .deadline_ns = NS_PER_MS};
+    char err[256];
+    struct engine *e = engine_create(cfg, err, sizeof(err));
+    assert_non_null(e);
+    assert_int_equal(engine_start(e, err, sizeof(err)), 0);
+    return e;
+}
+
+/* The loop writes only the buckets of its histograms; at the end their
+ * count, min and max are those of the running statistics of the same
+ * values, as a histogram filled the usual way has them. */
+static void test_engine_histograms_are_complete_after_the_loop(void **state)
+{
+    (void)state;
+    struct cpulist cpus = {0};
+    struct engine_config cfg;
+    struct engine *e = run_on_cpu0(&cfg, &cpus, 20);
+    while (!engine_finished(e))
+        usleep(1000);
+    engine_join(e);
+    const struct cpu_result *r = engine_result(e, 0);
+    assert_int_equal(r->samples, 20);
+    assert_int_equal(r->hist.count, 20);
+    assert_int_equal(r->hist.min_ns, r->latency.min);
+    assert_int_equal(r->hist.max_ns, r->latency.max);
+    assert_true(r->hist.min_ns <= r->hist.max_ns);
+    uint64_t in_buckets = 0;
+    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++)
+        in_buckets += r->hist.buckets[i];
+    assert_int_equal(in_buckets + r->hist.overflow, 20);
+    assert_int_equal(r->exec_hist->count, 20);
+    assert_int_equal(r->exec_hist->max_ns, r->exec.max);
+    assert_int_equal(r->response_hist->count, 20);
+    assert_int_equal(r->response_hist->min_ns, r->response.min);
+    assert_true(r->page_faults >= 0);
+    engine_destroy(e);
+}
+
+/* A fault the loop takes is counted: the ring's pages are given back to
+ * the kernel after the start, so that the pushes that follow fault them in
+ * again. */
+static void test_engine_counts_the_page_faults_of_its_loop(void **state)
+{
+    (void)state;
+    struct cpulist cpus = {0};
+    struct engine_config cfg;
+    struct engine *e = run_on_cpu0(&cfg, &cpus, 300);
+    struct sample_ring *ring = engine_ring(e, 0);
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)ring->slots + page - 1) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)(ring->slots + ring->mask + 1)) & ~(page - 1);
+    assert_true(hi > lo);
+    munlockall(); /* a locked page cannot be given back */
+    assert_int_equal(madvise((void *)lo, hi - lo, MADV_DONTNEED), 0);
+    while (!engine_finished(e))
+        usleep(1000);
+    engine_join(e);
+    const struct cpu_result *r = engine_result(e, 0);
+    assert_int_equal(r->samples, 300);
+    /* 300 samples of 64 bytes span at least four pages, three given back */
+    assert_true(r->page_faults >= 3);
+    engine_destroy(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_engine_names_each_thread_by_its_kernel_tid),
         cmocka_unit_test(test_engine_keeps_one_overflow_cycle_per_histogram_row),
+        cmocka_unit_test(test_engine_histograms_are_complete_after_the_loop),
+        cmocka_unit_test(test_engine_counts_the_page_faults_of_its_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -347,6 +347,42 @@ static void test_two_cpus_render_exactly_as_before(void **state)
     run_fixture_free(&f);
 }
 
+/* Page faults of the measuring loops: summed over the CPUs, unknown when
+ * one CPU's is, and warned about in the summary only when there were some. */
+static void test_summary_warns_of_page_faults_in_the_loops(void **state)
+{
+    (void)state;
+    static const int ids[2] = {1, 3};
+    struct run_fixture f;
+    run_fixture_init(&f, 2, ids, false);
+    f.res[0].page_faults = 2;
+    f.res[1].page_faults = 3;
+    f.rep.memory_locked = false;
+    run_report_merge(&f.rep);
+    assert_int_equal(f.rep.all_page_faults, 5);
+    struct text t;
+    text_summary(text_open(&t), &f.rep);
+    const char *out = text_close(&t);
+    assert_non_null(strstr(out, "warning: the measuring threads took 5 page faults in their loops "
+                                "(memory not locked"));
+    free(t.buf);
+    f.rep.memory_locked = true;
+    text_summary(text_open(&t), &f.rep);
+    out = text_close(&t);
+    assert_non_null(strstr(out, "took 5 page faults in their loops; each is latency"));
+    free(t.buf);
+    f.res[1].page_faults = -1;
+    run_report_merge(&f.rep);
+    assert_int_equal(f.rep.all_page_faults, -1);
+    f.res[0].page_faults = f.res[1].page_faults = 0;
+    run_report_merge(&f.rep);
+    assert_int_equal(f.rep.all_page_faults, 0);
+    text_summary(text_open(&t), &f.rep);
+    assert_null(strstr(text_close(&t), "page faults"));
+    free(t.buf);
+    run_fixture_free(&f);
+}
+
 /* Pipes keep one line per CPU, also at 256 CPUs: programs read them. */
 static void test_plain_lines_stay_one_per_cpu_at_256_cpus(void **state)
 {
@@ -649,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_summary_with_per_cpu_has_every_cpu_row),
         cmocka_unit_test(test_summary_collapses_only_above_16_cpus),
         cmocka_unit_test(test_two_cpus_render_exactly_as_before),
+        cmocka_unit_test(test_summary_warns_of_page_faults_in_the_loops),
         cmocka_unit_test(test_plain_lines_stay_one_per_cpu_at_256_cpus),
         cmocka_unit_test(test_noise_summary_at_256_cpus_collapses),
         cmocka_unit_test(test_noise_live_at_256_cpus_fits_with_a_strip),

@@ -291,6 +291,10 @@ def main():
         lat = c["latency_ns"]
         if c["samples"]:
             check(who + ": latency_ns.min >= 0", lat["min"] >= 0, "min %r" % lat["min"])
+        pf = c.get("page_faults", "absent")
+        check(who + ": page_faults is a count (null only when the loop never ran)",
+              (isinstance(pf, int) and not isinstance(pf, bool) and pf >= 0) or (pf is None and not c["samples"]),
+              repr(pf))
         if tol is None:
             check(who + ": no tolerance, over_tolerance null", lat.get("over_tolerance") is None,
                   repr(lat.get("over_tolerance")))
@@ -329,6 +333,10 @@ def main():
             equal("all." + key + " overflow == sum over CPUs", hist_all["overflow"],
                   sum(hh["overflow"] for hh in hists), "overflow")
             check_stats("all: " + key, alld[key], hist_all, None)
+
+    faults = [c.get("page_faults") for c in cpus]
+    equal("all: page_faults is the sum over CPUs (null if one is unknown)", alld.get("page_faults", "absent"),
+          None if None in faults else sum(faults), "page_faults")
 
     # --- exit status and budget ------------------------------------------------
     if a.exit_code is not None:
