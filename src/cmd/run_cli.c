@@ -471,7 +471,6 @@ static const struct cli_command run_cli = {
 
 int run_parse_args(int argc, char **argv, struct run_params *p)
 {
-    memset(p, 0, sizeof(*p));
     p->interval_ns = NS_PER_MS;
     p->policy = SCHED_FIFO;
     p->policy_name = "fifo";

@@ -117,7 +117,10 @@ void run_policy_text(int policy, int priority, bool degraded, char *buf, size_t 
  * workload parsed). */
 bool run_workload_warning(const struct run_params *p, char *buf, size_t len);
 
-/* -1 to continue, or an exit code (the help text or the message printed). */
+/* -1 to continue, or an exit code (the help text or the message printed).
+ * p must be all zero (static storage or calloc): it is not cleared here,
+ * because clearing its 300 KB (sixteen load specs, each with a CPU list)
+ * would make every page of it resident in a run that uses one. */
 int run_parse_args(int argc, char **argv, struct run_params *p);
 /* -1 to continue, or EXIT_USAGE after the message; chooses the default CPUs
  * and parses the workload and the loads. */
