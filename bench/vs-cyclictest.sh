@@ -3,13 +3,15 @@
 # interval and priority. Not a test: it prints ratios jitterlab/cyclictest.
 #
 #   bench/vs-cyclictest.sh [-c CPU] [-i US[,US...]] [-n PAIRS] [-r SECONDS]
-#                          [-R REPEATS] [-b BINARY] [-x 'RUN OPTIONS'] [-A]
+#                          [-R REPEATS] [-C PAIRS] [-b BINARY] [-x 'RUN OPTIONS']
+#                          [-A]
 #
 #   -c CPU      the measured CPU (default 1; CPU 0 stays for housekeeping)
 #   -i US,...   intervals in microseconds (default 1000,500,100)
 #   -n PAIRS    rounds per tool and interval (default 40)
 #   -r SECONDS  length of one round (default 0.5)
 #   -R REPEATS  complete runs of the whole method, for its spread (default 1)
+#   -C PAIRS    pairs of runs for CPU time and RSS per interval (default 5)
 #   -b BINARY   the jitterlab binary (default build/jitterlab; a loop variant
 #               built by `make loop-variants` lives in build/variant-N/)
 #   -x OPTIONS  more options for jitterlab run (e.g. '--clock tsc')
@@ -27,12 +29,14 @@
 # over the pairs is "paired p50", which cancels the VM's drift from round to
 # round. p99 and max come from each tool's rounds merged into one histogram.
 #
-# CPU time per cycle, per thread: in COST_PAIRS alternating runs of
-# COST_SECONDS each (no histogram: each tool at its normal options), the
-# measuring thread's and the rest of the process's CPU time are read from
-# /proc/PID/task/TID/schedstat at two moments inside the run; the difference
-# over the cycles in between is the cost per cycle, the median of the pairs
-# kept. Peak RSS is the process's VmHWM during those runs.
+# CPU time per cycle, per thread: in -C pairs of runs of COST_SECONDS each
+# (no histogram: each tool at its normal options; the tool that goes first
+# alternates from pair to pair), the measuring thread's and the rest of the
+# process's CPU time are read from /proc/PID/task/TID/schedstat at two
+# moments inside the run; the difference over the cycles in between is the
+# cost per cycle. The ratio of the two measuring threads is taken per pair
+# and its median over the pairs kept, with its quartiles, as for p50. Peak
+# RSS is the process's VmHWM during those runs.
 #
 # cyclictest holds /dev/cpu_dma_latency at 0 by default; jitterlab runs with
 # --pm-qos 0 so that both see the same idle-state policy.
@@ -41,23 +45,25 @@ set -eu
 cpu=1 intervals=1000,500,100 pairs=40 round_s=0.5 repeats=1 extra= aa=0
 top=$(cd "$(dirname "$0")/.." && pwd)
 jl="$top/build/jitterlab"
-while getopts c:i:n:r:R:b:x:A opt; do
+cost_pairs=5
+while getopts c:i:n:r:R:C:b:x:A opt; do
     case $opt in
     c) cpu=$OPTARG ;;
     i) intervals=$OPTARG ;;
     n) pairs=$OPTARG ;;
     r) round_s=$OPTARG ;;
     R) repeats=$OPTARG ;;
+    C) cost_pairs=$OPTARG ;;
     b) jl=$OPTARG ;;
     x) extra=$OPTARG ;;
     A) aa=1 ;;
-    *) sed -n '4,19p' "$0" >&2; exit 2 ;;
+    *) sed -n '4,21p' "$0" >&2; exit 2 ;;
     esac
 done
 [ -x "$jl" ] || { echo "build first: make" >&2; exit 1; }
 command -v cyclictest >/dev/null || { echo "needs cyclictest: apt-get install rt-tests" >&2; exit 1; }
 JL_BENCH="$top/bench" exec python3 - "$jl" "$cpu" "$intervals" "$pairs" "$round_s" \
-    "$repeats" "$extra" "$aa" <<'PY'
+    "$repeats" "$extra" "$aa" "$cost_pairs" <<'PY'
 import os, shlex, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.environ["JL_BENCH"])
@@ -67,7 +73,7 @@ jl, cpu = sys.argv[1], sys.argv[2]
 intervals = [int(x) for x in sys.argv[3].split(",")]
 pairs, round_s, repeats = int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
 extra, aa = shlex.split(sys.argv[7]), sys.argv[8] == "1"
-COST_PAIRS, COST_SECONDS = 3, 4.0
+COST_PAIRS, COST_SECONDS = int(sys.argv[9]), 4.0
 ROWS = 20000  # 20 ms of 1 us rows: beyond it a value counts as overflow
 tmp = tempfile.mkdtemp(prefix="jl-bench.")
 A, B = ("cyclictest-A", "cyclictest-B") if aa else ("jitterlab", "cyclictest")
@@ -180,8 +186,10 @@ def cost(interval):
     t1, t2 = 1.0, COST_SECONDS - 0.8
     per = {A: [], B: []}
     rss = {A: 0, B: 0}
-    for _ in range(COST_PAIRS):
-        for t in (A, B):
+    ratios = []
+    for k in range(COST_PAIRS):
+        got = {}
+        for t in ((A, B) if k % 2 == 0 else (B, A)):
             tool = "jitterlab" if t == "jitterlab" else "cyclictest"
             peak, seen, pid = run(CMDS[t](interval, loops, None), (t1, t2))
             rss[t] = max(rss[t], peak)
@@ -195,7 +203,10 @@ def cost(interval):
             meas = (s2[tid][1] - s1[tid][1]) / cycles
             rest = sum(s2[x][1] - s1[x][1] for x in s2 if x in s1 and x != tid) / cycles
             per[t].append((meas, rest))
-    out = {}
+            got[t] = meas
+        if len(got) == 2 and got[B] > 0:
+            ratios.append(got[A] / got[B])
+    out = {"ratios": ratios}
     for t in (A, B):
         out[t] = (median([m for m, _ in per[t]]) if per[t] else float("nan"),
                   median([r for _, r in per[t]]) if per[t] else float("nan"), rss[t])
@@ -217,8 +228,9 @@ for rep in range(repeats):
         p99 = [histogram.pct_interp(merged[t], 99) for t in (A, B)]
         mx = [merged[t][2] for t in (A, B)]
         mp50 = [histogram.pct_interp(merged[t], 50) for t in (A, B)]
-        row = {"p50": p50, "p99": p99[0] / p99[1], "cpu": c[A][0] / c[B][0],
-               "rss": c[A][2] / c[B][2]}
+        cr = sorted(c["ratios"])
+        cpu_ratio = median(cr) if cr else float("nan")
+        row = {"p50": p50, "p99": p99[0] / p99[1], "cpu": cpu_ratio, "rss": c[A][2] / c[B][2]}
         summary[iv].append(row)
         print("run %d, interval %d us, %d pairs of %d cycles (%s / %s)" %
               (rep + 1, iv, pairs, max(1, int(round_s * 1e6 / iv)), A, B))
@@ -227,8 +239,11 @@ for rep in range(repeats):
         print("  merged p50 (us)    %8.2f %8.2f  ratio %s" % (mp50[0], mp50[1], fmt_ratio(*mp50)))
         print("  merged p99 (us)    %8.2f %8.2f  ratio %s" % (p99[0], p99[1], fmt_ratio(*p99)))
         print("  max (us)           %8d %8d" % (mx[0], mx[1]))
-        print("  measuring thread   %8.3f %8.3f  us CPU/cycle, ratio %s" %
-              (c[A][0] / 1e3, c[B][0] / 1e3, fmt_ratio(c[A][0], c[B][0])))
+        print("  measuring thread   %8.3f %8.3f  us CPU/cycle (medians)" %
+              (c[A][0] / 1e3, c[B][0] / 1e3))
+        if cr:
+            print("  thread CPU ratio   median %.3f  (quartiles %.3f-%.3f over %d pairs)" %
+                  (cpu_ratio, cr[len(cr) // 4], cr[(3 * len(cr)) // 4], len(cr)))
         print("  rest of process    %8.3f %8.3f  us CPU/cycle" % (c[A][1] / 1e3, c[B][1] / 1e3))
         print("  peak RSS (KiB)     %8d %8d  ratio %s" % (c[A][2], c[B][2], fmt_ratio(c[A][2], c[B][2])))
         print("  samples merged     %8d %8d" % tuple(histogram.count(merged[t]) for t in (A, B)),
