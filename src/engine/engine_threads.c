@@ -115,15 +115,18 @@ static inline void record_counters(struct cpu_result *r, const struct cycle_meas
 
 /* LOOP_VARIANT selects, at build time, how much of the per-cycle work the
  * loop does, for the overhead experiment in bench/ (`make loop-variants`,
- * bench/vs-cyclictest.sh -b). 0, the product: everything. The others are
- * not for use, their results are incomplete by design, and none of them
- * reads the clock again at the end of a cycle without a workload:
+ * bench/vs-cyclictest.sh -b). 0, the product: everything. 1 to 5 are not
+ * for use, their results are incomplete by design, and none of them reads
+ * the clock again at the end of a cycle without a workload:
  *   1: what cyclictest -h does: latency count/min/max/sum and the 1 us row
  *   2: 1 + the ring record
  *   3: 2 + the log-linear latency histogram
  *   4: 3 + Welford's latency statistics (instead of count/min/max/sum)
  *   5: 4 + period, exec and response statistics, tolerance and deadline
- *      (all of cpu_result_record) */
+ *      (all of cpu_result_record)
+ *   6: the product, and right after the wake-up clock read a prefetch of
+ *      the result's four per-cycle lines and of the ring's producer line,
+ *      so that their misses overlap instead of coming one after another */
 #ifndef LOOP_VARIANT
 #define LOOP_VARIANT 0
 #endif
@@ -286,6 +289,11 @@ static void *cycle_thread(void *arg)
         struct timespec ts = ns_to_timespec(planned);
         int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
         int64_t wake = cycle_clock_now(&clk);
+#if LOOP_VARIANT == 6
+        for (int line = 0; line < 4; line++)
+            __builtin_prefetch((const char *)r + 64 * line, 1, 3);
+        __builtin_prefetch(&s->ring, 1, 3);
+#endif
         if (rc == EINTR) {
             if (atomic_load_explicit(&e->stop, memory_order_relaxed))
                 break; /* woken by engine_stop, not by the timer */
@@ -304,7 +312,7 @@ static void *cycle_thread(void *arg)
         }
         if (work)
             workload_run_cycle(work);
-#if LOOP_VARIANT == 0
+#if LOOP_VARIANT == 0 || LOOP_VARIANT == 6
         int64_t work_end = cycle_clock_now(&clk);
 #else
         int64_t work_end = work ? cycle_clock_now(&clk) : wake;
