@@ -77,7 +77,6 @@ static inline void cli_capture_end(struct cli_capture *c)
     {                                                                                              \
         static struct cli_args a; /* params keep pointers into it */                               \
         char **argv = cli_args_split(&a, line);                                                    \
-        memset(PARAMS, 0, sizeof *(PARAMS)); /* as fresh as a parser's caller gives it */          \
         cli_capture_begin(cap);                                                                    \
         int rc = PARSE_FN(a.argc, argv, PARAMS);                                                   \
         cli_capture_end(cap);                                                                      \

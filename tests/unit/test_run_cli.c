@@ -20,7 +20,14 @@
 
 static struct run_params params;
 
-CLI_DEFINE_PARSE(run_parse_args, &params)
+/* run_parse_args wants zeroed storage, as its callers give it */
+static int parse_fresh(int argc, char **argv, struct run_params *p)
+{
+    memset(p, 0, sizeof *p);
+    return run_parse_args(argc, argv, p);
+}
+
+CLI_DEFINE_PARSE(parse_fresh, &params)
 
 static void parse_ok(const char *line)
 {
