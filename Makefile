@@ -88,7 +88,7 @@ check: test
 
 # The overhead experiment's builds of the cycle loop (engine_threads.c,
 # LOOP_VARIANT): build/variant-N/jitterlab, for bench/vs-cyclictest.sh -b.
-LOOP_VARIANTS := 1 2 3 4 5 6
+LOOP_VARIANTS := 1 2 3 4 5 6 7
 loop-variants: $(BUILD)/jitterlab
 	@for v in $(LOOP_VARIANTS); do \
 	    $(MAKE) -s --no-print-directory BUILD=$(BUILD)/variant-$$v \

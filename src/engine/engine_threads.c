@@ -126,7 +126,9 @@ static inline void record_counters(struct cpu_result *r, const struct cycle_meas
  *      (all of cpu_result_record)
  *   6: the product, and right after the wake-up clock read a prefetch of
  *      the result's four per-cycle lines and of the ring's producer line,
- *      so that their misses overlap instead of coming one after another */
+ *      so that their misses overlap instead of coming one after another
+ *   7: the product without the exec and response histograms (their
+ *      statistics kept, their buckets not: two pages fewer per cycle) */
 #ifndef LOOP_VARIANT
 #define LOOP_VARIANT 0
 #endif
@@ -272,6 +274,9 @@ static void *cycle_thread(void *arg)
     /* Everything the loop touches was made resident before the gate; the
      * faults it still takes are counted, so that this is seen, not assumed. */
     const int64_t faults_before = thread_page_faults();
+#if LOOP_VARIANT == 7
+    r->exec_hist = r->response_hist = NULL;
+#endif
 
     for (;;) {
         int64_t planned = start + (int64_t)k * interval;
@@ -312,7 +317,7 @@ static void *cycle_thread(void *arg)
         }
         if (work)
             workload_run_cycle(work);
-#if LOOP_VARIANT == 0 || LOOP_VARIANT == 6
+#if LOOP_VARIANT == 0 || LOOP_VARIANT >= 6
         int64_t work_end = cycle_clock_now(&clk);
 #else
         int64_t work_end = work ? cycle_clock_now(&clk) : wake;
