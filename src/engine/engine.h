@@ -125,11 +125,15 @@ static inline struct record_rules record_rules_of(const struct engine_config *cf
     return rules;
 }
 
+/* Count, min and max of histograms filled without headers, from the
+ * running statistics of the same values. */
+void cpu_result_finish_hists(struct cpu_result *r);
+
 /* What one sample adds to a result, by the run's rules (tolerance,
  * deadline). period_ns is 0 when the sample has no period (first, or after
- * missed cycles). With headers false the histograms get only their
- * buckets (latency_hist_add_bucket): cpu_result_finish_hists then sets
- * their count, min and max from the running statistics. */
+ * missed cycles). The histograms get their buckets; their count, min and
+ * max come from the running statistics (cpu_result_finish_hists), at once
+ * with headers true, else once when the loop ends. */
 static inline void cpu_result_record_rules(struct cpu_result *r, const struct record_rules *rules,
                                            int64_t wake_rel_ns, int64_t latency, int64_t period_ns,
                                            int64_t exec_ns, bool headers)
@@ -151,19 +155,13 @@ static inline void cpu_result_record_rules(struct cpu_result *r, const struct re
     running_stats_add(&r->response, response);
     if (response_misses_deadline(latency, exec_ns, rules->deadline_ns))
         r->deadline_misses++;
-    if (headers) {
-        latency_hist_add(&r->hist, latency);
-        if (r->exec_hist) {
-            latency_hist_add(r->exec_hist, exec_ns);
-            latency_hist_add(r->response_hist, response);
-        }
-    } else {
-        latency_hist_add_bucket(&r->hist, latency);
-        if (r->exec_hist) {
-            latency_hist_add_bucket(r->exec_hist, exec_ns);
-            latency_hist_add_bucket(r->response_hist, response);
-        }
+    latency_hist_add_bucket(&r->hist, latency);
+    if (r->exec_hist) {
+        latency_hist_add_bucket(r->exec_hist, exec_ns);
+        latency_hist_add_bucket(r->response_hist, response);
     }
+    if (headers)
+        cpu_result_finish_hists(r);
 }
 
 /* The same with the configuration's rules and whole histograms: the
@@ -175,10 +173,6 @@ static inline void cpu_result_record(struct cpu_result *r, const struct engine_c
     struct record_rules rules = record_rules_of(cfg);
     cpu_result_record_rules(r, &rules, wake_rel_ns, latency, period_ns, exec_ns, true);
 }
-
-/* Count, min and max of histograms filled without headers, from the
- * running statistics of the same values. */
-void cpu_result_finish_hists(struct cpu_result *r);
 
 /* What one sample adds to the 1 us histogram (a no-op without one): a row,
  * or an overflow whose cycle number k is kept while fewer than us_rows are. */
