@@ -45,7 +45,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRC := $(wildcard tests/e2e/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/e2e/helpers/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test check loop-variants asan valgrind lint format install uninstall clean tests mutants deb
+.PHONY: all deps run test check loop-variants loop-probes asan valgrind lint format install uninstall clean tests mutants deb
 
 all: $(BUILD)/jitterlab
 
@@ -69,9 +69,19 @@ $(BUILD)/bench/collector-bench: bench/collector_bench.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
 
-tests: $(BUILD)/jitterlab $(UNIT_BIN) $(HELPER_BIN) $(BUILD)/bench/collector-bench
+# The product with the loop's probe compiled in (engine/loop_probe.h): its
+# objects, engine_threads.c built again with LOOP_PROBE. A test runs it.
+PROBE_OBJ := $(BUILD)/probe-check/engine_threads.o
+$(PROBE_OBJ): src/engine/engine_threads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DLOOP_PROBE -MMD -MP -c -o $@ $<
+$(BUILD)/probe-check/jitterlab: $(filter-out $(BUILD)/obj/engine/engine_threads.o,$(OBJ)) $(PROBE_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
 
--include $(OBJ:.o=.d)
+tests: $(BUILD)/jitterlab $(UNIT_BIN) $(HELPER_BIN) $(BUILD)/bench/collector-bench \
+       $(BUILD)/probe-check/jitterlab
+
+-include $(OBJ:.o=.d) $(PROBE_OBJ:.o=.d)
 
 deps:
 	@sh tools/deps.sh $(DEB_PKGS)
@@ -93,6 +103,15 @@ loop-variants: $(BUILD)/jitterlab
 	@for v in $(LOOP_VARIANTS); do \
 	    $(MAKE) -s --no-print-directory BUILD=$(BUILD)/variant-$$v \
 	        EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DLOOP_VARIANT=$$v" $(BUILD)/variant-$$v/jitterlab || exit 1; \
+	done
+
+# The same loop with the in-loop probe (engine/loop_probe.h), for
+# bench/loop-probe.sh: build/probe-N/jitterlab, N as above (0: the product).
+LOOP_PROBES := 0 3 4 5 6 7
+loop-probes:
+	@for v in $(LOOP_PROBES); do \
+	    $(MAKE) -s --no-print-directory BUILD=$(BUILD)/probe-$$v \
+	        EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DLOOP_VARIANT=$$v -DLOOP_PROBE" $(BUILD)/probe-$$v/jitterlab || exit 1; \
 	done
 
 asan: deps

@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "engine/cycle_clock.h"
+#include "engine/loop_probe.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -274,6 +275,7 @@ static void *cycle_thread(void *arg)
     /* Everything the loop touches was made resident before the gate; the
      * faults it still takes are counted, so that this is seen, not assumed. */
     const int64_t faults_before = thread_page_faults();
+    LOOP_PROBE_BEGIN();
 #if LOOP_VARIANT == 7
     r->exec_hist = r->response_hist = NULL;
 #endif
@@ -292,8 +294,11 @@ static void *cycle_thread(void *arg)
         if (atomic_load_explicit(&e->stop, memory_order_relaxed))
             break;
         struct timespec ts = ns_to_timespec(planned);
+        LOOP_PROBE_CYCLE();
         int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        LOOP_PROBE_MARK(0);
         int64_t wake = cycle_clock_now(&clk);
+        LOOP_PROBE_MARK(1);
 #if LOOP_VARIANT == 6
         for (int line = 0; line < 4; line++)
             __builtin_prefetch((const char *)r + 64 * line, 1, 3);
@@ -338,7 +343,9 @@ static void *cycle_thread(void *arg)
             .counters_before = before,
             .counters_after = after,
         };
+        LOOP_PROBE_MARK(2);
         record_sample(s, &rules, &m, counting);
+        LOOP_PROBE_MARK(3);
         prev_wake = wake;
         missed_before = 0;
         if (loops && r->samples >= loops)
@@ -359,6 +366,7 @@ static void *cycle_thread(void *arg)
             missed_before = (uint32_t)(late > UINT32_MAX ? UINT32_MAX : late);
         }
     }
+    LOOP_PROBE_REPORT(r->cpu);
     int64_t faults_after = thread_page_faults();
     if (faults_before >= 0 && faults_after >= 0)
         r->page_faults = faults_after - faults_before;
