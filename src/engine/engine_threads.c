@@ -272,10 +272,10 @@ static void *cycle_thread(void *arg)
     struct workload *const work = s->workload;
     uint64_t before[COUNTER_COUNT] = {0};
     uint64_t after[COUNTER_COUNT] = {0};
+    LOOP_PROBE_BEGIN(); /* before the count: its own faults are not the loop's */
     /* Everything the loop touches was made resident before the gate; the
      * faults it still takes are counted, so that this is seen, not assumed. */
     const int64_t faults_before = thread_page_faults();
-    LOOP_PROBE_BEGIN();
 #if LOOP_VARIANT == 7
     r->exec_hist = r->response_hist = NULL;
 #endif

@@ -22,6 +22,8 @@
 #include "common/tsc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 enum { PROBE_MARKS = 5, PROBE_SECTIONS = PROBE_MARKS - 1 };
 #define PROBE_ROW_TICKS 8
@@ -36,21 +38,30 @@ struct loop_probe {
     uint64_t tsc0;
 };
 
-static inline void loop_probe_start(struct loop_probe *p)
+/* On the heap, not on the measuring thread's small stack; cleared here, so
+ * that its pages are resident before the first cycle. NULL: no probe. */
+static inline struct loop_probe *loop_probe_start(void)
 {
-    *p = (struct loop_probe){0};
+    struct loop_probe *p = malloc(sizeof *p);
+    if (!p)
+        return NULL;
+    memset(p, 0, sizeof *p);
     p->mono0 = monotonic_now_ns();
     p->tsc0 = read_tsc();
+    return p;
 }
 
 static inline void loop_probe_mark(struct loop_probe *p, int mark)
 {
-    p->at[mark] = read_tsc();
+    if (p)
+        p->at[mark] = read_tsc();
 }
 
 /* At the last mark: a cycle whose five marks were all taken is counted. */
 static inline void loop_probe_cycle(struct loop_probe *p)
 {
+    if (!p)
+        return;
     p->at[PROBE_MARKS - 1] = read_tsc();
     /* none before the first sleep, nor after a sleep cut short */
     for (int q = 0; q < PROBE_SECTIONS; q++)
@@ -66,14 +77,19 @@ static inline void loop_probe_cycle(struct loop_probe *p)
     p->at[0] = 0;
 }
 
-static inline void loop_probe_report(const struct loop_probe *p, int cpu)
+/* Prints the sections and frees the probe. */
+static inline void loop_probe_report(struct loop_probe *p, int cpu)
 {
+    if (!p)
+        return;
     static const char *const name[PROBE_SECTIONS] = {"wake-clock", "to-record", "record",
                                                      "to-sleep"};
     int64_t ns = monotonic_now_ns() - p->mono0;
     uint64_t ticks = read_tsc() - p->tsc0;
-    if (p->cycles == 0 || ns <= 0 || ticks == 0)
+    if (p->cycles == 0 || ns <= 0 || ticks == 0) {
+        free(p);
         return;
+    }
     double ns_per_tick = (double)ns / (double)ticks;
     for (int q = 0; q < PROBE_SECTIONS; q++) {
         /* the median, and the mean of the cycles up to the 99th percentile:
@@ -98,15 +114,15 @@ static inline void loop_probe_report(const struct loop_probe *p, int cpu)
             ((double)median + 0.5) * PROBE_ROW_TICKS * ns_per_tick,
             kept ? kept_ticks / (double)kept * ns_per_tick : 0.0, (unsigned long long)p->cycles);
     }
+    free(p);
 }
 
-/* What the loop calls: with LOOP_PROBE, a probe on the loop's own stack... */
-#define LOOP_PROBE_BEGIN()                                                                         \
-    struct loop_probe probe_;                                                                      \
-    loop_probe_start(&probe_)
-#define LOOP_PROBE_MARK(mark)  loop_probe_mark(&probe_, (mark))
-#define LOOP_PROBE_CYCLE()     loop_probe_cycle(&probe_)
-#define LOOP_PROBE_REPORT(cpu) loop_probe_report(&probe_, (cpu))
+/* What the loop calls: with LOOP_PROBE, a probe made before the first
+ * cycle and reported after the last... */
+#define LOOP_PROBE_BEGIN()     struct loop_probe *probe_ = loop_probe_start()
+#define LOOP_PROBE_MARK(mark)  loop_probe_mark(probe_, (mark))
+#define LOOP_PROBE_CYCLE()     loop_probe_cycle(probe_)
+#define LOOP_PROBE_REPORT(cpu) loop_probe_report(probe_, (cpu))
 
 #else
 
