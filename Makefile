@@ -45,7 +45,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRC := $(wildcard tests/e2e/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/e2e/helpers/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test check loop-variants loop-probes asan valgrind lint format install uninstall clean tests mutants deb
+.PHONY: all deps run test check loop-variants loop-variants-syntax loop-probes asan valgrind lint format install uninstall clean tests mutants deb
 
 all: $(BUILD)/jitterlab
 
@@ -104,6 +104,15 @@ loop-variants: $(BUILD)/jitterlab
 	    $(MAKE) -s --no-print-directory BUILD=$(BUILD)/variant-$$v \
 	        EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DLOOP_VARIANT=$$v" $(BUILD)/variant-$$v/jitterlab || exit 1; \
 	done
+
+# Every variant, the product's loop (0) too, with and without the probe,
+# compiled with the build's flags and nothing written: the bench builds must
+# not rot unseen (tests/e2e/loop_probe.sh runs it).
+loop-variants-syntax:
+	@for v in 0 $(LOOP_VARIANTS); do for p in "" -DLOOP_PROBE; do \
+	    $(CC) $(ALL_CFLAGS) -DLOOP_VARIANT=$$v $$p -fsyntax-only src/engine/engine_threads.c || \
+	        { echo "loop variant $$v $$p does not compile" >&2; exit 1; }; \
+	done; done
 
 # The same loop with the in-loop probe (engine/loop_probe.h), for
 # bench/loop-probe.sh: build/probe-N/jitterlab, N as above (0: the product).

@@ -2,9 +2,10 @@
  * A build-time probe of where the measuring loop's own time goes, for the
  * overhead experiment (`make loop-probes`, bench/loop-probe.sh). Built with
  * LOOP_PROBE defined, the loop reads the TSC at five marks of every cycle
- * and, when it ends, prints on stderr the mean and median of the four
- * sections between them. Without LOOP_PROBE (the product), every function
- * here compiles to nothing and the loop is unchanged.
+ * and, when it ends, prints on stderr the mean, the median and the mean up
+ * to the 99th percentile of the four sections between them. Without
+ * LOOP_PROBE (the product), every function here compiles to nothing and
+ * the loop is unchanged.
  *
  * The marks: the sleep has returned; the wake-up time has been read; the
  * cycle is about to be recorded; it has been; the next sleep is about to
@@ -63,10 +64,11 @@ static inline void loop_probe_cycle(struct loop_probe *p)
     if (!p)
         return;
     p->at[PROBE_MARKS - 1] = read_tsc();
-    /* none before the first sleep, nor after a sleep cut short */
+    if (p->at[0] == 0)
+        return; /* no sleep returned since the last cycle counted: the first */
     for (int q = 0; q < PROBE_SECTIONS; q++)
-        if (p->at[0] == 0 || p->at[q + 1] < p->at[q])
-            return;
+        if (p->at[q + 1] < p->at[q])
+            return; /* a mark left from before a sleep cut short */
     for (int q = 0; q < PROBE_SECTIONS; q++) {
         uint64_t d = p->at[q + 1] - p->at[q];
         p->sum[q] += d;

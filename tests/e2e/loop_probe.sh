@@ -4,8 +4,8 @@
 # four sections with one counted cycle per sleep that followed a recorded
 # one (200 samples: 199 cycles), each mean, median and trimmed mean positive
 # and no larger than the time the run took; the product prints none. Also
-# the loop variants of the overhead experiment still compile (-fsyntax-only
-# with the build's warnings). About 8 s.
+# the loop variants of the overhead experiment still compile (make
+# loop-variants-syntax: -fsyntax-only with the build's flags). About 8 s.
 . "$(dirname "$0")/lib.sh"
 PROBE=$JL_BUILD/probe-check/jitterlab
 cpu=0
@@ -47,19 +47,10 @@ else
     ok "the product prints no probe"
 fi
 
-# Every variant and the probe with each: the bench builds must not rot.
-flags="-std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla -O2 -pthread -I$JL_TOP/src"
-flags="$flags $(pkg-config --cflags jansson libtracefs libtraceevent inih libmicrohttpd libcurl 2>/dev/null)"
-bad_variants=
-for v in 0 1 2 3 4 5 6 7; do
-    for p in "" -DLOOP_PROBE; do
-        # shellcheck disable=SC2086
-        cc $flags -DLOOP_VARIANT=$v $p -fsyntax-only "$JL_TOP/src/engine/engine_threads.c" \
-            2>>"$T/cc.err" || bad_variants="$bad_variants $v$p"
-    done
-done
-if [ -z "$bad_variants" ]; then
+# Every variant and the probe with each, with the build's own flags (the
+# Makefile's): the bench builds must not rot.
+if make -s --no-print-directory -C "$JL_TOP" BUILD="$JL_BUILD" loop-variants-syntax >"$T/cc.out" 2>&1; then
     ok "loop variants 0-7 compile, with and without the probe"
 else
-    not_ok "loop variants 0-7 compile, with and without the probe" "failed:$bad_variants" "$(head -3 "$T/cc.err")"
+    not_ok "loop variants 0-7 compile, with and without the probe" "$(grep -m3 -E 'error|does not compile' "$T/cc.out")"
 fi
