@@ -79,7 +79,8 @@ def put(name, value):
 LINE = re.compile(r"^\s*.*-(\d+)\s+\[\d+\]\s+\S+\s+(\d+):\s+(\w+):\s*(.*)$")
 
 def cycles(text):
-    """The measuring thread's cycles: per part, a list of trace ticks."""
+    """The measuring thread's undisturbed cycles: per part the median (ns),
+    and "n" their number; None when fewer than 10 were found."""
     ev = []
     for line in text.splitlines():
         m = LINE.match(line)
