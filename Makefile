@@ -69,6 +69,11 @@ $(BUILD)/bench/collector-bench: bench/collector_bench.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
 
+# What one more page costs a cycle (bench/page_cost.c; a test runs it small).
+$(BUILD)/bench/page-cost: bench/page_cost.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
+
 # The product with the loop's probe compiled in (engine/loop_probe.h): its
 # objects, engine_threads.c built again with LOOP_PROBE. A test runs it.
 PROBE_OBJ := $(BUILD)/probe-check/engine_threads.o
@@ -78,7 +83,7 @@ $(PROBE_OBJ): src/engine/engine_threads.c
 $(BUILD)/probe-check/jitterlab: $(filter-out $(BUILD)/obj/engine/engine_threads.o,$(OBJ)) $(PROBE_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
 
-tests: $(BUILD)/jitterlab $(UNIT_BIN) $(HELPER_BIN) $(BUILD)/bench/collector-bench \
+tests: $(BUILD)/jitterlab $(UNIT_BIN) $(HELPER_BIN) $(BUILD)/bench/collector-bench $(BUILD)/bench/page-cost \
        $(BUILD)/probe-check/jitterlab
 
 -include $(OBJ:.o=.d) $(PROBE_OBJ:.o=.d)
