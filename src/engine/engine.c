@@ -107,6 +107,10 @@ _Static_assert(offsetof(struct cpu_result, us_rows) + sizeof(uint32_t) <= 4 * 64
                "the per-cycle fields of cpu_result pass four cache lines");
 _Static_assert(offsetof(struct sample_ring, tail) == 64,
                "the ring's producer fields pass one cache line");
+_Static_assert(offsetof(struct cpu_slot, result) + offsetof(struct cpu_result, us_rows) +
+                       sizeof(uint32_t) <=
+                   SLOT_HOT_PAGE,
+               "the slot's per-cycle lines pass its first page");
 
 void cpu_result_finish_hists(struct cpu_result *r)
 {
@@ -229,7 +233,7 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
     pthread_cond_init(&e->gate_cond, &ca);
     pthread_condattr_destroy(&ca);
 
-    e->slots = aligned_alloc(64, sizeof(struct cpu_slot) * (size_t)e->n);
+    e->slots = aligned_alloc(SLOT_HOT_PAGE, sizeof(struct cpu_slot) * (size_t)e->n);
     if (!e->slots)
         goto oom;
     memset(e->slots, 0, sizeof(struct cpu_slot) * (size_t)e->n);

@@ -18,10 +18,21 @@
  * locked (mlockall populates each thread's whole stack). */
 #define THREAD_STACK_BYTES (64 * 1024)
 
+/* Bytes of the page that holds what a cycle touches besides the buckets. */
+#define SLOT_HOT_PAGE 4096
+
+/* After a sleep, each further page a cycle touches costs more than
+ * further lines of a page it has touched already (on the development VM
+ * about 30 ns a page against a few ns a line at 1 ms: bench/page_cost.c):
+ * a slot starts on a page of its own, and that first page holds the
+ * ring's producer line, the stop flag and the result's per-cycle lines
+ * (asserted in engine.c). The buckets a cycle adds to are on the
+ * histograms' own pages. */
 struct cpu_slot {
+    alignas(SLOT_HOT_PAGE) struct sample_ring ring;
+    alignas(64) _Atomic bool stop;        /* this thread's copy of the engine's */
     alignas(64) struct cpu_result result; /* written by this slot's thread */
-    struct sample_ring ring;
-    struct workload *workload; /* NULL without --workload */
+    struct workload *workload;            /* NULL without --workload */
     /* the result's other histograms in one block: exec, response, then
      * llc-misses and IPC when counted (hists_count of them) */
     struct latency_hist *hists;

@@ -291,7 +291,7 @@ static void *cycle_thread(void *arg)
             if (err_ns > r->tsc_anchor_max_ns)
                 r->tsc_anchor_max_ns = err_ns;
         }
-        if (atomic_load_explicit(&e->stop, memory_order_relaxed))
+        if (atomic_load_explicit(&s->stop, memory_order_relaxed))
             break;
         struct timespec ts = ns_to_timespec(planned);
         LOOP_PROBE_CYCLE();
@@ -305,7 +305,7 @@ static void *cycle_thread(void *arg)
         __builtin_prefetch(&s->ring, 1, 3);
 #endif
         if (rc == EINTR) {
-            if (atomic_load_explicit(&e->stop, memory_order_relaxed))
+            if (atomic_load_explicit(&s->stop, memory_order_relaxed))
                 break; /* woken by engine_stop, not by the timer */
             continue;  /* stray signal: sleep again to the same planned time */
         }
@@ -377,6 +377,15 @@ static void *cycle_thread(void *arg)
 static void wake_handler(int sig)
 {
     (void)sig; /* only interrupts clock_nanosleep */
+}
+
+/* Each thread reads its slot's flag (on the page it touches anyway, see
+ * engine_internal.h); engine_join waits on the engine's. */
+static void request_stop(struct engine *e)
+{
+    atomic_store(&e->stop, true);
+    for (int i = 0; i < e->n; i++)
+        atomic_store(&e->slots[i].stop, true);
 }
 
 static int create_thread(struct engine *e, struct cpu_slot *s, bool realtime)
@@ -465,7 +474,7 @@ int engine_start(struct engine *e, char *err, unsigned long errlen)
         e->gate = GATE_ABORT;
         pthread_cond_broadcast(&e->gate_cond);
         pthread_mutex_unlock(&e->gate_lock);
-        atomic_store(&e->stop, true);
+        request_stop(e);
         engine_join(e);
         return -1;
     }
@@ -506,7 +515,7 @@ void engine_stop(struct engine *e)
 {
     if (!e->timing.stop_requested_ns)
         e->timing.stop_requested_ns = monotonic_now_ns();
-    atomic_store(&e->stop, true);
+    request_stop(e);
     for (int i = 0; i < e->n; i++)
         if (e->slots[i].started && !atomic_load(&e->slots[i].done))
             pthread_kill(e->slots[i].thread, SIGUSR2);
