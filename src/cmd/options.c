@@ -368,6 +368,22 @@ int cli_choose_cpus(struct cli_common *c, const struct system_info *si)
             c->cpus.count--;
         }
     }
+    if (c->cpus.count == 0) {
+        char online[512], mine[512], why[1200];
+        cpulist_format(&si->online, online, sizeof(online));
+        cpulist_format(&allowed, mine, sizeof(mine));
+        if (si->online.count == 0)
+            snprintf(why, sizeof(why),
+                     "no CPU is usable: %s/sys/devices/system/cpu/online lists none (missing, "
+                     "unreadable or empty)",
+                     c->sysroot_dir && c->sysroot_dir[0] ? c->sysroot_dir : "");
+        else
+            snprintf(why, sizeof(why),
+                     "no CPU is usable: none of the online CPUs (%s) is within this process's "
+                     "CPU affinity (%s)",
+                     online, mine);
+        return usage_error("--cpus", NULL, why);
+    }
     if (gone.count > 0 && !c->quiet) {
         char dropped[512], chosen[512];
         cpulist_format(&gone, dropped, sizeof(dropped));
@@ -377,7 +393,7 @@ int cli_choose_cpus(struct cli_common *c, const struct system_info *si)
                 "CPU affinity); measuring %s\n",
                 dropped, chosen);
     }
-    return c->cpus.count > 0 ? 0 : usage_error("--cpus", NULL, "no CPU is usable");
+    return 0;
 }
 
 void cli_pin_to_housekeeping(const struct cpulist *measured, const struct system_info *si,

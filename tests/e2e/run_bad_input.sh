@@ -49,3 +49,13 @@ bad "--pm-qos 1h" '--pm-qos 1h: must be at most 2000s' -a 1 -D 1 -q --json @OUT@
 "$JL" run -a 1 -D 0.2 -q --pm-qos 10us --json "$T/pmqos.json" 2>"$T/err"
 rc_is "--pm-qos 10us is taken" 0 $?
 check "--pm-qos 10us holds 10 us" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['config']['pm_qos_us'] == 10 else 1)" "$T/pmqos.json"
+
+# No default CPU to measure: the message says why, for run and noise alike.
+mkdir -p "$T/nocpu/sys/devices/system/cpu" "$T/farcpu/sys/devices/system/cpu"
+echo 1023 >"$T/farcpu/sys/devices/system/cpu/online"
+bad "--sysroot without an online list" "--cpus: no CPU is usable: .*/nocpu/sys/devices/system/cpu/online lists none" \
+    -D 1 -q --json @OUT@ --sysroot "$T/nocpu"
+bad "--sysroot whose CPUs are outside the affinity" "--cpus: no CPU is usable: none of the online CPUs \(1023\) is within this process.s CPU affinity \([0-9,-]+\)" \
+    -D 1 -q --json @OUT@ --sysroot "$T/farcpu"
+BAD_SUBCOMMAND=noise bad "noise: --sysroot without an online list" "--cpus: no CPU is usable: .*online lists none" \
+    -D 1 -q --json @OUT@ --sysroot "$T/nocpu"
