@@ -245,8 +245,12 @@ int noise_create(const struct noise_config *cfg, struct noise **out, char *err, 
         }
     }
     /* Everything the threads write is resident now; keep it so (best effort:
-     * a page fault in the loop would be measured as noise). */
-    (void)mlockall(MCL_CURRENT);
+     * a page fault in the loop would be measured as noise). MCL_ONFAULT:
+     * lock what is resident without reading in every mapped page of every
+     * library as well (MCL_CURRENT alone does; a kernel before 4.4 has
+     * only that). */
+    if (mlockall(MCL_CURRENT | MCL_ONFAULT) != 0)
+        (void)mlockall(MCL_CURRENT);
     *out = nz;
     return 0;
 oom:
