@@ -13,7 +13,8 @@
 #   all.missed >= 0.9 * inj, and from above: a cycle can only miss the
 #     periods that passed while it was late or running, so missed <= the
 #     sum over samples of (latency + exec) // interval, +1 after the last
-#     (each injection costs exactly one: the thread wakes 1..2 ms late);
+#     (each injection costs exactly one: the thread wakes 1..2 ms late),
+#     and every period skipped had passed when the cycle before it ended;
 #   --budget 1ms exits 3 (the max is >= 1.7 ms), and the cross-output
 #     invariants (inv) hold, with exec_ns in the CSV (--counters
 #     context-switches) so that every missed period is checked exactly.
@@ -114,6 +115,18 @@ ks = [(r[1] - r[2]) // 1000000 for r in rows]
 room = sum(b - a - 1 for a, b in zip(ks, ks[1:])) + (10000 - 1 - ks[-1])
 t("known delay: all.missed <= the planned cycles without a sample", 'a["missed"] <= room', '(a["missed"], room, inj)')
 t("known delay: samples + missed == the 10 000 planned cycles", 'a["samples"] + a["missed"] == 10000', '(a["samples"], a["missed"])')
+# A period counts as missed only when it has passed by the end of the cycle
+# before it: the last planned wake-up skipped after sample i lies before
+# that cycle's end, t_ns + exec_ns plus the second counter read (allowed
+# 200 us here; a spin or a host stall that lands in that read makes the
+# cycle end later than the CSV shows, a few times in a run at most).
+# Skipping one period too many keeps every count above consistent, but
+# not this.
+ex = hdr.index("exec_ns")
+early = [(i, (b - 1) * 1000000 - rows[i][1] - rows[i][ex]) for i, (a_, b) in enumerate(zip(ks, ks[1:]))
+         if b - a_ > 1 and (b - 1) * 1000000 > rows[i][1] + rows[i][ex] + 200000]
+note("gaps whose last skipped wake-up lies after the cycle's end (+200 us): %d, e.g. %s" % (len(early), early[:3]))
+t("known delay: no period counted missed before it had passed, but for host stalls", 'len(early) <= inj // 20', '(len(early), early[:3])')
 t("known delay: max >= 1.7 ms, so --budget 1ms is exceeded", 'a["latency_ns"]["max"] >= 1700000', 'a["latency_ns"]["max"]')
 EOF
 
