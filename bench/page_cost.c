@@ -208,8 +208,12 @@ int main(int argc, char **argv)
         return 1;
     }
     /* Each configuration its own pages, never shared with another's: the
-     * huge-page layout's in 2 MiB pages of their own, the others' not. */
-    size_t span = (size_t)(3 * MAX_PAGES + 1) * PAGE;
+     * huge-page layout's in 2 MiB pages of their own, the others' not. A
+     * configuration's span is a power of two (at most 1 MiB), so that none
+     * straddles two huge pages. */
+    size_t span = PAGE;
+    while (span < (size_t)(3 * o.pages + 1) * PAGE)
+        span *= 2;
     int ncfg = LAYOUTS * (o.pages + 1);
     size_t per_layout = span * (size_t)(o.pages + 1);
     size_t huge_bytes = (per_layout + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;

@@ -21,9 +21,9 @@
 /* Bytes of the page that holds what a cycle touches besides the buckets. */
 #define SLOT_HOT_PAGE 4096
 
-/* After a sleep, each further page a cycle touches costs more than
- * further lines of a page it has touched already (on the development VM
- * about 30 ns a page against a few ns a line at 1 ms: bench/page_cost.c):
+/* After a sleep, each further page a cycle touches costs more than a
+ * further line of a page it has touched already (on the development VM
+ * 16-34 ns a page against 1-19 ns a line at 1 ms: bench/page_cost.c):
  * a slot starts on a page of its own, and that first page holds the
  * ring's producer line, the stop flag and the result's per-cycle lines
  * (asserted in engine.c). The buckets a cycle adds to are on the
