@@ -298,7 +298,9 @@ static int64_t spin_median_ns(struct workload *w)
 
 /* The median, not the mean: a noisy VM may preempt a few cycles. And up to
  * three attempts, because a neighbour that takes the CPU for the whole 10 ms
- * of one attempt slows most cycles, which says nothing about calibration. */
+ * of one attempt slows most cycles, which says nothing about calibration.
+ * Under valgrind the code's speed moves with its translation, so that the
+ * calibration's best rate overshoots: only "not too short" is checked. */
 static void test_spin_lasts_about_the_requested_time(void **state)
 {
     (void)state;
@@ -310,17 +312,19 @@ static void test_spin_lasts_about_the_requested_time(void **state)
     assert_non_null(w);
 
     int64_t medians[3] = {0, 0, 0};
+    const int64_t most = under_valgrind() ? 2000000 : 260000;
     bool close_enough = false;
     for (int attempt = 0; attempt < 3 && !close_enough; attempt++) {
         medians[attempt] = spin_median_ns(w);
-        close_enough = medians[attempt] >= 140000 && medians[attempt] <= 260000;
+        close_enough = medians[attempt] >= 140000 && medians[attempt] <= most;
         if (!close_enough)
             print_message("# attempt %d: median spin %lld ns\n", attempt + 1,
                           (long long)medians[attempt]);
     }
     if (!close_enough)
-        fail_msg("median spin %lld, %lld, %lld ns in three attempts, want 200000 ns +- 30%%",
-                 (long long)medians[0], (long long)medians[1], (long long)medians[2]);
+        fail_msg("median spin %lld, %lld, %lld ns in three attempts, want 140000..%lld ns",
+                 (long long)medians[0], (long long)medians[1], (long long)medians[2],
+                 (long long)most);
     assert_true(workload_checksum(w) != 0);
     workload_destroy(w);
 }
