@@ -110,13 +110,21 @@ static int parse_options(int argc, char **argv, struct options *o)
     return 0;
 }
 
-static void setup_thread(int cpu)
+/* Pins the thread to the measured CPU; -1 (with the reason said) when it
+ * cannot run there. */
+static int pin_to(int cpu)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0)
-        fprintf(stderr, "page-cost: CPU %d: %s; not pinned\n", cpu, strerror(errno));
+    if (sched_setaffinity(0, sizeof set, &set) == 0)
+        return 0;
+    fprintf(stderr, "page-cost: -c %d: cannot run there (%s)\n", cpu, strerror(errno));
+    return -1;
+}
+
+static void go_realtime(void)
+{
     struct sched_param sp = {.sched_priority = 90};
     if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
         fprintf(stderr, "page-cost: SCHED_FIFO: %s; plain scheduling\n", strerror(errno));
@@ -195,7 +203,7 @@ static void report(struct config *cfg, int ncfg, int pages, double ns_per_tick, 
 int main(int argc, char **argv)
 {
     struct options o;
-    if (parse_options(argc, argv, &o) != 0)
+    if (parse_options(argc, argv, &o) != 0 || pin_to(o.cpu) != 0)
         return 2;
     if (!TSC_SUPPORTED) {
         fprintf(stderr, "page-cost: needs an x86 TSC\n");
@@ -240,7 +248,7 @@ int main(int argc, char **argv)
                 cfg[i].line[k] = line_of(region + span * (size_t)p, (enum layout)l, k);
         }
     }
-    setup_thread(o.cpu); /* mlockall after madvise: pages it populates are 4 KiB */
+    go_realtime(); /* mlockall after madvise: pages it populates are 4 KiB */
     bool huge = false;
     FILE *f = fopen("/proc/self/smaps_rollup", "r");
     if (f) {
