@@ -121,9 +121,12 @@ if d["explain"]["method"] == "tracepoints":
     by_spinner = [g for g in inband if g["dominant"] and g["dominant"]["kind"] == "thread" and g["dominant"]["name"] == "spinner" and g["dominant"].get("pid") == pid]
     note("largest in band: %d, dominated by spinner/%d: %d; events %d, lost %d" % (len(inband), pid, len(by_spinner), d["explain"]["events"], d["explain"]["events_lost"]))
     # a gap of the machine's own (a VM's stall, a long timer softirq) can fall
-    # into the band too, and longer stalls take places among the 20 largest:
-    # most, not all, of what is left in the band is the spinner
-    t("tracepoints: the injected gaps are the spinner thread by comm and pid", 'len(by_spinner) >= 5 and len(by_spinner) >= 0.75 * len(inband)', '[(g["gap_ns"], g["dominant"]) for g in inband if g not in by_spinner][:5]')
+    # into the band too, and longer stalls take places among the 20 largest
+    # (a noisy VM has had 16 of them in 5 s): the ~99 injections fill every
+    # place the longer gaps leave, up to 5 asked for, and most, not all, of
+    # what is in the band is the spinner (its whole time is checked below)
+    longer = sum(1 for g in L if g["gap_ns"] > 2300000)
+    t("tracepoints: the injected gaps are the spinner thread by comm and pid", 'len(inband) >= min(5, len(L) - longer) and len(by_spinner) >= 0.75 * len(inband)', '(len(inband), longer, [(g["gap_ns"], g["dominant"]) for g in inband if g not in by_spinner][:5])')
     t("tracepoints: each gap's causes add up to it", 'all(sum(x["ns"] for x in g["causes"]) == g["gap_ns"] for g in L)')
     row = [x for x in c["causes"] if x["kind"] == "thread" and x["name"] == "spinner"]
     t("tracepoints: the causes name spinner with its pid, SCHED_FIFO 95", 'row and row[0]["pid"] == pid and row[0]["policy"] == "SCHED_FIFO" and row[0]["priority"] == 95', 'row or c["causes"][:3]')
