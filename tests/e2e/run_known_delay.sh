@@ -24,7 +24,8 @@
 # When the host itself stalls the VM heavily during the run (more than
 # inj/4 samples above 2.2 ms, where a quiet run has fewer than ten), those
 # stalls also land in the band and the attempt says nothing about jitterlab:
-# it is repeated, up to three attempts, and the last one is asserted.
+# it is repeated, up to five attempts (a VM whose host is busy
+# for minutes has stalled three in a row), and the last one is asserted.
 . "$(dirname "$0")/lib.sh"
 : "${JL_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${JL_BUILD:=$(dirname "$JL")}"
@@ -52,7 +53,7 @@ while :; do
     jl_rc=$?
     wait "$spin_pid"
     spin_rc=$?
-    [ "$jl_rc" -eq 3 ] && [ "$spin_rc" -eq 0 ] && [ "$attempt" -lt 3 ] || break
+    [ "$jl_rc" -eq 3 ] && [ "$spin_rc" -eq 0 ] && [ "$attempt" -lt 5 ] || break
     above=$(python3 -c 'import csv,sys; print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if int(r["latency_ns"]) > 2200000))' "$S")
     [ "$above" -gt $((199 / 4)) ] || break
     echo "# attempt $attempt: $above samples above 2.2 ms, the host stalled this VM; measuring again"
