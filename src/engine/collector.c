@@ -81,11 +81,11 @@ static void window_sample(struct collector *c, int i, const struct cycle_sample 
         window_close(c, i, s->t_ns);
 }
 
-/* The running result takes a sample as the engine's result did. */
-static void running_add(struct cpu_result *r, const struct engine_config *run,
-                        const struct cycle_sample *s)
+/* The running result takes a sample as the measuring thread did; its
+ * tally figures are engine_drain's (collector_running_result). */
+static void running_add(struct cpu_result *r, const struct cycle_sample *s)
 {
-    cpu_result_record(r, run, s->t_ns, s->latency_ns, s->period_ns, s->exec_ns);
+    cpu_result_record_sample(r, s->t_ns, s->latency_ns, s->exec_ns);
     r->samples++;
     if (s->missed) {
         r->missed += s->missed;
@@ -96,7 +96,6 @@ static void running_add(struct cpu_result *r, const struct engine_config *run,
 void collector_drain(struct collector *c)
 {
     const struct collector_config *cfg = c->cfg;
-    const struct engine_config *run = engine_config(c->eng);
     bool periodic = collector_periodic(cfg);
     for (int i = 0; i < c->n; i++) {
         uint64_t got;
@@ -104,7 +103,7 @@ void collector_drain(struct collector *c)
             struct live_cpu *l = &c->live[i];
             for (uint64_t k = 0; k < got; k++) {
                 const struct cycle_sample *s = &c->buf[k];
-                running_add(&c->running[i], run, s);
+                running_add(&c->running[i], s);
                 /* the window first: a sample that opens the next window
                  * closes the last one before a sink sees it */
                 if (periodic)
@@ -116,6 +115,8 @@ void collector_drain(struct collector *c)
             if (got < DRAIN_BATCH)
                 break;
         }
+        /* the tally engine_drain counted, and the histograms' headers */
+        cpu_result_set_tally(&c->running[i], engine_taken_tally(c->eng, i), NULL);
     }
     if (c->sinks.drained)
         c->sinks.drained(c->sinks.ctx);
@@ -229,6 +230,7 @@ void collector_finish(struct collector *c, int64_t end_ns)
 {
     const struct collector_config *cfg = c->cfg;
     collector_drain(c);
+    engine_settle(c->eng); /* nothing is left in the rings: the results are final */
     if (!collector_periodic(cfg))
         return;
     for (int i = 0; i < c->n; i++) {

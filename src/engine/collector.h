@@ -85,9 +85,9 @@ struct collector {
     struct keep_ring kept;            /* the newest closed windows */
     struct latency_hist *window_hist; /* per CPU, with sinks.window_hist */
     /* The run so far as the rings delivered it, counted by the engine's own
-     * rules (cpu_result_record): what a result written while the run goes
-     * on reports. No us histogram, no counters, and execution and response
-     * histograms only with a control task (cfg->control_task). */
+     * rules (cpu_result_record_sample, and engine_drain's tally): what a result written while the
+     * run goes on reports. No us histogram, no counters, and execution and response histograms only
+     * with a control task (cfg->control_task). */
     struct cpu_result *running;
     struct latency_hist *running_hists; /* exec, response per CPU; control task only */
     struct cycle_sample *buf;

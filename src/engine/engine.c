@@ -79,7 +79,30 @@ int64_t engine_drain_period_ns(const struct engine *e)
 
 uint64_t engine_drain(struct engine *e, int i, struct cycle_sample *out, uint64_t max)
 {
-    return sample_ring_pop(&e->slots[i].ring, out, max);
+    struct cpu_slot *s = &e->slots[i];
+    uint64_t got = sample_ring_pop(&s->ring, out, max);
+    const struct record_rules rules = record_rules_of(&e->cfg);
+    for (uint64_t k = 0; k < got; k++)
+        cycle_tally_add(&s->taken, &rules, out[k].latency_ns, out[k].period_ns, out[k].exec_ns);
+    return got;
+}
+
+const struct cycle_tally *engine_taken_tally(const struct engine *e, int i)
+{
+    return &e->slots[i].taken;
+}
+
+void engine_settle(struct engine *e)
+{
+    struct cycle_sample rest[64];
+    for (int i = 0; i < e->n; i++) {
+        struct cpu_slot *s = &e->slots[i];
+        if (!atomic_load_explicit(&s->done, memory_order_acquire))
+            continue; /* never started, or still running: nothing is final */
+        while (engine_drain(e, i, rest, sizeof(rest) / sizeof(rest[0])) > 0)
+            ;
+        cpu_result_set_tally(&s->result, &s->taken, &s->dropped);
+    }
 }
 
 struct sample_ring *engine_ring(struct engine *e, int i)
@@ -101,16 +124,42 @@ void cpu_result_init(struct cpu_result *r, int cpu)
     running_stats_init(&r->ipc_milli);
 }
 
-/* What every cycle writes stays on the result's first four cache lines,
+/* What every cycle writes stays on the result's first two cache lines,
  * and a push on the ring's first. */
-_Static_assert(offsetof(struct cpu_result, us_rows) + sizeof(uint32_t) <= 4 * 64,
-               "the per-cycle fields of cpu_result pass four cache lines");
+_Static_assert(offsetof(struct cpu_result, us_rows) + sizeof(uint32_t) <= 2 * 64,
+               "the per-cycle fields of cpu_result pass two cache lines");
 _Static_assert(offsetof(struct sample_ring, tail) == 64,
                "the ring's producer fields pass one cache line");
 _Static_assert(offsetof(struct cpu_slot, result) + offsetof(struct cpu_result, us_rows) +
                        sizeof(uint32_t) <=
                    SLOT_HOT_PAGE,
                "the slot's per-cycle lines pass its first page");
+
+void cycle_tally_init(struct cycle_tally *t)
+{
+    memset(t, 0, sizeof(*t));
+    running_stats_init(&t->period);
+    running_stats_init(&t->exec);
+    running_stats_init(&t->response);
+}
+
+void cpu_result_set_tally(struct cpu_result *r, const struct cycle_tally *a,
+                          const struct cycle_tally *b)
+{
+    r->over_tolerance = a->over_tolerance;
+    r->deadline_misses = a->deadline_misses;
+    r->period = a->period;
+    r->exec = a->exec;
+    r->response = a->response;
+    if (b) {
+        r->over_tolerance += b->over_tolerance;
+        r->deadline_misses += b->deadline_misses;
+        running_stats_merge(&r->period, &b->period);
+        running_stats_merge(&r->exec, &b->exec);
+        running_stats_merge(&r->response, &b->response);
+    }
+    cpu_result_finish_hists(r);
+}
 
 void cpu_result_finish_hists(struct cpu_result *r)
 {
@@ -244,6 +293,8 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
         struct cpu_result *r = &s->result;
         s->engine = e;
         cpu_result_init(r, e->cpus.cpu[i]);
+        cycle_tally_init(&s->dropped);
+        cycle_tally_init(&s->taken);
         if (cfg->workload && cfg->workload->kind != WORKLOAD_NONE) {
             s->workload = workload_create(cfg->workload, err, errlen);
             if (!s->workload) {

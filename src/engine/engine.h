@@ -49,23 +49,21 @@ struct engine_config {
     int64_t start_timeout_ns;             /* the start gate's limit (0: 5 s), plus 5 ms a CPU */
 };
 
-/* Everything a measured CPU's thread produced; exact, written only by that
- * thread while it runs and read only after engine_join. What every cycle
- * writes comes first, on four cache lines (the engine aligns each result to
- * one): after a sleep, each line the thread touches is likely a miss. */
+/* Everything a measured CPU's thread produced; exact, and final once
+ * engine_settle has run. What every cycle writes comes first, on two cache
+ * lines (the engine aligns each result to one): after a sleep, each line
+ * the thread touches is likely a miss. The figures of struct cycle_tally
+ * (period, execution and response statistics, tolerance and deadline
+ * counts) are counted off the thread: by the ring's consumer for every
+ * sample it takes, by the thread itself for every sample the ring could
+ * not take, and put together by engine_settle, so that they stay exact
+ * whatever the ring dropped. */
 struct cpu_result {
     uint64_t samples;
     uint64_t missed;
-    uint64_t missed_events;  /* times one or more periods were missed in a row */
-    uint64_t over_tolerance; /* latency or |period error| beyond the tolerance */
-    uint64_t deadline_misses;
-    int64_t max_at_ns; /* wake time (relative to start) of the largest latency */
+    uint64_t missed_events; /* times one or more periods were missed in a row */
+    int64_t max_at_ns;      /* wake time (relative to start) of the largest latency */
     struct running_stats latency;
-    struct running_stats period; /* consecutive cycles only (none missed between) */
-    /* the control task: execution time = wake-up to end of the work,
-     * response time = latency + execution time */
-    struct running_stats exec;
-    struct running_stats response;
     /* NULL in a copy that does not keep them (the collector's running
      * result without a control task); the engine's own always has them */
     struct latency_hist *exec_hist;
@@ -78,6 +76,14 @@ struct cpu_result {
     uint64_t us_overflow;
     uint64_t *overflow_cycles;
     uint32_t us_rows;
+    /* the figures of the ring's tally (struct cycle_tally) */
+    uint64_t over_tolerance; /* latency or |period error| beyond the tolerance */
+    uint64_t deadline_misses;
+    struct running_stats period; /* consecutive cycles only (none missed between) */
+    /* the control task: execution time = wake-up to end of the work,
+     * response time = latency + execution time */
+    struct running_stats exec;
+    struct running_stats response;
     /* set before the first cycle, at the end, or rarely */
     int cpu;
     uint64_t ring_drops;
@@ -129,49 +135,60 @@ static inline struct record_rules record_rules_of(const struct engine_config *cf
  * running statistics of the same values. */
 void cpu_result_finish_hists(struct cpu_result *r);
 
-/* What one sample adds to a result, by the run's rules (tolerance,
- * deadline). period_ns is 0 when the sample has no period (first, or after
- * missed cycles). The histograms get their buckets; their count, min and
- * max come from the running statistics (cpu_result_finish_hists), at once
- * with headers true, else once when the loop ends. */
-static inline void cpu_result_record_rules(struct cpu_result *r, const struct record_rules *rules,
-                                           int64_t wake_rel_ns, int64_t latency, int64_t period_ns,
-                                           int64_t exec_ns, bool headers)
+/* What of a sample is counted apart from the measuring thread's own
+ * figures (see struct cpu_result): the ring's consumer counts the samples
+ * it takes, the thread those its ring could not take. */
+struct cycle_tally {
+    uint64_t over_tolerance;
+    uint64_t deadline_misses;
+    struct running_stats period;
+    struct running_stats exec;
+    struct running_stats response;
+};
+
+void cycle_tally_init(struct cycle_tally *t);
+
+/* One sample, by the run's rules (tolerance, deadline). period_ns is 0
+ * when the sample has no period (first, or after missed cycles). */
+static inline void cycle_tally_add(struct cycle_tally *t, const struct record_rules *rules,
+                                   int64_t latency, int64_t period_ns, int64_t exec_ns)
 {
-    if (r->samples == 0 || latency > r->latency.max)
-        r->max_at_ns = wake_rel_ns;
-    running_stats_add(&r->latency, latency);
     int64_t period_error = 0;
     if (period_ns > 0) {
-        running_stats_add(&r->period, period_ns);
+        running_stats_add(&t->period, period_ns);
         period_error = period_ns - rules->interval_ns;
     }
     if (rules->tolerance_ns >= 0 &&
         (latency > rules->tolerance_ns || period_error > rules->tolerance_ns ||
          -period_error > rules->tolerance_ns))
-        r->over_tolerance++;
-    int64_t response = latency + exec_ns;
-    running_stats_add(&r->exec, exec_ns);
-    running_stats_add(&r->response, response);
+        t->over_tolerance++;
+    running_stats_add(&t->exec, exec_ns);
+    running_stats_add(&t->response, latency + exec_ns);
     if (response_misses_deadline(latency, exec_ns, rules->deadline_ns))
-        r->deadline_misses++;
+        t->deadline_misses++;
+}
+
+/* Sets the result's tally figures to those of a and b together (b may be
+ * NULL) and completes its histograms' headers: called again, it gives the
+ * same result. */
+void cpu_result_set_tally(struct cpu_result *r, const struct cycle_tally *a,
+                          const struct cycle_tally *b);
+
+/* What one sample adds to a result on the measuring thread: the latency
+ * figures and the histograms' buckets, whose count, min and max come from
+ * the running statistics when the result is settled
+ * (cpu_result_finish_hists). */
+static inline void cpu_result_record_sample(struct cpu_result *r, int64_t wake_rel_ns,
+                                            int64_t latency, int64_t exec_ns)
+{
+    if (r->samples == 0 || latency > r->latency.max)
+        r->max_at_ns = wake_rel_ns;
+    running_stats_add(&r->latency, latency);
     latency_hist_add_bucket(&r->hist, latency);
     if (r->exec_hist) {
         latency_hist_add_bucket(r->exec_hist, exec_ns);
-        latency_hist_add_bucket(r->response_hist, response);
+        latency_hist_add_bucket(r->response_hist, latency + exec_ns);
     }
-    if (headers)
-        cpu_result_finish_hists(r);
-}
-
-/* The same with the configuration's rules and whole histograms: the
- * collector's running copy (engine/collector.h) counts with this. */
-static inline void cpu_result_record(struct cpu_result *r, const struct engine_config *cfg,
-                                     int64_t wake_rel_ns, int64_t latency, int64_t period_ns,
-                                     int64_t exec_ns)
-{
-    struct record_rules rules = record_rules_of(cfg);
-    cpu_result_record_rules(r, &rules, wake_rel_ns, latency, period_ns, exec_ns, true);
 }
 
 /* What one sample adds to the 1 us histogram (a no-op without one): a row,
@@ -216,8 +233,13 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
 /* Starts the threads; returns when all run their first cycle's setup.
  * Returns 0 or -1 with err filled (thread creation, affinity failure). */
 int engine_start(struct engine *e, char *err, unsigned long errlen);
-/* Collector: moves up to max samples of measured CPU index i into out. */
+/* Collector: moves up to max samples of measured CPU index i into out,
+ * and counts them into the CPU's tally (engine_taken_tally). The only
+ * consumer of the rings: call it from one thread. */
 uint64_t engine_drain(struct engine *e, int i, struct cycle_sample *out, uint64_t max);
+/* What engine_drain has counted of measured CPU index i's samples so far;
+ * read on the thread that drains. */
+const struct cycle_tally *engine_taken_tally(const struct engine *e, int i);
 /* The ring of measured CPU index i, for a producer other than the engine's
  * own threads (the collector benchmark fills it while none is started). */
 struct sample_ring *engine_ring(struct engine *e, int i);
@@ -226,6 +248,11 @@ bool engine_finished(const struct engine *e);
 /* Asks every thread to end now (signal-safe). */
 void engine_stop(struct engine *e);
 void engine_join(struct engine *e);
+/* After engine_join and the caller's last engine_drain: takes what the
+ * rings still hold (lost to the caller) and completes each ended thread's
+ * result with the tally of its samples (struct cpu_result). Called again,
+ * it changes nothing. */
+void engine_settle(struct engine *e);
 const struct engine_timing *engine_timing(const struct engine *e);
 /* Bytes the engine allocated (slots, rings, histograms: all prefaulted and,
  * where allowed, locked); each started thread adds engine_stack_bytes. */
@@ -237,7 +264,8 @@ int64_t engine_drain_period_ns(const struct engine *e);
 int engine_cpu_count(const struct engine *e);
 /* The configuration the engine runs with (its own copy). */
 const struct engine_config *engine_config(const struct engine *e);
-/* Valid after engine_join. */
+/* Final after engine_settle; before it, what the thread has written so
+ * far (its tally figures still empty). */
 const struct cpu_result *engine_result(const struct engine *e, int i);
 /* Samples of measured CPU index i that found its ring full so far; read
  * while the run goes on (the collector's running result). */

@@ -38,10 +38,14 @@ struct cpu_slot {
     struct latency_hist *hists;
     size_t hists_count;
     struct counter_set counters;
-    char setup_error[256];         /* set by the thread before it reports ready */
-    int sleep_error;               /* errno of a clock_nanosleep failure that ended the loop */
-    int tid;                       /* the thread's kernel id, set before it reports ready */
-    int64_t ready_ns;              /* when it reported ready (CLOCK_MONOTONIC) */
+    char setup_error[256]; /* set by the thread before it reports ready */
+    int sleep_error;       /* errno of a clock_nanosleep failure that ended the loop */
+    int tid;               /* the thread's kernel id, set before it reports ready */
+    int64_t ready_ns;      /* when it reported ready (CLOCK_MONOTONIC) */
+    /* the tally of the samples the ring could not take, by the thread */
+    struct cycle_tally dropped;
+    /* the tally of the samples it took, by engine_drain on the collector */
+    alignas(64) struct cycle_tally taken;
     alignas(64) _Atomic bool done; /* written once by the thread */
     alignas(64) pthread_t thread;  /* read-only after engine_start */
     bool started;

@@ -74,20 +74,114 @@ static void test_engine_keeps_one_overflow_cycle_per_histogram_row(void **state)
     free(r.overflow_cycles);
 }
 
-static struct engine *run_on_cpu0(struct engine_config *cfg, struct cpulist *cpus, uint64_t loops)
+static struct engine *create_on_cpu0(struct engine_config *cfg, struct cpulist *cpus,
+                                     uint64_t loops, int64_t tolerance_ns, int64_t deadline_ns)
 {
     cpulist_add(cpus, 0);
     *cfg = (struct engine_config){.interval_ns = NS_PER_MS,
                                   .loops = loops,
                                   .policy = SCHED_OTHER,
                                   .cpus = cpus,
-                                  .tolerance_ns = -1,
-                                  .deadline_ns = NS_PER_MS};
+                                  .tolerance_ns = tolerance_ns,
+                                  .deadline_ns = deadline_ns};
     char err[256];
     struct engine *e = engine_create(cfg, err, sizeof(err));
     assert_non_null(e);
+    return e;
+}
+
+static struct engine *run_on_cpu0(struct engine_config *cfg, struct cpulist *cpus, uint64_t loops)
+{
+    struct engine *e = create_on_cpu0(cfg, cpus, loops, -1, NS_PER_MS);
+    char err[256];
     assert_int_equal(engine_start(e, err, sizeof(err)), 0);
     return e;
+}
+
+/* Period, execution and response statistics, tolerance and deadline
+ * counts are counted by the ring's consumer for the samples it takes and
+ * by the thread for those the ring drops: the result stays exact when the
+ * ring overflows. The ring is filled before the start with samples that
+ * add nothing but their count, so that 100 of the run's 300 samples fit
+ * and 200 are dropped; nothing is drained until the end. */
+static void test_engine_tally_is_exact_when_the_ring_drops(void **state)
+{
+    (void)state;
+    enum { LOOPS = 300, FIT = 100 };
+    struct cpulist cpus = {0};
+    struct engine_config cfg;
+    /* tolerance 0 and a 1 ns deadline: every real sample is over both */
+    struct engine *e = create_on_cpu0(&cfg, &cpus, LOOPS, 0, 1);
+    struct sample_ring *ring = engine_ring(e, 0);
+    uint64_t fakes = ring->mask + 1 - FIT;
+    struct cycle_sample zero = {0};
+    for (uint64_t k = 0; k < fakes; k++)
+        assert_true(sample_ring_push(ring, &zero));
+    char err[256];
+    assert_int_equal(engine_start(e, err, sizeof(err)), 0);
+    while (!engine_finished(e))
+        usleep(1000);
+    engine_join(e);
+    assert_int_equal(engine_ring_drops(e, 0), LOOPS - FIT);
+    engine_settle(e);
+    const struct cpu_result *r = engine_result(e, 0);
+    assert_int_equal(r->samples, LOOPS);
+    assert_int_equal(r->over_tolerance, LOOPS);
+    assert_int_equal(r->deadline_misses, LOOPS);
+    assert_int_equal(r->exec.count, fakes + LOOPS);
+    assert_int_equal(r->response.count, fakes + LOOPS);
+    /* a period for every sample but the first and those after a miss */
+    assert_int_equal(r->period.count, LOOPS - 1 - r->missed_events);
+    assert_true(r->period.min > 0);
+    assert_true(r->response.max >= r->latency.max);
+    assert_true(r->exec.max > 0); /* the dropped samples' own, not the zeros */
+    /* settling again changes nothing */
+    struct cpu_result before = *r;
+    engine_settle(e);
+    assert_memory_equal(&before, engine_result(e, 0), sizeof(before));
+    engine_destroy(e);
+}
+
+/* Without drops, the tally is that of the samples the consumer took, in
+ * their order: the same doubles as the statistics counted from them here. */
+static void test_engine_tally_is_that_of_the_drained_samples(void **state)
+{
+    (void)state;
+    enum { LOOPS = 40 };
+    struct cpulist cpus = {0};
+    struct engine_config cfg;
+    struct engine *e = run_on_cpu0(&cfg, &cpus, LOOPS);
+    struct running_stats period, exec, response;
+    running_stats_init(&period);
+    running_stats_init(&exec);
+    running_stats_init(&response);
+    struct cycle_sample buf[8];
+    uint64_t seen = 0, late = 0;
+    bool finished = false;
+    while (!finished) {
+        finished = engine_finished(e); /* one more pass after the end */
+        uint64_t got;
+        while ((got = engine_drain(e, 0, buf, 8)) > 0)
+            for (uint64_t k = 0; k < got; k++, seen++) {
+                if (buf[k].period_ns > 0)
+                    running_stats_add(&period, buf[k].period_ns);
+                running_stats_add(&exec, buf[k].exec_ns);
+                running_stats_add(&response, buf[k].latency_ns + buf[k].exec_ns);
+                late += buf[k].latency_ns + buf[k].exec_ns > NS_PER_MS;
+            }
+        usleep(2000);
+    }
+    engine_join(e);
+    engine_settle(e);
+    assert_int_equal(seen, LOOPS);
+    const struct cpu_result *r = engine_result(e, 0);
+    assert_memory_equal(&r->period, &period, sizeof(period));
+    assert_memory_equal(&r->exec, &exec, sizeof(exec));
+    assert_memory_equal(&r->response, &response, sizeof(response));
+    assert_int_equal(r->deadline_misses, late);
+    assert_int_equal(r->exec_hist->count, LOOPS);
+    assert_int_equal(r->response_hist->max_ns, response.max);
+    engine_destroy(e);
 }
 
 /* The loop writes only the buckets of its histograms; at the end their
@@ -102,6 +196,7 @@ static void test_engine_histograms_are_complete_after_the_loop(void **state)
     while (!engine_finished(e))
         usleep(1000);
     engine_join(e);
+    engine_settle(e);
     const struct cpu_result *r = engine_result(e, 0);
     assert_int_equal(r->samples, 20);
     assert_int_equal(r->hist.count, 20);
@@ -153,6 +248,8 @@ int main(void)
         cmocka_unit_test(test_engine_keeps_one_overflow_cycle_per_histogram_row),
         cmocka_unit_test(test_engine_histograms_are_complete_after_the_loop),
         cmocka_unit_test(test_engine_counts_the_page_faults_of_its_loop),
+        cmocka_unit_test(test_engine_tally_is_exact_when_the_ring_drops),
+        cmocka_unit_test(test_engine_tally_is_that_of_the_drained_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
