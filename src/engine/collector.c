@@ -85,7 +85,8 @@ static void window_sample(struct collector *c, int i, const struct cycle_sample 
  * tally figures are engine_drain's (collector_running_result). */
 static void running_add(struct cpu_result *r, const struct cycle_sample *s)
 {
-    cpu_result_record_sample(r, s->t_ns, s->latency_ns, s->exec_ns);
+    cpu_result_record_sample(r, s->t_ns, s->latency_ns);
+    cpu_result_record_exec(r, s->latency_ns, s->exec_ns, false);
     r->samples++;
     if (s->missed) {
         r->missed += s->missed;

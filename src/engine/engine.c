@@ -82,8 +82,10 @@ uint64_t engine_drain(struct engine *e, int i, struct cycle_sample *out, uint64_
     struct cpu_slot *s = &e->slots[i];
     uint64_t got = sample_ring_pop(&s->ring, out, max);
     const struct record_rules rules = record_rules_of(&e->cfg);
-    for (uint64_t k = 0; k < got; k++)
+    for (uint64_t k = 0; k < got; k++) {
         cycle_tally_add(&s->taken, &rules, out[k].latency_ns, out[k].period_ns, out[k].exec_ns);
+        cpu_result_record_exec(&s->result, out[k].latency_ns, out[k].exec_ns, true);
+    }
     return got;
 }
 

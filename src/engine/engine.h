@@ -54,7 +54,8 @@ struct engine_config {
  * lines (the engine aligns each result to one): after a sleep, each line
  * the thread touches is likely a miss. The figures of struct cycle_tally
  * (period, execution and response statistics, tolerance and deadline
- * counts) are counted off the thread: by the ring's consumer for every
+ * counts) and the execution and response histograms' buckets are counted
+ * off the thread: by the ring's consumer for every
  * sample it takes, by the thread itself for every sample the ring could
  * not take, and put together by engine_settle, so that they stay exact
  * whatever the ring dropped. */
@@ -137,7 +138,9 @@ void cpu_result_finish_hists(struct cpu_result *r);
 
 /* What of a sample is counted apart from the measuring thread's own
  * figures (see struct cpu_result): the ring's consumer counts the samples
- * it takes, the thread those its ring could not take. */
+ * it takes, the thread those its ring could not take. The buckets of the
+ * execution and response histograms are added the same way
+ * (cpu_result_record_exec). */
 struct cycle_tally {
     uint64_t over_tolerance;
     uint64_t deadline_misses;
@@ -175,17 +178,31 @@ void cpu_result_set_tally(struct cpu_result *r, const struct cycle_tally *a,
                           const struct cycle_tally *b);
 
 /* What one sample adds to a result on the measuring thread: the latency
- * figures and the histograms' buckets, whose count, min and max come from
- * the running statistics when the result is settled
+ * figures and the latency histogram's bucket, whose count, min and max come
+ * from the running statistics when the result is settled
  * (cpu_result_finish_hists). */
 static inline void cpu_result_record_sample(struct cpu_result *r, int64_t wake_rel_ns,
-                                            int64_t latency, int64_t exec_ns)
+                                            int64_t latency)
 {
     if (r->samples == 0 || latency > r->latency.max)
         r->max_at_ns = wake_rel_ns;
     running_stats_add(&r->latency, latency);
     latency_hist_add_bucket(&r->hist, latency);
-    if (r->exec_hist) {
+}
+
+/* A sample's buckets in the execution and response histograms (a no-op
+ * without them). shared: histograms that two threads add to, as the
+ * engine's are (the ring's consumer for every sample it takes, the
+ * measuring thread for those its ring dropped). */
+static inline void cpu_result_record_exec(struct cpu_result *r, int64_t latency, int64_t exec_ns,
+                                          bool shared)
+{
+    if (!r->exec_hist)
+        return;
+    if (shared) {
+        latency_hist_add_bucket_shared(r->exec_hist, exec_ns);
+        latency_hist_add_bucket_shared(r->response_hist, latency + exec_ns);
+    } else {
         latency_hist_add_bucket(r->exec_hist, exec_ns);
         latency_hist_add_bucket(r->response_hist, latency + exec_ns);
     }

@@ -125,12 +125,13 @@ static inline void record_counters(struct cpu_result *r, const struct cycle_meas
  *   4: 3 + Welford's latency statistics (instead of count/min/max/sum)
  *   5: 4 + what the thread counted of every sample before the ring's
  *      consumer took that over: period, exec and response statistics,
- *      tolerance and deadline (counted twice in the result)
+ *      tolerance and deadline, exec and response buckets (all counted
+ *      twice in the result)
  *   6: the product, and right after the wake-up clock read a prefetch of
  *      the result's two per-cycle lines and of the ring's producer line,
  *      so that their misses overlap instead of coming one after another
- *   7: the product without the exec and response histograms (their
- *      buckets not kept: two pages fewer per cycle) */
+ *   7: the product, and the exec and response buckets of every sample on
+ *      the thread too (counted twice: two pages more per cycle) */
 #ifndef LOOP_VARIANT
 #define LOOP_VARIANT 0
 #endif
@@ -160,7 +161,7 @@ static inline void record_sample(struct cpu_slot *s, const struct record_rules *
         return;
     }
 #else
-    cpu_result_record_sample(r, m->wake_rel, latency, m->exec);
+    cpu_result_record_sample(r, m->wake_rel, latency);
     cpu_result_record_us(r, latency, m->k);
 #endif
     struct cycle_sample cs = {
@@ -178,12 +179,16 @@ static inline void record_sample(struct cpu_slot *s, const struct record_rules *
         record_counters(r, m, &cs);
     r->samples++;
     bool taken = sample_ring_push(&s->ring, &cs);
+    if (LOOP_VARIANT == 7)
+        cpu_result_record_exec(r, m->latency, m->exec, true);
     if (LOOP_VARIANT == 5)
         taken = false;
     /* What the ring's consumer cannot count, the thread counts itself:
      * the result stays exact (engine_settle puts the two together). */
-    if (!taken && (LOOP_VARIANT == 0 || LOOP_VARIANT >= 5))
+    if (!taken && (LOOP_VARIANT == 0 || LOOP_VARIANT >= 5)) {
         cycle_tally_add(&s->dropped, rules, latency, m->period, m->exec);
+        cpu_result_record_exec(r, latency, m->exec, true);
+    }
 }
 
 /* Page faults of the calling thread so far, minor and major; -1 if the
@@ -283,10 +288,6 @@ static void *cycle_thread(void *arg)
     /* Everything the loop touches was made resident before the gate; the
      * faults it still takes are counted, so that this is seen, not assumed. */
     const int64_t faults_before = thread_page_faults();
-#if LOOP_VARIANT == 7
-    r->exec_hist = r->response_hist = NULL;
-#endif
-
     for (;;) {
         int64_t planned = start + (int64_t)k * interval;
         if (planned >= end)

@@ -43,6 +43,17 @@ static inline size_t latency_hist_bucket_index(int64_t value_ns)
     return (size_t)(exp - LATENCY_HIST_SUB_BITS + 1) * LATENCY_HIST_SUB_COUNT + sub;
 }
 
+/* The counter a value adds to: its bucket, or the overflow count; for a
+ * negative value the underflow count (which also adds to bucket 0). */
+static inline uint64_t *latency_hist_counter(struct latency_hist *h, int64_t value_ns)
+{
+    if (value_ns < 0)
+        return &h->underflow;
+    if (value_ns > LATENCY_HIST_MAX_NS)
+        return &h->overflow;
+    return &h->buckets[latency_hist_bucket_index(value_ns)];
+}
+
 /* The bucket part of latency_hist_add: count, min and max of the header are
  * left alone (written only for a value out of range), so that a value
  * usually writes one cache line. For a writer that keeps count, min and max
@@ -50,14 +61,18 @@ static inline size_t latency_hist_bucket_index(int64_t value_ns)
  * with latency_hist_set_range before the histogram is read. */
 static inline void latency_hist_add_bucket(struct latency_hist *h, int64_t value_ns)
 {
-    if (value_ns < 0) {
-        h->underflow++;
+    (*latency_hist_counter(h, value_ns))++;
+    if (value_ns < 0)
         h->buckets[0]++;
-    } else if (value_ns > LATENCY_HIST_MAX_NS) {
-        h->overflow++;
-    } else {
-        h->buckets[latency_hist_bucket_index(value_ns)]++;
-    }
+}
+
+/* The same for a histogram that two threads add to (each add atomic; read
+ * it only once both have ended, or from one of them). */
+static inline void latency_hist_add_bucket_shared(struct latency_hist *h, int64_t value_ns)
+{
+    __atomic_fetch_add(latency_hist_counter(h, value_ns), 1, __ATOMIC_RELAXED);
+    if (value_ns < 0)
+        __atomic_fetch_add(&h->buckets[0], 1, __ATOMIC_RELAXED);
 }
 
 static inline void latency_hist_add(struct latency_hist *h, int64_t value_ns)

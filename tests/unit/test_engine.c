@@ -74,6 +74,15 @@ static void test_engine_keeps_one_overflow_cycle_per_histogram_row(void **state)
     free(r.overflow_cycles);
 }
 
+/* What a histogram holds in its buckets and beyond them. */
+static uint64_t hist_total(const struct latency_hist *h)
+{
+    uint64_t n = h->overflow;
+    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++)
+        n += h->buckets[i];
+    return n - h->underflow; /* an underflow is in bucket 0 too */
+}
+
 static struct engine *create_on_cpu0(struct engine_config *cfg, struct cpulist *cpus,
                                      uint64_t loops, int64_t tolerance_ns, int64_t deadline_ns)
 {
@@ -135,6 +144,9 @@ static void test_engine_tally_is_exact_when_the_ring_drops(void **state)
     assert_true(r->period.min > 0);
     assert_true(r->response.max >= r->latency.max);
     assert_true(r->exec.max > 0); /* the dropped samples' own, not the zeros */
+    assert_int_equal(hist_total(r->exec_hist), fakes + LOOPS);
+    assert_int_equal(hist_total(r->response_hist), fakes + LOOPS);
+    assert_int_equal(r->exec_hist->count, fakes + LOOPS);
     /* settling again changes nothing */
     struct cpu_result before = *r;
     engine_settle(e);
@@ -180,6 +192,8 @@ static void test_engine_tally_is_that_of_the_drained_samples(void **state)
     assert_memory_equal(&r->response, &response, sizeof(response));
     assert_int_equal(r->deadline_misses, late);
     assert_int_equal(r->exec_hist->count, LOOPS);
+    assert_int_equal(hist_total(r->exec_hist), LOOPS);
+    assert_int_equal(hist_total(r->response_hist), LOOPS);
     assert_int_equal(r->response_hist->max_ns, response.max);
     engine_destroy(e);
 }
