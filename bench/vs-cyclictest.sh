@@ -4,7 +4,7 @@
 #
 #   bench/vs-cyclictest.sh [-c CPU] [-i US[,US...]] [-n PAIRS] [-r SECONDS]
 #                          [-R REPEATS] [-C PAIRS] [-b BINARY] [-x 'RUN OPTIONS']
-#                          [-A]
+#                          [-y 'CYCLICTEST OPTIONS'] [-A]
 #
 #   -c CPU      the measured CPU (default 1; CPU 0 stays for housekeeping)
 #   -i US,...   intervals in microseconds (default 1000,500,100)
@@ -15,8 +15,12 @@
 #   -b BINARY   the jitterlab binary (default build/jitterlab; a loop variant
 #               built by `make loop-variants` lives in build/variant-N/)
 #   -x OPTIONS  more options for jitterlab run (e.g. '--clock tsc')
+#   -y OPTIONS  more options for cyclictest (e.g. '--mainaffinity=0': its
+#               main thread on CPU 0, where jitterlab keeps its collector;
+#               by default cyclictest runs it on the measured CPU)
 #   -A          A/A: cyclictest against itself, to show what the method's own
-#               spread is on this machine
+#               spread is on this machine; with -y, only the first side (A)
+#               gets those options, so that their effect is what is measured
 #
 # Latency, paired on one grid. The tools alternate, PAIRS rounds each, with
 # the same number of cycles per round (--loops / -l); round 2k and 2k+1 form
@@ -42,11 +46,11 @@
 # --pm-qos 0 so that both see the same idle-state policy.
 # Needs root (SCHED_FIFO, mlockall) and rt-tests; run on a quiet machine.
 set -eu
-cpu=1 intervals=1000,500,100 pairs=40 round_s=0.5 repeats=1 extra= aa=0
+cpu=1 intervals=1000,500,100 pairs=40 round_s=0.5 repeats=1 extra= ct_extra= aa=0
 top=$(cd "$(dirname "$0")/.." && pwd)
 jl="$top/build/jitterlab"
 cost_pairs=5
-while getopts c:i:n:r:R:C:b:x:A opt; do
+while getopts c:i:n:r:R:C:b:x:y:A opt; do
     case $opt in
     c) cpu=$OPTARG ;;
     i) intervals=$OPTARG ;;
@@ -56,14 +60,15 @@ while getopts c:i:n:r:R:C:b:x:A opt; do
     C) cost_pairs=$OPTARG ;;
     b) jl=$OPTARG ;;
     x) extra=$OPTARG ;;
+    y) ct_extra=$OPTARG ;;
     A) aa=1 ;;
-    *) sed -n '4,21p' "$0" >&2; exit 2 ;;
+    *) sed -n '4,23p' "$0" >&2; exit 2 ;;
     esac
 done
 [ -x "$jl" ] || { echo "build first: make" >&2; exit 1; }
 command -v cyclictest >/dev/null || { echo "needs cyclictest: apt-get install rt-tests" >&2; exit 1; }
 JL_BENCH="$top/bench" exec python3 - "$jl" "$cpu" "$intervals" "$pairs" "$round_s" \
-    "$repeats" "$extra" "$aa" "$cost_pairs" <<'PY'
+    "$repeats" "$extra" "$aa" "$cost_pairs" "$ct_extra" <<'PY'
 import os, shlex, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.environ["JL_BENCH"])
@@ -74,6 +79,7 @@ intervals = [int(x) for x in sys.argv[3].split(",")]
 pairs, round_s, repeats = int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
 extra, aa = shlex.split(sys.argv[7]), sys.argv[8] == "1"
 COST_PAIRS, COST_SECONDS = int(sys.argv[9]), 4.0
+ct_extra = shlex.split(sys.argv[10])
 ROWS = 20000  # 20 ms of 1 us rows: beyond it a value counts as overflow
 tmp = tempfile.mkdtemp(prefix="jl-bench.")
 A, B = ("cyclictest-A", "cyclictest-B") if aa else ("jitterlab", "cyclictest")
@@ -132,9 +138,9 @@ def jitterlab_cmd(interval, loops, hist):
     return cmd
 
 
-def cyclictest_cmd(interval, loops, hist):
-    cmd = ["cyclictest", "-m", "-a", cpu, "-t", "1", "-p", "90", "-i", str(interval),
-           "-l", str(loops), "-q"]
+def cyclictest_cmd(interval, loops, hist, more=()):
+    cmd = ["cyclictest"] + list(more) + ["-m", "-a", cpu, "-t", "1", "-p", "90",
+                                         "-i", str(interval), "-l", str(loops), "-q"]
     if hist:
         cmd = ["sh", "-c", 'exec "$@" > %s' % shlex.quote(hist), "sh"] + cmd + ["-h", str(ROWS)]
     return cmd
@@ -150,8 +156,14 @@ def measuring_thread(tool, pid, before, after):
     return cands[0] if cands else None
 
 
-CMDS = {"jitterlab": jitterlab_cmd, "cyclictest": cyclictest_cmd,
-        "cyclictest-A": cyclictest_cmd, "cyclictest-B": cyclictest_cmd}
+def with_more(interval, loops, hist):
+    return cyclictest_cmd(interval, loops, hist, ct_extra)
+
+
+# -y goes to the cyclictest that is compared: the only one against
+# jitterlab, side A in an A/A run.
+CMDS = {"jitterlab": jitterlab_cmd, "cyclictest": with_more,
+        "cyclictest-A": with_more, "cyclictest-B": cyclictest_cmd}
 
 
 def one_round(tool, interval, loops):
