@@ -7,8 +7,10 @@
 # (FIFO 90), started once the run has measured for a second (however long
 # its setup): ~80 injections, each one sample 1..2.2 ms late. Asserted:
 # every sample above 500 us is a spike, the spikes in [1 ms, 2.2 ms] are at
-# least 70% of the injections, at least 90% of them have the dominant cause
-# `thread` disturb with the tid the helper printed (SCHED_FIFO 95), the
+# least 70% of the injections, at least 90% of them (of the injections, when
+# the host added spikes of its own to the band) have the dominant cause
+# `thread` disturb with the tid the helper printed (SCHED_FIFO 95), and so
+# have 90% of the band's spikes in which the disturber ran at all; the
 # parts of every spike add up to its latency (exactly; the requirement is
 # 1%), and the summary's first row and the text name the disturber. As in
 # run_known_delay.sh, an attempt during which the host stalled the VM (more
@@ -107,7 +109,14 @@ t("every sample above 500 us is a spike", 'x["spikes"] == sum(1 for l in lat if 
 t("every spike is kept", 'x["spikes_kept"] == x["spikes"] == len(sp)', 'x')
 t("the spikes in [1 ms, 2.2 ms] are the samples there", 'len(band) + len(stalls) == sum(1 for l in lat if 1000000 <= l <= 2200000)', 'len(band)')
 t("spikes in [1 ms, 2.2 ms] >= 70% of the injections", 'len(band) + len(stalls) >= 0.7 * inj', '(len(band), inj)')
-t(">= 90% of the spikes in [1 ms, 2.2 ms] have dominant thread disturb/tid", 'band and len(hit) >= 0.9 * len(band)', '(len(hit), len(band), miss[:3])')
+# The band can also hold spikes the host made that the guest did trace (a
+# timer interrupt delivered 1.5 ms late, a wake-up that long): at most inj
+# of the band's spikes are injections, so the share is taken of those.
+t(">= 90% of the injections' spikes in [1 ms, 2.2 ms] have dominant thread disturb/tid", 'band and len(hit) >= 0.9 * min(len(band), inj)', '(len(hit), len(band), inj, miss[:3])')
+# Where the disturber ran during a spike of the band, it is what the spike
+# is named after: nearly always, whatever else the host did.
+part = [s for s in band if any(is_disturber(c) for c in s["causes"])]
+t(">= 90% of the band's spikes with a disturb/tid part are named after it", 'part and len(hit) >= 0.9 * len(part)', '(len(hit), len(part))')
 far = [s for s in sp if abs(sum(c["ns"] for c in s["causes"]) - s["latency_ns"]) > 0.01 * s["latency_ns"]]
 t("every spike's parts add up to its latency within 1%", 'sp and not far', 'far[:2]')
 t("... and exactly", 'all(sum(c["ns"] for c in s["causes"]) == s["latency_ns"] for s in sp)', '')
