@@ -282,4 +282,7 @@ if not aa:
         print("%-10s p50 %d/%d  p99 %d/%d  CPU %d/%d  RSS %d/%d runs" %
               ("%d us" % iv, met[0], len(rows), met[1], len(rows), met[2], len(rows),
                met[3], len(rows)))
+    if not any(o.startswith("--mainaffinity") for o in ct_extra):
+        print("(cyclictest's main thread ran on CPU %s beside its measuring thread, jitterlab's"
+              " collector on another; -y --mainaffinity=0 places both alike)" % cpu)
 PY
