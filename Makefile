@@ -24,7 +24,7 @@ TEST_PKGS := cmocka
 DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev zlib1g-dev libtracefs-dev libtraceevent-dev \
             libinih-dev libmicrohttpd-dev libcurl4-openssl-dev rt-tests chromium \
             prometheus influxdb curl dpkg-dev debhelper bash-completion \
-            valgrind cppcheck clang-format procps python3 \
+            valgrind cppcheck clang-format procps python3 python3-scipy \
             clang libclang-rt-14-dev
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla

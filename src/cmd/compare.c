@@ -40,11 +40,13 @@ static void compare_usage(FILE *out)
             "      --label L           the next arm's name (repeatable; default: file names)\n"
             "      --budget DUR        count values above DUR (bare: us; default: the\n"
             "                          baseline's --budget)\n"
-            "      --alpha A           significance per CPU entry, 0 < A < 0.5 (default 0.05)\n"
+            "      --alpha A           the chance of any false verdict in the whole comparison\n"
+            "                          (every metric, CPU and arm), 0 < A < 0.5 (default 0.05)\n"
             "      --fail-if-worse PCT exit 3 when a percentile of any arm is worse by more\n"
             "                          than PCT percent, significantly\n"
-            "      --seed N            seed of the bootstrap (default 1)\n"
-            "      --reps N            bootstrap replicates, 200..100000 (default 4000)\n"
+            "      --seed N            seed of random permutations (default 1)\n"
+            "      --reps N            random permutations where there are too many to\n"
+            "                          enumerate (more than 200000), 200..100000 (default 4000)\n"
             "      --json FILE         write the comparison (kind \"compare\")\n"
             "  -q, --quiet             print nothing but errors\n"
             "  -h, --help              this text\n"
@@ -214,18 +216,20 @@ static void default_label(const char *path, bool group, char *buf, size_t len)
     }
 }
 
-/* Exit 3 when a percentile is significantly worse by more than pct. */
-static bool fails_gate(const struct arm_comparison *cmp, int n, double pct)
+/* The percentiles significantly worse by more than pct (exit 3 when any):
+ * each CPU entry once (a one-CPU run's entry is its "all"). */
+static int gate_count(const struct arm_comparison *cmp, int n, double pct)
 {
+    int worse = 0;
     for (int a = 0; a < n; a++)
         for (int i = 0; i < cmp[a].ncpus; i++)
             for (int k = 0; k < COMPARE_METRICS; k++) {
                 const struct metric_result *m = &cmp[a].cpu[i].m[k];
-                if (m->present && compare_metric_is_percentile((enum compare_metric)k) &&
-                    m->verdict == VERDICT_WORSE && m->has_ratio && m->ratio > 1 + pct / 100)
-                    return true;
+                worse += !cmp[a].cpu[i].duplicate && m->present &&
+                         compare_metric_is_percentile((enum compare_metric)k) &&
+                         m->verdict == VERDICT_WORSE && m->has_ratio && m->ratio > 1 + pct / 100;
             }
-    return false;
+    return worse;
 }
 
 static int compare_main(int argc, char **argv, char **typed);
@@ -298,33 +302,42 @@ static int compare_main(int argc, char **argv, char **typed)
     struct compare_config cfg = {
         .alpha = p.alpha, .budget_ns = p.budget_ns, .reps = p.reps, .seed = p.seed};
     rc = EXIT_RUNTIME;
-    for (int a = 1; a < p.narms; a++) {
-        char err[256] = "";
-        if (compare_arms(&arms[0], &arms[a], &cfg, &cmp[a - 1], err, sizeof err) != 0) {
-            fprintf(stderr, "jitterlab: compare %s: %s\n", in[a].label, err);
-            goto done;
-        }
-        ncmp++;
+    struct compare_family fam;
+    char err[256] = "";
+    if (compare_all(arms, p.narms, &cfg, cmp, &fam, err, sizeof err) != 0) {
+        fprintf(stderr, "jitterlab: compare: %s\n", err);
+        goto done;
     }
-    if (!p.common.quiet)
-        text_compare(stdout, &cfg, in, p.narms, cmp, isatty(STDOUT_FILENO));
+    ncmp = p.narms - 1;
+    int gate_worse = p.fail_if_worse_pct >= 0 ? gate_count(cmp, ncmp, p.fail_if_worse_pct) : 0;
+    if (!p.common.quiet) {
+        text_compare(stdout, &cfg, in, p.narms, cmp, &fam, isatty(STDOUT_FILENO));
+        if (p.fail_if_worse_pct >= 0)
+            printf("\n--fail-if-worse %g%%: %d of the %d percentile comparisons that can reach "
+                   "a verdict worse by more than that\n",
+                   p.fail_if_worse_pct, gate_worse, fam.percentiles);
+    }
     rc = EXIT_OK;
     if (p.common.json_path) {
         char started_at[40];
         rfc3339_now(started_at, sizeof started_at);
         json_t *doc = json_compare_document(JITTERLAB_VERSION, argc, typed, started_at, &cfg, in,
-                                            p.narms, cmp);
+                                            p.narms, cmp, &fam);
+        if (doc && p.fail_if_worse_pct >= 0)
+            json_object_set_new(doc, "gate",
+                                json_pack("{s:f,s:i,s:i}", "fail_if_worse_pct", p.fail_if_worse_pct,
+                                          "percentiles", fam.percentiles, "worse", gate_worse));
         if (!doc || json_write_file(doc, p.common.json_path) != 0) {
             fprintf(stderr, "jitterlab: --json %s: %s\n", p.common.json_path, strerror(errno));
             rc = EXIT_RUNTIME;
         }
         json_decref(doc);
     }
-    if (rc == EXIT_OK && p.fail_if_worse_pct >= 0 && fails_gate(cmp, ncmp, p.fail_if_worse_pct)) {
+    if (rc == EXIT_OK && gate_worse > 0) {
         fprintf(stderr,
-                "jitterlab: compare: a percentile is worse by more than "
-                "--fail-if-worse %g%%\n",
-                p.fail_if_worse_pct);
+                "jitterlab: compare: %d of %d percentile comparisons worse by more than "
+                "--fail-if-worse %g%% (each at p < %.3g)\n",
+                gate_worse, fam.percentiles, p.fail_if_worse_pct, fam.level);
         rc = EXIT_BUDGET;
     }
 done:

@@ -2,15 +2,20 @@
  * Comparing measurements: a baseline arm against another, each arm one or
  * more run documents (repeated runs). Per CPU present in every run, and for
  * all CPUs merged, each metric gets the baseline's and the other arm's
- * value, their ratio, a test and a verdict: better, worse or no-difference
- * (n/a for figures shown without a test). With one run a side, the pooled
- * histograms decide (stats/hist_tests.h: a bootstrap of quantile ratios,
- * the rank test, exceedance counts); with repeated runs on both sides the
- * spread between runs decides (Welch on per-run values), since on a VM one
- * run's p99 moves by tens of percent and pooling hides that. A quantile
- * moved by less than its histogram bucket is never worse. The verdicts of
- * one CPU entry are taken at alpha / (the number of tested metrics), so
- * that comparing a distribution with itself rarely says anything.
+ * value, their ratio, a test and a verdict: better, worse, no-difference,
+ * insufficient-data (the data cannot judge it: a percentile with fewer than
+ * ten values beyond it, runs too few for the test to ever reach its level)
+ * or n/a (shown without a test). With one run a side, the pooled histograms
+ * decide (exact tests: Fisher on counts, the quantile test with a
+ * distribution-free interval, the exceedance of the maximum); with repeated
+ * runs on both sides the spread between runs decides (an exact permutation
+ * test on the per-run values), since on a VM one run's p99 moves by tens of
+ * percent and pooling hides that. A quantile moved by less than its
+ * histogram bucket is never worse. Every verdict of a comparison (every
+ * metric of every CPU entry of every arm) is taken at one level, alpha / K,
+ * with K counted by Tarone's procedure over the tests that could reach it,
+ * so that comparing a distribution with itself says "worse" anywhere at
+ * most alpha of the time, however many CPUs and arms.
  * Noise documents (kind "noise") compare with noise documents only: the
  * share of the measured time lost to noise, gaps per second and the gap
  * length's p50, p99, p99.99 and maximum, by the same tests.
@@ -26,9 +31,9 @@
 #include "out/result_read.h"
 #include "stats/hist_tests.h"
 
-enum verdict { VERDICT_NA, VERDICT_SAME, VERDICT_BETTER, VERDICT_WORSE };
+enum verdict { VERDICT_NA, VERDICT_SAME, VERDICT_BETTER, VERDICT_WORSE, VERDICT_INSUFFICIENT };
 
-/* "n/a", "no-difference", "better", "worse" */
+/* "n/a", "no-difference", "better", "worse", "insufficient-data" */
 const char *verdict_name(enum verdict v);
 
 enum compare_metric {
@@ -66,22 +71,26 @@ struct metric_result {
     bool present; /* both sides have the figure */
     double baseline, value;
     bool has_ratio;
-    double ratio; /* value / baseline */
+    double ratio; /* value / baseline; INFINITY when only the baseline is 0 */
     bool has_ci;
-    double ci_lo, ci_hi; /* of the ratio */
+    double ci_lo, ci_hi; /* of the ratio; ci_hi may be INFINITY */
     bool has_p;
     double p_value;
-    const char *test; /* "bootstrap", "between-runs", "exceedance", "binomial", "windows",
-                         "none" */
+    double log_p;     /* ln p_value: finite where p_value underflows */
+    double min_log_p; /* the smallest ln p the test could give here */
+    const char *test; /* "quantile", "permutation", "exceedance", "fisher", "poisson",
+                         "windows", "none" */
     enum verdict verdict;
+    char why[96]; /* with VERDICT_INSUFFICIENT: why the data cannot judge it */
 };
 
 struct cpu_comparison {
     int cpu; /* -1: all CPUs merged */
     struct metric_result m[COMPARE_METRICS];
-    int tested;    /* metrics with a test: alpha is split among them */
-    double alpha;  /* each metric's: the intervals are at 1 - alpha */
-    bool has_rank; /* the rank test of the pooled latency */
+    int tested;     /* metrics with a test that could reach the level */
+    double alpha;   /* the level each verdict was taken at: the intervals are at 1 - alpha */
+    bool duplicate; /* the one CPU of one-CPU runs: the "all" entry's copy, not tested twice */
+    bool has_rank;  /* the rank test of the pooled latency (descriptive) */
     struct rank_result rank;
     enum verdict verdict; /* worse when any metric is, better when some are and none worse */
 };
@@ -93,10 +102,11 @@ struct compare_arm {
 };
 
 struct compare_config {
-    double alpha;      /* family-wise per CPU entry (default 0.05) */
+    double alpha;      /* family-wise over the whole comparison (default 0.05) */
     int64_t budget_ns; /* < 0: the baseline's own --budget, else none */
-    int reps;          /* bootstrap replicates */
+    int reps;          /* random splits of a permutation test too large to enumerate */
     uint64_t seed;
+    double level; /* set by compare_all: each verdict's level, alpha / family */
 };
 
 struct arm_comparison {
@@ -108,8 +118,24 @@ struct arm_comparison {
     bool noise;                 /* the arms are noise documents */
 };
 
-/* 0, or -1 with err (runs of different kinds, out of memory). With no CPU
- * in common, 0 with err saying so and only "all" compared. */
+/* How the level was set: every test computed (candidates), those that could
+ * reach a level (Tarone's K: the family), the level alpha / K, and how many
+ * of them are percentiles (what --fail-if-worse looks at). */
+struct compare_family {
+    int candidates;  /* tests computed */
+    int family;      /* Tarone's K: the level is alpha / K */
+    int reachable;   /* tests whose smallest p is within the level (at most K) */
+    int percentiles; /* of those, percentiles: what --fail-if-worse covers */
+    double alpha, level;
+};
+
+/* arms[0] is the baseline; out[] gets narms - 1 comparisons. 0, or -1 with
+ * err (runs of different kinds, out of memory). With no CPU in common, 0
+ * with err saying so and only "all" compared. */
+int compare_all(const struct compare_arm *arms, int narms, const struct compare_config *cfg,
+                struct arm_comparison *out, struct compare_family *fam, char *err, size_t errlen);
+/* One arm against the baseline at cfg->level (alpha when 0): what
+ * compare_all does twice, first to count the family, then to decide. */
 int compare_arms(const struct compare_arm *base, const struct compare_arm *other,
                  const struct compare_config *cfg, struct arm_comparison *out, char *err,
                  size_t errlen);

@@ -34,20 +34,28 @@ struct ctx {
     int cpu;
     bool between; /* both sides have repeated runs */
     int64_t budget_ns;
-    double alpha; /* per tested metric: cfg->alpha / their number */
+    double alpha; /* the level each verdict is taken at (compare_config.level) */
     bool noise;   /* noise documents */
 };
 
 void compare_set_values(struct metric_result *m, double base, double value);
-/* A rate ka / na against kb / nb: the exact test, or Welch on per_run's
- * values of each run when both sides have repeated runs. */
+/* The test's name and p value (ln), and the smallest ln p it could give. */
+void compare_set_p(struct metric_result *m, const char *test, double log_p, double min_log_p);
+void compare_insufficient(struct metric_result *m, const char *why);
+/* A rate ka / na against kb / nb: Fisher's exact test (per trial), or the
+ * test of two Poisson rates (per_time: na and nb are exposures); the
+ * permutation test on per_run's values of each run when both sides have
+ * repeated runs. */
 void compare_rate_metric(const struct ctx *x, uint64_t ka, uint64_t na, uint64_t kb, uint64_t nb,
-                         double (*per_run)(const struct result_cpu *, int64_t), int64_t arg,
-                         struct metric_result *m);
-void compare_percentile_metric(const struct ctx *x, enum dist_id id, double pct,
+                         bool per_time, double (*per_run)(const struct result_cpu *, int64_t),
+                         int64_t arg, struct metric_result *m);
+/* A percentile or maximum metric (METRIC_P50, METRIC_MAX, ...), by its
+ * distribution and percentile. */
+void compare_quantile_metric(const struct ctx *x, enum compare_metric k, struct metric_result *m);
+void compare_percentile_metric(const struct ctx *x, enum dist_id id, double pct, double band,
                                struct metric_result *m);
-void compare_max_metric(const struct ctx *x, enum dist_id id, struct metric_result *m);
-/* Each tested metric's verdict at the split alpha, and the entry's. */
+void compare_max_metric(const struct ctx *x, enum dist_id id, double band, struct metric_result *m);
+/* Each tested metric's verdict at the level, and the entry's. */
 void compare_decide_all(const struct ctx *x, struct cpu_comparison *c);
 /* The metrics of a noise documents' CPU entry (compare_noise.c). */
 void compare_noise_cpu(struct ctx *x, struct cpu_comparison *c);

@@ -3,9 +3,9 @@
  * per second and the gap length's p50, p99, p99.99 and maximum. The gap
  * histograms stand where the latency histograms stand for runs, so the
  * percentiles and the maximum go through the same tests; gaps per second
- * is the exact test of two rates over the time measured; the noise share
- * is decided by Welch on the share of each report window (on per-run
- * shares with repeated runs), since the nanoseconds of one gap are not
+ * is the exact test of two Poisson rates over the time measured; the noise
+ * share is decided by Welch on the share of each report window (by the
+ * permutation test of per-run shares with repeated runs), since the nanoseconds of one gap are not
  * independent trials and a rate test on them would call any difference
  * significant.
  */
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "compare/compare_internal.h"
+#include "stats/exact_tests.h"
 
 /* The noise share of each report window of cpu (-1: of every CPU) in the
  * arm's runs; windows that measured nothing give none. malloc'd. */
@@ -42,34 +43,33 @@ static double run_share(const struct result_cpu *c)
     return c->noise.measured_ns > 0 ? (double)c->noise.noise_ns / (double)c->noise.measured_ns : 0;
 }
 
-/* Welch on the per-run shares (repeated runs) or on the windows' shares;
- * 0 with the test set, -1 when neither side has two values. */
+/* The permutation test on the per-run shares (repeated runs), or Welch on
+ * the windows' shares; 0 with the test set, -1 when a side has too few
+ * values. */
 static int share_test(const struct ctx *x, struct metric_result *m)
 {
-    struct welch_result w;
     if (x->between) {
-        double va[256], vb[256];
-        int na = x->a->n < 256 ? x->a->n : 256, nb = x->b->n < 256 ? x->b->n : 256;
+        double va[64], vb[64];
+        int na = x->a->n < 32 ? x->a->n : 32, nb = x->b->n < 32 ? x->b->n : 32;
         for (int r = 0; r < na; r++)
             va[r] = run_share(x->a->run[r]);
         for (int r = 0; r < nb; r++)
             vb[r] = run_share(x->b->run[r]);
-        if (welch_test(va, (size_t)na, vb, (size_t)nb, &w) != 0)
+        struct perm_result pr;
+        if (perm_test(va, (size_t)na, vb, (size_t)nb, x->cfg->reps, x->cfg->seed, &pr) != 0)
             return -1;
-        m->test = "between-runs";
-    } else {
-        size_t na, nb;
-        double *va = window_shares(x->arm_a, x->cpu, &na),
-               *vb = window_shares(x->arm_b, x->cpu, &nb);
-        int rc = va && vb ? welch_test(va, na, vb, nb, &w) : -1;
-        free(va);
-        free(vb);
-        if (rc != 0)
-            return -1;
-        m->test = "windows";
+        compare_set_p(m, "permutation", pr.log_p, pr.min_log_p);
+        return 0;
     }
-    m->has_p = true;
-    m->p_value = isfinite(w.p_value) ? w.p_value : 1;
+    struct welch_result w;
+    size_t na, nb;
+    double *va = window_shares(x->arm_a, x->cpu, &na), *vb = window_shares(x->arm_b, x->cpu, &nb);
+    int rc = va && vb ? welch_test(va, na, vb, nb, &w) : -1;
+    free(va);
+    free(vb);
+    if (rc != 0)
+        return -1;
+    compare_set_p(m, "windows", isfinite(w.log_p) ? w.log_p : 0, -INFINITY);
     return 0;
 }
 
@@ -80,9 +80,7 @@ static void noise_share_metric(const struct ctx *x, struct metric_result *m)
     compare_set_values(m, (double)x->a->noise_ns / (double)x->a->measured_ns,
                        (double)x->b->noise_ns / (double)x->b->measured_ns);
     if (x->a->noise_ns == 0 && x->b->noise_ns == 0) {
-        m->test = "windows";
-        m->has_p = true;
-        m->p_value = 1;
+        compare_set_p(m, "windows", 0, 0); /* nothing to tell apart */
         return;
     }
     share_test(x, m);
@@ -94,39 +92,23 @@ static double gap_rate(const struct result_cpu *c, int64_t unused)
     return c->noise.measured_ns > 0 ? 1e9 * (double)c->samples / (double)c->noise.measured_ns : 0;
 }
 
-/* Can the noise share be tested (so that it counts in the alpha split)? */
-static bool share_testable(const struct ctx *x)
-{
-    if (x->a->measured_ns <= 0 || x->b->measured_ns <= 0)
-        return false;
-    if (x->between || (x->a->noise_ns == 0 && x->b->noise_ns == 0))
-        return true;
-    size_t na, nb;
-    double *va = window_shares(x->arm_a, x->cpu, &na), *vb = window_shares(x->arm_b, x->cpu, &nb);
-    bool ok = va && vb && na >= 2 && nb >= 2;
-    free(va);
-    free(vb);
-    return ok;
-}
-
 void compare_noise_cpu(struct ctx *x, struct cpu_comparison *c)
 {
     struct metric_result *m = c->m;
     const struct pooled *ga = &x->a->dist[DIST_LATENCY], *gb = &x->b->dist[DIST_LATENCY];
     bool gaps = ga->present && gb->present && ga->d.n > 0 && gb->d.n > 0;
-    int tested = 1 + share_testable(x) + (gaps ? 4 : 0);
-    x->alpha = x->cfg->alpha / tested;
     noise_share_metric(x, &m[METRIC_NOISE_SHARE]);
     if (x->a->measured_ns > 0 && x->b->measured_ns > 0) {
         compare_rate_metric(x, x->a->samples, (uint64_t)x->a->measured_ns, x->b->samples,
-                            (uint64_t)x->b->measured_ns, gap_rate, 0, &m[METRIC_GAP_RATE]);
-        m[METRIC_GAP_RATE].baseline *= 1e9; /* per ns -> per second */
-        m[METRIC_GAP_RATE].value *= 1e9;
+                            (uint64_t)x->b->measured_ns, true, gap_rate, 0, &m[METRIC_GAP_RATE]);
+        struct metric_result *g = &m[METRIC_GAP_RATE];
+        g->baseline *= 1e9; /* per ns -> per second */
+        g->value *= 1e9;
     }
-    compare_percentile_metric(x, DIST_LATENCY, 50, &m[METRIC_P50]);
-    compare_percentile_metric(x, DIST_LATENCY, 99, &m[METRIC_P99]);
-    compare_percentile_metric(x, DIST_LATENCY, 99.99, &m[METRIC_P9999]);
-    compare_max_metric(x, DIST_LATENCY, &m[METRIC_MAX]);
+    compare_quantile_metric(x, METRIC_P50, &m[METRIC_P50]);
+    compare_quantile_metric(x, METRIC_P99, &m[METRIC_P99]);
+    compare_quantile_metric(x, METRIC_P9999, &m[METRIC_P9999]);
+    compare_quantile_metric(x, METRIC_MAX, &m[METRIC_MAX]);
     if (gaps)
         c->has_rank = rank_test(&ga->d, &gb->d, &c->rank) == 0;
 }

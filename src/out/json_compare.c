@@ -23,13 +23,18 @@ static json_t *metric_json(enum compare_metric k, const struct metric_result *m)
     json_object_set_new(o, "baseline", json_real(m->baseline));
     json_object_set_new(o, "value", json_real(m->value));
     json_object_set_new(o, "ratio", real_or_null(m->has_ratio, m->ratio));
+    if (m->has_ratio && isinf(m->ratio))
+        json_object_set_new(o, "ratio_unbounded", json_true());
     json_object_set_new(o, "ci",
-                        m->has_ci && isfinite(m->ci_lo) && isfinite(m->ci_hi)
-                            ? json_pack("[f,f]", m->ci_lo, m->ci_hi)
+                        m->has_ci && isfinite(m->ci_lo)
+                            ? json_pack("[f,o]", m->ci_lo, real_or_null(true, m->ci_hi))
                             : json_null());
     json_object_set_new(o, "p_value", real_or_null(m->has_p, m->p_value));
+    json_object_set_new(o, "log10_p", real_or_null(m->has_p, m->log_p / log(10)));
     json_object_set_new(o, "test", json_string(m->test ? m->test : "none"));
     json_object_set_new(o, "verdict", json_string(verdict_name(m->verdict)));
+    if (m->verdict == VERDICT_INSUFFICIENT)
+        json_object_set_new(o, "why", json_string(m->why));
     return o;
 }
 
@@ -40,26 +45,36 @@ static json_t *cpu_json(const struct cpu_comparison *c)
     json_object_set_new(o, "verdict", json_string(verdict_name(c->verdict)));
     json_object_set_new(o, "tested", json_integer(c->tested));
     json_object_set_new(o, "metric_alpha", json_real(c->alpha));
+    if (c->duplicate)
+        json_object_set_new(o, "same_as", json_string("all"));
     json_t *metrics = json_array();
     for (int k = 0; k < COMPARE_METRICS; k++)
         if (c->m[k].present)
             json_array_append_new(metrics, metric_json((enum compare_metric)k, &c->m[k]));
     json_object_set_new(o, "metrics", metrics);
     json_object_set_new(o, "rank_test",
-                        c->has_rank ? json_pack("{s:f,s:f,s:o,s:o}", "p_greater", c->rank.p_greater,
-                                                "p_value", c->rank.p_value, "statistic",
-                                                real_or_null(true, c->rank.statistic), "df",
-                                                real_or_null(true, c->rank.df))
-                                    : json_null());
+                        c->has_rank
+                            ? json_pack("{s:f,s:f,s:o,s:o,s:o,s:b}", "p_greater", c->rank.p_greater,
+                                        "p_value", c->rank.p_value, "log10_p",
+                                        real_or_null(true, c->rank.log_p / log(10)), "statistic",
+                                        real_or_null(true, c->rank.statistic), "df",
+                                        real_or_null(true, c->rank.df), "descriptive", 1)
+                            : json_null());
     return o;
 }
 
 json_t *json_compare_document(const char *version, int argc, char **argv, const char *started_at,
                               const struct compare_config *cfg, const struct compare_input *in,
-                              int narms, const struct arm_comparison *cmp)
+                              int narms, const struct arm_comparison *cmp,
+                              const struct compare_family *fam)
 {
     json_t *doc = json_document_new("compare", version, argc, argv, started_at);
-    json_object_set_new(doc, "alpha", json_real(cfg->alpha));
+    json_object_set_new(doc, "alpha", json_real(fam->alpha));
+    json_object_set_new(doc, "family",
+                        json_pack("{s:s,s:i,s:i,s:i,s:i,s:f}", "method", "tarone", "candidates",
+                                  fam->candidates, "tests", fam->family, "reachable",
+                                  fam->reachable, "percentiles", fam->percentiles, "level",
+                                  fam->level));
     json_object_set_new(doc, "reps", json_integer(cfg->reps));
     json_object_set_new(doc, "seed", json_integer((json_int_t)cfg->seed));
     json_object_set_new(doc, "baseline", json_string(in[0].label));

@@ -19,6 +19,7 @@ struct compare_input {
 /* narms inputs (the first the baseline) and narms - 1 comparisons. */
 json_t *json_compare_document(const char *version, int argc, char **argv, const char *started_at,
                               const struct compare_config *cfg, const struct compare_input *in,
-                              int narms, const struct arm_comparison *cmp);
+                              int narms, const struct arm_comparison *cmp,
+                              const struct compare_family *fam);
 
 #endif

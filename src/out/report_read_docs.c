@@ -84,7 +84,8 @@ static int typed_list(struct jreader *r, const json_t *o, const char *where, con
 }
 
 static const char *const verdicts[] = {"worse", "better", "no-difference", NULL};
-static const char *const metric_verdicts[] = {"worse", "better", "no-difference", "n/a", NULL};
+static const char *const metric_verdicts[] = {
+    "worse", "better", "no-difference", "n/a", "insufficient-data", NULL};
 
 static int read_metric(struct jreader *r, const json_t *m, const char *where,
                        struct report_metric *out)
@@ -104,8 +105,10 @@ static int read_metric(struct jreader *r, const json_t *m, const char *where,
         jr_array(r, m, where, "ci", JR_OPTIONAL, 2, &ci) != 0)
         return -1;
     if (!one_of(out->verdict, metric_verdicts))
-        return jr_fail(r, where, "verdict: \"%s\" is not worse, better, no-difference or n/a",
-                       shown(out->verdict, (char[32]){0}, 32));
+        return jr_fail(
+            r, where,
+            "verdict: \"%s\" is not worse, better, no-difference, n/a or insufficient-data",
+            shown(out->verdict, (char[32]){0}, 32));
     if (ci) {
         const json_t *lo = json_array_get(ci, 0), *hi = json_array_get(ci, 1);
         if (json_array_size(ci) != 2 || !json_is_number(lo) || !json_is_number(hi) ||

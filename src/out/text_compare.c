@@ -9,6 +9,18 @@
 #include <math.h>
 #include <string.h>
 
+/* A p value from its log: tiny ones as 3.2e-71 or 1.0e-1234, never 0. */
+static void p_text(char *buf, size_t len, double log_p)
+{
+    double l10 = log_p / log(10);
+    if (l10 > -300) {
+        snprintf(buf, len, "%.3g", exp(log_p));
+        return;
+    }
+    double e = floor(l10);
+    snprintf(buf, len, "%.1fe%.0f", pow(10, l10 - e), e);
+}
+
 static void value_text(char *buf, size_t len, const char *unit, double v)
 {
     if (strcmp(unit, "rate") == 0)
@@ -66,8 +78,8 @@ static void cpu_table(FILE *out, const struct cpu_comparison *c, const char *bas
         snprintf(title, sizeof title, "CPU %d", c->cpu);
     char level[24];
     snprintf(level, sizeof level, "%.4g%% CI", 100 * (1 - c->alpha));
-    fprintf(out, "  %-13s %13s %13s %8s  %-17s %-12s %s\n", title, base, other, "ratio", level,
-            "test", "verdict");
+    fprintf(out, "  %-13s %13s %13s %8s  %-17s %-11s %9s  %s\n", title, base, other, "ratio", level,
+            "test", "p", "verdict");
     int nrows = noise ? (int)(sizeof noise_order / sizeof noise_order[0]) : COMPARE_METRICS;
     for (int row = 0; row < nrows; row++) {
         int k = noise ? (int)noise_order[row] : row;
@@ -75,13 +87,19 @@ static void cpu_table(FILE *out, const struct cpu_comparison *c, const char *bas
         if (!m->present)
             continue;
         const char *unit = compare_metric_unit((enum compare_metric)k);
-        char a[32], b[32], ratio[16] = "-", ci[32] = "";
+        char a[32], b[32], ratio[16] = "-", ci[32] = "", p[24] = "-";
         value_text(a, sizeof a, unit, m->baseline);
         value_text(b, sizeof b, unit, m->value);
-        if (m->has_ratio)
+        if (m->has_ratio && isinf(m->ratio))
+            snprintf(ratio, sizeof ratio, "inf");
+        else if (m->has_ratio)
             snprintf(ratio, sizeof ratio, "%.3f", m->ratio);
-        if (m->has_ci)
+        if (m->has_ci && isfinite(m->ci_hi))
             snprintf(ci, sizeof ci, "[%.3f, %.3f]", m->ci_lo, m->ci_hi);
+        else if (m->has_ci)
+            snprintf(ci, sizeof ci, "[%.3f, inf]", m->ci_lo);
+        if (m->has_p)
+            p_text(p, sizeof p, m->log_p);
         const char *on = "", *off = "";
         if (colour && m->verdict == VERDICT_WORSE)
             on = "\033[31m", off = "\033[0m";
@@ -91,27 +109,39 @@ static void cpu_table(FILE *out, const struct cpu_comparison *c, const char *bas
         snprintf(label, sizeof label, "%s%s",
                  noise && compare_metric_unit((enum compare_metric)k)[0] == 'n' ? "gap " : "",
                  metric_label((enum compare_metric)k));
-        fprintf(out, "  %-13s %13s %13s %s%8s%s  %-17s %-12s %s%s%s\n", label, a, b, on, ratio, off,
-                ci, m->test, on, verdict_name(m->verdict), off);
+        fprintf(out, "  %-13s %13s %13s %s%8s%s  %-17s %-11s %9s  %s%s%s\n", label, a, b, on, ratio,
+                off, ci, m->test, p, on, verdict_name(m->verdict), off);
+    }
+    for (int row = 0; row < nrows; row++) {
+        int k = noise ? (int)noise_order[row] : row;
+        const struct metric_result *m = &c->m[k];
+        if (m->present && m->verdict == VERDICT_INSUFFICIENT)
+            fprintf(out, "    %s: insufficient data: %s\n", metric_label((enum compare_metric)k),
+                    m->why);
     }
     if (c->has_rank) {
-        if (c->rank.p_value < 1e-300)
-            fprintf(out, "  rank test: P(%s > %s) = %.3f, p < 1e-300\n", other, base,
-                    c->rank.p_greater);
-        else
-            fprintf(out, "  rank test: P(%s > %s) = %.3f, p = %.3g\n", other, base,
-                    c->rank.p_greater, c->rank.p_value);
+        char p[24];
+        p_text(p, sizeof p, c->rank.log_p);
+        fprintf(out,
+                "  pooled rank test (descriptive: takes every sample as independent; it only "
+                "vetoes a p50 verdict): P(%s > %s) = %.3f, p = %s\n",
+                other, base, c->rank.p_greater, p);
     }
 }
 
 void text_compare(FILE *out, const struct compare_config *cfg, const struct compare_input *in,
-                  int narms, const struct arm_comparison *cmp, bool colour)
+                  int narms, const struct arm_comparison *cmp, const struct compare_family *fam,
+                  bool colour)
 {
+    (void)cfg;
+    fprintf(out, "jitterlab compare: baseline %s (%d %s%s)\n", in[0].label, in[0].nfiles,
+            narms > 1 && cmp[0].noise ? "noise run" : "run", in[0].nfiles == 1 ? "" : "s");
     fprintf(out,
-            "jitterlab compare: baseline %s (%d %s%s); alpha %.3g per CPU entry, split "
-            "among its tested metrics (Bonferroni)\n",
-            in[0].label, in[0].nfiles, narms > 1 && cmp[0].noise ? "noise run" : "run",
-            in[0].nfiles == 1 ? "" : "s", cfg->alpha);
+            "alpha %.3g for the whole comparison: %d of %d tests can reach a verdict; each "
+            "verdict is taken at\np < %.3g (alpha / %d, Tarone's procedure), intervals at "
+            "%.4g%%\n",
+            fam->alpha, fam->reachable, fam->candidates, fam->level, fam->family,
+            100 * (1 - fam->level));
     for (int a = 1; a < narms; a++) {
         const struct arm_comparison *c = &cmp[a - 1];
         fprintf(out, "\n%s against %s (%d run%s%s): %s\n", in[a].label, in[0].label, in[a].nfiles,

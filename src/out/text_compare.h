@@ -13,6 +13,7 @@
 #include "out/json_compare.h"
 
 void text_compare(FILE *out, const struct compare_config *cfg, const struct compare_input *in,
-                  int narms, const struct arm_comparison *cmp, bool colour);
+                  int narms, const struct arm_comparison *cmp,
+                  const struct compare_family *fam, bool colour);
 
 #endif

@@ -4,78 +4,20 @@
  * sample, so the Brunner-Munzel sums run over buckets, not values. Long
  * doubles keep rank sums of billions of values exact enough. Student's t
  * comes from the regularized incomplete beta function (continued fraction
- * by Lentz's method).
+ * by Lentz's method), its tails in log space. A quantile's interval reads
+ * the order statistics' ranks off exact_tests.h and takes the outer edges
+ * of the buckets that hold them, so the bucket width is inside it.
  */
 #include "stats/hist_tests.h"
+
+#include "stats/exact_tests.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- random numbers ------------------------------------------------------ */
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1). */
-static double uniform(uint64_t *s)
-{
-    return ((double)(splitmix64(s) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double normal(uint64_t *s)
-{
-    double u = uniform(s), v = uniform(s);
-    return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
-}
-
-/* Gamma(a, 1) by Marsaglia and Tsang; a < 1 through Gamma(a + 1) U^(1/a). */
-static double gamma_draw(double a, uint64_t *s)
-{
-    if (a < 1)
-        return gamma_draw(a + 1, s) * pow(uniform(s), 1 / a);
-    double d = a - 1.0 / 3, c = 1 / sqrt(9 * d);
-    for (;;) {
-        double x = normal(s), v = 1 + c * x;
-        if (v <= 0)
-            continue;
-        v = v * v * v;
-        double u = uniform(s);
-        if (u < 1 - 0.0331 * x * x * x * x || log(u) < 0.5 * x * x + d * (1 - v + log(v)))
-            return d * v;
-    }
-}
-
-static double beta_draw(double a, double b, uint64_t *s)
-{
-    double x = gamma_draw(a, s), y = gamma_draw(b, s);
-    return x / (x + y);
-}
-
 /* ---- quantiles ----------------------------------------------------------- */
-
-/* The value at continuous rank position r in (0, n]: the midpoint of the
- * bucket that holds it, as hdist_percentile reports values, so that a
- * bootstrap interval and the point estimate are on the same grid. */
-static double value_at(const struct hdist *d, double r)
-{
-    double cum = 0;
-    for (size_t j = 0; j < d->nbins; j++) {
-        double c = (double)d->bins[j].count;
-        if (c > 0 && r <= cum + c) {
-            double mid = (double)(d->bins[j].lo + (d->bins[j].hi - d->bins[j].lo) / 2);
-            return mid > (double)d->max_ns ? (double)d->max_ns : mid;
-        }
-        cum += c;
-    }
-    return (double)d->max_ns;
-}
 
 int64_t hdist_percentile(const struct hdist *d, double p, int64_t min_ns)
 {
@@ -124,6 +66,59 @@ uint64_t hdist_above(const struct hdist *d, int64_t threshold_ns)
     return n;
 }
 
+/* The edges of the bucket holding rank r (1-based) of d: values of that
+ * rank lie in [*lo, *hi]. Ranks 1 and n are the exact minimum and maximum;
+ * an overflow rank lies above the last bucket, up to the maximum. */
+static void rank_edges(const struct hdist *d, uint64_t r, int64_t min_ns, int64_t *lo, int64_t *hi)
+{
+    if (r <= 1) {
+        *lo = *hi = min_ns;
+        return;
+    }
+    if (r >= d->n) {
+        *lo = *hi = d->max_ns;
+        return;
+    }
+    uint64_t seen = 0;
+    int64_t top = min_ns;
+    for (size_t j = 0; j < d->nbins; j++) {
+        seen += d->bins[j].count;
+        top = d->bins[j].hi;
+        if (seen >= r) {
+            *lo = d->bins[j].lo < min_ns ? min_ns : d->bins[j].lo;
+            *hi = d->bins[j].hi > d->max_ns ? d->max_ns : d->bins[j].hi;
+            return;
+        }
+    }
+    *lo = top + 1 < d->max_ns ? top + 1 : d->max_ns;
+    *hi = d->max_ns;
+}
+
+int hdist_quantile_ci(const struct hdist *d, double p, double gamma, int64_t min_ns, double *lo_ns,
+                      double *hi_ns)
+{
+    if (d->n == 0)
+        return -1;
+    int64_t rl, ru, e_lo, e_hi;
+    quantile_ci_ranks(d->n, p / 100, gamma, &rl, &ru);
+    int bounded = 0;
+    if (rl >= 1) {
+        rank_edges(d, (uint64_t)rl, min_ns, &e_lo, &e_hi);
+        *lo_ns = (double)e_lo;
+        bounded |= 1;
+    } else {
+        *lo_ns = 0;
+    }
+    if (ru <= (int64_t)d->n) {
+        rank_edges(d, (uint64_t)ru, min_ns, &e_lo, &e_hi);
+        *hi_ns = (double)e_hi;
+        bounded |= 2;
+    } else {
+        *hi_ns = INFINITY;
+    }
+    return bounded == 3 ? 0 : 1;
+}
+
 /* ---- the rank test ------------------------------------------------------- */
 
 /* Student's t and the incomplete beta function. */
@@ -134,7 +129,7 @@ static double beta_cf(double a, double b, double x)
     d = fabs(d) < tiny ? tiny : d;
     d = 1 / d;
     double h = d;
-    for (int m = 1; m <= 300; m++) {
+    for (int m = 1; m <= 5000; m++) {
         double m2 = 2.0 * m;
         double aa = m * (b - m) * x / ((a - 1 + m2) * (a + m2));
         d = 1 + aa * d;
@@ -157,33 +152,42 @@ static double beta_cf(double a, double b, double x)
     return h;
 }
 
-/* I_x(a, b) */
-static double incomplete_beta(double a, double b, double x)
+/* ln I_x(a, b): in log space, so that a far tail is a number, not 0. */
+static double log_incomplete_beta(double a, double b, double x)
 {
     if (x <= 0)
-        return 0;
+        return -INFINITY;
     if (x >= 1)
-        return 1;
-    double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+        return 0;
+    double log_front = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
     if (x < (a + 1) / (a + b + 2))
-        return front * beta_cf(a, b, x) / a;
-    return 1 - front * beta_cf(b, a, 1 - x) / b;
+        return log_front + log(beta_cf(a, b, x)) - log(a);
+    return log1p(-exp(log_front) * beta_cf(b, a, 1 - x) / b);
+}
+
+double student_t_log_sf(double t, double df)
+{
+    if (isnan(t) || df <= 0)
+        return NAN;
+    if (df > 1e5) /* the t tail within a few percent of the normal's */
+        return normal_log_sf(t);
+    if (t < 0)
+        return log1p(-exp(student_t_log_sf(-t, df)));
+    return log(0.5) + log_incomplete_beta(df / 2, 0.5, df / (df + t * t));
 }
 
 double student_t_cdf(double t, double df)
 {
     if (isnan(t) || df <= 0)
         return NAN;
-    if (df > 1e7)
-        return 0.5 * erfc(-t / sqrt(2));
-    double tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
-    return t > 0 ? 1 - tail : tail;
+    return exp(student_t_log_sf(-t, df));
 }
 
-static double two_sided(double t, double df)
+/* ln of the two-sided p of t: the tail computed directly, never 1 - cdf,
+ * which loses every p below 1e-16. */
+static double two_sided_log(double t, double df)
 {
-    double p = 2 * (1 - student_t_cdf(fabs(t), df));
-    return p < 0 ? 0 : p > 1 ? 1 : p;
+    return fmin(0, log(2) + student_t_log_sf(fabs(t), df));
 }
 
 /* The buckets of both sides in order, aligned where they are the same
@@ -271,109 +275,29 @@ int rank_test(const struct hdist *a, const struct hdist *b, struct rank_result *
         out->statistic = rb > ra ? INFINITY : rb < ra ? -INFINITY : 0;
         out->df = na + nb - 2;
         out->p_value = rb == ra ? 1 : 0;
+        out->log_p = rb == ra ? 0 : -INFINITY;
         return 0;
     }
     out->statistic = (double)(na * nb * (rb - ra) / ((na + nb) * sqrtl(v)));
     long double den = (na > 1 ? (na * sa) * (na * sa) / (na - 1) : 0) +
                       (nb > 1 ? (nb * sb) * (nb * sb) / (nb - 1) : 0);
     out->df = den > 0 ? (double)(v * v / den) : (double)(na + nb - 2);
-    out->p_value = two_sided(out->statistic, out->df);
-    return 0;
-}
-
-/* ---- the bootstrap of a quantile ratio ---------------------------------- */
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-int quantile_ratio_ci(const struct hdist *a, const struct hdist *b, double p, double alpha,
-                      int reps, uint64_t seed, struct ratio_ci *out)
-{
-    memset(out, 0, sizeof *out);
-    if (a->n == 0 || b->n == 0 || reps < 10)
-        return -1;
-    double ka = ceil(p / 100 * (double)a->n), kb = ceil(p / 100 * (double)b->n);
-    ka = ka < 1 ? 1 : ka;
-    kb = kb < 1 ? 1 : kb;
-    double *r = malloc((size_t)reps * sizeof *r);
-    if (!r)
-        return -1;
-    uint64_t s = seed;
-    int below = 0, above = 0, n = 0;
-    for (int i = 0; i < reps; i++) {
-        double ua = beta_draw(ka, (double)a->n + 1 - ka, &s);
-        double ub = beta_draw(kb, (double)b->n + 1 - kb, &s);
-        double qa = value_at(a, ua * (double)a->n), qb = value_at(b, ub * (double)b->n);
-        if (qa <= 0)
-            continue;
-        r[n] = qb / qa;
-        below += r[n] < 1;
-        above += r[n] > 1;
-        n++;
-    }
-    if (n < reps / 2) {
-        free(r);
-        return -1;
-    }
-    qsort(r, (size_t)n, sizeof *r, cmp_double);
-    size_t lo = (size_t)floor(alpha / 2 * (n - 1)), hi = (size_t)ceil((1 - alpha / 2) * (n - 1));
-    out->lo = r[lo];
-    out->hi = r[hi < (size_t)n ? hi : (size_t)n - 1];
-    int other = below < above ? below : above;
-    out->p_value = 2.0 * (other + 1) / (n + 1);
-    if (out->p_value > 1)
-        out->p_value = 1;
-    free(r);
+    out->log_p = two_sided_log(out->statistic, out->df);
+    out->p_value = exp(out->log_p);
     return 0;
 }
 
 /* ---- counts -------------------------------------------------------------- */
 
-static double log_binom_pmf(uint64_t k, uint64_t n, double p)
-{
-    if (p <= 0)
-        return k == 0 ? 0 : -INFINITY;
-    if (p >= 1)
-        return k == n ? 0 : -INFINITY;
-    return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1) +
-           (double)k * log(p) + (double)(n - k) * log1p(-p);
-}
-
-double rate_test(uint64_t k_a, uint64_t n_a, uint64_t k_b, uint64_t n_b)
-{
-    uint64_t k = k_a + k_b;
-    if (k == 0 || n_a + n_b == 0)
-        return 1;
-    double p = (double)n_b / ((double)n_a + (double)n_b);
-    if (k > 200000) {
-        /* normal approximation with continuity correction */
-        double mean = (double)k * p, sd = sqrt((double)k * p * (1 - p));
-        double z = (fabs((double)k_b - mean) - 0.5) / sd;
-        return z <= 0 ? 1 : erfc(z / sqrt(2));
-    }
-    double ref = log_binom_pmf(k_b, k, p) + 1e-9;
-    double sum = 0;
-    for (uint64_t i = 0; i <= k; i++) {
-        double l = log_binom_pmf(i, k, p);
-        if (l <= ref)
-            sum += exp(l);
-    }
-    return sum > 1 ? 1 : sum;
-}
-
-double beats_max_p(uint64_t k, uint64_t n_a, uint64_t n_b)
+double beats_max_log_p(uint64_t k, uint64_t n_a, uint64_t n_b)
 {
     if (k == 0)
-        return 1;
-    if (k > n_b)
         return 0;
-    double l = 0;
-    for (uint64_t i = 0; i < k; i++)
-        l += log((double)(n_b - i)) - log((double)(n_a + n_b - i));
-    return exp(l);
+    if (k > n_b)
+        return -INFINITY;
+    /* C(n_b, k) / C(n_a + n_b, k) */
+    double nb = (double)n_b, n = (double)n_a + (double)n_b, kk = (double)k;
+    return lgamma(nb + 1) - lgamma(nb - kk + 1) - lgamma(n + 1) + lgamma(n - kk + 1);
 }
 
 /* ---- Welch --------------------------------------------------------------- */
@@ -401,14 +325,18 @@ int welch_test(const double *a, size_t n_a, const double *b, size_t n_b, struct 
     mean_var(b, n_b, &out->mean_b, &vb);
     double sa = va / (double)n_a, sb = vb / (double)n_b, se2 = sa + sb;
     double diff = out->mean_b - out->mean_a;
+    out->se = sqrt(se2);
     if (se2 <= 0) {
-        out->t = diff > 0 ? INFINITY : diff < 0 ? -INFINITY : 0;
+        /* no spread on either side: no evidence either way */
+        out->t = 0;
         out->df = (double)(n_a + n_b - 2);
-        out->p_value = diff == 0 ? 1 : 0;
+        out->p_value = 1;
+        out->log_p = 0;
         return 0;
     }
-    out->t = diff / sqrt(se2);
+    out->t = diff / out->se;
     out->df = se2 * se2 / (sa * sa / (double)(n_a - 1) + sb * sb / (double)(n_b - 1));
-    out->p_value = two_sided(out->t, out->df);
+    out->log_p = two_sided_log(out->t, out->df);
+    out->p_value = exp(out->log_p);
     return 0;
 }

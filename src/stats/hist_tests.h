@@ -4,15 +4,14 @@
  * bucket, every value in a bucket tied), no raw samples needed.
  *  - the Brunner-Munzel rank test, with bucket ties as midranks: is B
  *    stochastically larger than A (p_greater = P(B > A) + P(B = A) / 2)?
- *  - a bootstrap of a quantile ratio q_B(p) / q_A(p): a resampled p-th
- *    order statistic of n draws is F^-1(U) with U ~ Beta(k, n + 1 - k), so
- *    each replicate costs two Beta draws instead of n samples (values on
- *    the bucket midpoints, the grid the percentiles are reported on);
- *  - the exceedance test: are values above a threshold more frequent in B
- *    (exact conditional binomial on the two counts);
- *  - Welch's t test on per-run values (the between-run spread of repeated
- *    runs), with Student's t distribution.
- * Pure code; the random numbers come from the caller's seed.
+ *  - the distribution-free interval of a quantile: the order statistics
+ *    whose ranks hold it with the chosen probability (binomial ranks), read
+ *    as the outer edges of their buckets, so the histogram's resolution is
+ *    inside the interval;
+ *  - how often B beats A's maximum by luck (the top k of the pooled values
+ *    all from B);
+ *  - Welch's t test on per-run values, with Student's t distribution.
+ * P values in log space where they can be tiny. Pure code.
  */
 #ifndef JITTERLAB_STATS_HIST_TESTS_H
 #define JITTERLAB_STATS_HIST_TESTS_H
@@ -42,6 +41,7 @@ struct rank_result {
     double statistic; /* Brunner-Munzel W */
     double df;        /* its t distribution's degrees of freedom */
     double p_value;   /* two-sided */
+    double log_p;     /* its ln, which does not underflow */
 };
 
 /* 0, or -1 when a side is empty. */
@@ -58,36 +58,32 @@ double hdist_resolution(const struct hdist *d, double p);
  * buckets above it, and the overflow). */
 uint64_t hdist_above(const struct hdist *d, int64_t threshold_ns);
 
-struct ratio_ci {
-    double lo, hi;  /* the central (1 - alpha) interval of the ratio */
-    double p_value; /* two-sided: 2 x the share of replicates on the other side of 1 */
-};
+/* The interval [*lo_ns, *hi_ns] that holds the population's p-th percentile
+ * with probability at least 1 - gamma (distribution-free: the values are
+ * taken as independent draws). 0; 1 when the sample cannot bound it at that
+ * level (*lo_ns 0 or *hi_ns infinite: too few values beyond the
+ * percentile); -1 when d is empty. */
+int hdist_quantile_ci(const struct hdist *d, double p, double gamma, int64_t min_ns, double *lo_ns,
+                      double *hi_ns);
 
-/* Bootstrap of q_B(p) / q_A(p) with reps replicates. 0, or -1 when a side
- * is empty or a quantile is 0. */
-int quantile_ratio_ci(const struct hdist *a, const struct hdist *b, double p, double alpha,
-                      int reps, uint64_t seed, struct ratio_ci *out);
-
-/* Exact two-sided p value that k_b of k_a + k_b events fall in B, when
- * each falls in B with probability n_b / (n_a + n_b): the test of equal
- * rates per trial (exceedances, missed periods, deadline misses). 1 when
- * there are no events. */
-double rate_test(uint64_t k_a, uint64_t n_a, uint64_t k_b, uint64_t n_b);
-/* P(the k largest of n_a + n_b exchangeable values all come from B): the
+/* ln P(the k largest of n_a + n_b exchangeable values all come from B): the
  * chance that B beats A's maximum k times or more by luck alone. */
-double beats_max_p(uint64_t k, uint64_t n_a, uint64_t n_b);
+double beats_max_log_p(uint64_t k, uint64_t n_a, uint64_t n_b);
 
 struct welch_result {
     double mean_a, mean_b; /* of the values given (the caller passes logs) */
     double t, df;
-    double p_value; /* two-sided; 1 when there is no spread and no difference */
+    double se;      /* of mean_b - mean_a */
+    double p_value; /* two-sided; 1 when neither side has any spread */
+    double log_p;
 };
 
 /* Welch's test on two samples of per-run values (n_a, n_b >= 2). 0, or -1. */
 int welch_test(const double *a, size_t n_a, const double *b, size_t n_b, struct welch_result *out);
 
-/* Student's t distribution: P(T <= t) with df degrees of freedom; the
- * standard normal for df > 1e7. */
+/* Student's t distribution: P(T <= t) with df degrees of freedom, and
+ * ln P(T > t); the standard normal for df > 1e5. */
 double student_t_cdf(double t, double df);
+double student_t_log_sf(double t, double df);
 
 #endif

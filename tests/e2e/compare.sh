@@ -5,8 +5,10 @@
 # is no-difference, a 10% shift is worse (and better the other way), a
 # change of the tail only makes the tail worse and leaves p50 alone, and
 # --fail-if-worse turns a worse percentile into exit 3. Repeated runs
-# (--group) are decided between runs. Bad input exits 2, names the file or
-# option and writes nothing. Two real short runs compare too. About 15 s.
+# (--group) are decided between runs. A zero baseline can be worse, no
+# spread is no evidence, a percentile beyond the data is not compared, and
+# the gate says how many comparisons it covered. Bad input exits 2, names
+# the file or option and writes nothing. Two real short runs compare too.
 . "$(dirname "$0")/lib.sh"
 
 MK="python3 $JL_TOP/tests/e2e/helpers/mkrun.py"
@@ -16,11 +18,15 @@ for s in 1 2 3 4; do $MK "$D/base$s.json" --seed "$s"; done
 $MK "$D/slow.json" --seed 11 --scale 1.1
 $MK "$D/fast.json" --seed 12 --scale 0.909
 $MK "$D/tail.json" --seed 13 --tail 0.005:5
-for s in 1 2 3; do
-    $MK "$D/A-$s.json" --seed $((20 + s)) --scale "1.0$s"
-    $MK "$D/B-$s.json" --seed $((30 + s)) --scale "1.0$((4 - s))"
-    $MK "$D/C-$s.json" --seed $((40 + s)) --scale "1.5$s"
+for s in 1 2 3 4 5 6 7 8; do
+    $MK "$D/A-$s.json" --seed $((20 + s)) --scale "1.0$s" --n 5000
+    $MK "$D/B-$s.json" --seed $((30 + s)) --scale "1.0$((9 - s))" --n 5000
+    $MK "$D/C-$s.json" --seed $((40 + s)) --scale "1.5$s" --n 5000
 done
+$MK "$D/missed0.json" --seed 51 --n 50000
+$MK "$D/missed3000.json" --seed 52 --n 50000 --missed 3000
+$MK "$D/p99a.json" --seed 53 --n 2000
+$MK "$D/p99b.json" --seed 54 --n 2000
 
 # verdict FILE LABEL [CPU METRIC]: the verdict of LABEL (overall, or of one metric)
 verdict() {
@@ -50,6 +56,8 @@ check "tail only: exceedances of the baseline's p99.9 worse" test "$(verdict "$T
 check "tail only: p50 no-difference" test "$(verdict "$T/c.json" tail all p50)" = no-difference
 check "per-CPU entries too" test "$(verdict "$T/c.json" slow 1 p50)" = worse
 check "the text names the baseline" grep -q "baseline base1 (1 run)" "$T/out"
+check "the text says the level every verdict was taken at" grep -Eq "each verdict is taken at" "$T/out"
+check "the text labels the pooled rank test descriptive" grep -q "pooled rank test (descriptive" "$T/out"
 check "the text warns that one run says nothing of the drift" grep -q "not the drift between runs" "$T/out"
 pyt "$T/c.json" <<'PY'
 t("kind compare, schema 1", 'd["tool"] == "jitterlab" and d["schema"] == 1 and d["kind"] == "compare"', '')
@@ -61,6 +69,12 @@ t("every metric has its fields", 'all(set(m) >= {"metric", "unit", "baseline", "
 t("ratios are value / baseline", 'all(m["ratio"] is None or abs(m["ratio"] * m["baseline"] - m["value"]) <= 1e-6 * max(1, m["value"]) for m in ms)', '')
 t("intervals hold their ratio", 'all(m["ci"] is None or m["ci"][0] <= m["ratio"] * 1.000001 and m["ratio"] <= m["ci"][1] * 1.000001 for m in ms)', '[m for m in ms if m["ci"] and not (m["ci"][0] <= m["ratio"] <= m["ci"][1])][:3]')
 t("CPU entries are 1 and all", 'all([e["cpu"] for e in c["cpus"]] == [1, "all"] for c in d["comparisons"])', '')
+f = d["family"]
+t("the family: Tarone's K, its level alpha / K", 'f["method"] == "tarone" and 1 <= f["tests"] <= f["candidates"] and abs(f["level"] - d["alpha"] / f["tests"]) < 1e-12', 'f')
+t("every entry decided at the family's level", 'all(abs(e["metric_alpha"] - f["level"]) < 1e-12 for c in d["comparisons"] for e in c["cpus"])', '')
+t("one CPU a run: its entry is the all entry, tested once", 'all(c["cpus"][0].get("same_as") == "all" for c in d["comparisons"])', '')
+t("p values also as log10", 'all(m["p_value"] is None or m["log10_p"] is not None for m in ms)', '')
+t("p99.99 of 20000 values is not compared", 'all([m for m in e["metrics"] if m["metric"] == "p9999"][0]["verdict"] == "insufficient-data" for c in d["comparisons"] for e in c["cpus"])', '')
 t("the rank test of a slower arm says B > A", '[c for c in d["comparisons"] if c["label"] == "slow"][0]["cpus"][1]["rank_test"]["p_greater"] > 0.6', '')
 PY
 
@@ -69,21 +83,60 @@ rc_is "--fail-if-worse 5 with a 10% slower p50 exits 3" 3 $?
 check "... and says why" grep -q "worse by more than --fail-if-worse 5%" "$T/err"
 "$JL" compare "$D/base1.json" "$D/slow.json" --fail-if-worse 20 -q
 rc_is "--fail-if-worse 20 exits 0" 0 $?
-"$JL" compare "$D/base1.json" "$D/base2.json" --fail-if-worse 0 -q
+"$JL" compare "$D/base1.json" "$D/base2.json" --fail-if-worse 0 >"$T/out"
 rc_is "--fail-if-worse 0 on the same distribution exits 0" 0 $?
+check "the gate says how many comparisons it covered" grep -Eq "^--fail-if-worse 0%: 0 of the [0-9]+ percentile comparisons" "$T/out"
+
+"$JL" compare "$D/missed0.json" "$D/missed3000.json" --fail-if-worse 10 --json "$T/z.json" >"$T/out" 2>"$T/err"
+rc_is "0 -> 3000 missed periods: compare exits 0 (missed is no percentile)" 0 $?
+check "0 -> 3000 missed periods: worse" test "$(verdict "$T/z.json" missed3000 all missed)" = worse
+check "0 -> 3000 missed periods: the arm is worse" test "$(verdict "$T/z.json" missed3000)" = worse
+check "the ratio over a zero baseline is unbounded" test "$(jget "$T/z.json" '[m for m in d["comparisons"][0]["cpus"][-1]["metrics"] if m["metric"] == "missed"][0].get("ratio_unbounded")')" = True
+check "the table prints it as inf" grep -Eq "missed .* inf " "$T/out"
+
+# two runs a side whose p99 coincide within each arm, one bucket apart
+# (106496..107007 and 107008..107519): no spread is no evidence
+for f in p99a p99b; do
+    for r in 1 2; do
+        python3 - "$D/$f.json" "$D/$f-$r.json" "$f" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = 106751 if sys.argv[3] == "p99a" else 107263
+for e in d["cpus"] + [d["all"]]:
+    e["latency_ns"]["p99"] = v
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    done
+done
+"$JL" compare --group "$D/p99a-1.json,$D/p99a-2.json" --group "$D/p99b-1.json,$D/p99b-2.json" \
+    --fail-if-worse 0 --json "$T/s.json" >"$T/out" 2>"$T/err"
+rc_is "one bucket apart without spread, two runs a side: not worse (exit 0)" 0 $?
+check "... p99 insufficient data: too few runs" test "$(verdict "$T/s.json" p99b all p99)" = insufficient-data
+check "... and the table says why" grep -q "too few runs" "$T/out"
+
+# 32 CPUs, both arms from one distribution: the gate covers them all
+$MK "$D/wide1.json" --seed 61 --n 2000 --cpus "$(seq -s, 0 31)"
+$MK "$D/wide2.json" --seed 62 --n 2000 --cpus "$(seq -s, 0 31)"
+"$JL" compare "$D/wide1.json" "$D/wide2.json" --fail-if-worse 0 --json "$T/w.json" >"$T/out" 2>"$T/err"
+rc_is "32 CPUs of one distribution: --fail-if-worse 0 exits 0" 0 $?
+check "... the family spans every CPU entry" test "$(jget "$T/w.json" 'd["family"]["candidates"] > 33 * 3')" = True
 
 "$JL" compare --group "$D/A-1.json,$D/A-2.json,$D/A-3.json" --group "$D/B-1.json,$D/B-2.json,$D/B-3.json" \
-    --group "$D/C-1.json,$D/C-2.json,$D/C-3.json" --json "$T/g.json" >"$T/out" 2>"$T/err"
+    --group "$D/C-1.json,$D/C-2.json,$D/C-3.json" --json "$T/g3.json" >"$T/out" 2>"$T/err"
+rc_is "compare --group of three runs exits 0" 0 $?
+check "three runs a side: the permutation test cannot reach the level" test "$(verdict "$T/g3.json" C all p50)" = insufficient-data
+GA=$(echo "$D"/A-?.json | tr ' ' ,) GB=$(echo "$D"/B-?.json | tr ' ' ,) GC=$(echo "$D"/C-?.json | tr ' ' ,)
+"$JL" compare --group "$GA" --group "$GB" --group "$GC" --json "$T/g.json" >"$T/out" 2>"$T/err"
 rc_is "compare --group exits 0" 0 $?
 check "group labels from the first file without -N" test "$(jget "$T/g.json" '[i["label"] for i in d["inputs"]]')" = "['A', 'B', 'C']"
-check "runs 3% apart: no-difference between runs" test "$(verdict "$T/g.json" B)" = no-difference
+check "runs up to 8% apart, interleaved: no-difference between runs" test "$(verdict "$T/g.json" B)" = no-difference
 check "runs 50% slower: worse between runs" test "$(verdict "$T/g.json" C)" = worse
-check "the test is between-runs" test "$(verdict "$T/g.json" B all p50)" = no-difference
+check "p50 of the interleaved arms: no-difference" test "$(verdict "$T/g.json" B all p50)" = no-difference
 pyt "$T/g.json" <<'PY'
 t("between_runs is set", 'all(c["between_runs"] for c in d["comparisons"])', '')
 p50 = [m for m in d["comparisons"][0]["cpus"][1]["metrics"] if m["metric"] == "p50"][0]
-t("p50 decided between runs", 'p50["test"] == "between-runs"', 'p50')
-t("inputs list 3 runs each", 'all(i["runs"] == 3 for i in d["inputs"])', '')
+t("p50 decided between runs", 'p50["test"] == "permutation"', 'p50')
+t("inputs list 8 runs each", 'all(i["runs"] == 8 for i in d["inputs"])', '')
 PY
 "$JL" compare --label base --label other "$D/base1.json" "$D/slow.json" --json "$T/l.json" -q
 check "--label names the arms" test "$(jget "$T/l.json" '[i["label"] for i in d["inputs"]]')" = "['base', 'other']"
@@ -147,9 +200,9 @@ e = c["cpus"][-1]
 keys = [m["metric"] for m in e["metrics"]]
 t("the noise metrics, and no run metrics", 'sorted(keys) == sorted(["noise_share", "gaps_per_s", "p50", "p99", "p9999", "max"])', 'keys')
 m = {x["metric"]: x for x in e["metrics"]}
-t("noise share by windows, gap rate by the rate test", 'm["noise_share"]["test"] in ("windows", "none") and m["gaps_per_s"]["test"] == "binomial"', '(m["noise_share"]["test"], m["gaps_per_s"]["test"])')
+t("noise share by windows, gap rate by the rate test", 'm["noise_share"]["test"] in ("windows", "none") and m["gaps_per_s"]["test"] == "poisson"', '(m["noise_share"]["test"], m["gaps_per_s"]["test"])')
 t("the noise share is a rate, gaps per second per_s", 'm["noise_share"]["unit"] == "rate" and 0 <= m["noise_share"]["baseline"] <= 1 and m["gaps_per_s"]["unit"] == "per_s"', 'm["noise_share"]')
-t("every metric has a verdict", 'all(x["verdict"] in ("better", "worse", "no-difference", "n/a") for x in e["metrics"])', 'e["metrics"]')
+t("every metric has a verdict", 'all(x["verdict"] in ("better", "worse", "no-difference", "n/a", "insufficient-data") for x in e["metrics"])', 'e["metrics"]')
 t("the table names the noise share", '"noise share" in open(v["out"]).read()', '')
 PY
 bad_compare "a run against noise exits 2" "compare $T/n1.json: a noise result, and the baseline $D/base1.json is a run result" "$D/base1.json" "$T/n1.json"

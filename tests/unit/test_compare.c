@@ -83,6 +83,16 @@ static void make_run(struct result_doc *d, const struct shape *s, uint64_t n, ui
 
 static const struct compare_config cfg = {.alpha = 0.05, .budget_ns = -1, .reps = 1000, .seed = 7};
 
+/* B against A as the command does it: the family counted, then decided. */
+static void compare2(const struct compare_arm *a, const struct compare_arm *b,
+                     struct arm_comparison *c, struct compare_family *fam)
+{
+    struct compare_arm arms[2] = {*a, *b};
+    struct compare_family f;
+    char err[128] = "";
+    assert_int_equal(compare_all(arms, 2, &cfg, c, fam ? fam : &f, err, sizeof err), 0);
+}
+
 /* The verdicts of B against A for the "all" entry. */
 static enum verdict compare_one(const struct shape *sa, const struct shape *sb, uint64_t n,
                                 uint64_t seed, struct cpu_comparison *out)
@@ -92,9 +102,9 @@ static enum verdict compare_one(const struct shape *sa, const struct shape *sb, 
     make_run(&b, sb, n, seed + 1000003);
     struct compare_arm arm_a = {"A", 1, &a}, arm_b = {"B", 1, &b};
     struct arm_comparison c;
-    char err[128];
-    assert_int_equal(compare_arms(&arm_a, &arm_b, &cfg, &c, err, sizeof err), 0);
-    assert_int_equal(c.ncpus, 2); /* CPU 1 and all */
+    compare2(&arm_a, &arm_b, &c, NULL);
+    assert_int_equal(c.ncpus, 2); /* CPU 1 (a copy of all: one CPU a run) and all */
+    assert_true(c.cpu[0].duplicate);
     assert_int_equal(c.cpu[0].cpu, 1);
     assert_int_equal(c.cpu[1].cpu, -1);
     *out = c.cpu[1];
@@ -185,20 +195,19 @@ static void make_arm(struct result_doc *runs, int n, const struct shape *s, doub
 }
 
 static enum verdict compare_groups(const struct shape *sa, const struct shape *sb, double jitter,
-                                   uint64_t seed, struct cpu_comparison *out)
+                                   uint64_t seed, int runs, struct cpu_comparison *out)
 {
-    struct result_doc a[4], b[4];
-    make_arm(a, 4, sa, jitter, seed);
-    make_arm(b, 4, sb, jitter, seed + 99);
-    struct compare_arm arm_a = {"A", 4, a}, arm_b = {"B", 4, b};
+    struct result_doc a[8], b[8];
+    make_arm(a, runs, sa, jitter, seed);
+    make_arm(b, runs, sb, jitter, seed + 99);
+    struct compare_arm arm_a = {"A", runs, a}, arm_b = {"B", runs, b};
     struct arm_comparison c;
-    char err[128];
-    assert_int_equal(compare_arms(&arm_a, &arm_b, &cfg, &c, err, sizeof err), 0);
+    compare2(&arm_a, &arm_b, &c, NULL);
     assert_true(c.between_runs);
     *out = c.cpu[c.ncpus - 1];
     enum verdict v = c.verdict;
     arm_comparison_free(&c);
-    for (int r = 0; r < 4; r++) {
+    for (int r = 0; r < runs; r++) {
         result_doc_free(&a[r]);
         result_doc_free(&b[r]);
     }
@@ -211,8 +220,8 @@ static void test_compare_groups_use_the_spread_between_runs(void **state)
     int same = 0, seeds = 40;
     for (int s = 0; s < seeds; s++) {
         struct cpu_comparison c;
-        same += compare_groups(&base, &base, 0.15, (uint64_t)s + 1, &c) == VERDICT_SAME;
-        assert_string_equal(c.m[METRIC_P50].test, "between-runs");
+        same += compare_groups(&base, &base, 0.15, (uint64_t)s + 1, 8, &c) == VERDICT_SAME;
+        assert_string_equal(c.m[METRIC_P50].test, "permutation");
     }
     print_message("groups with 15%% run-to-run jitter: no-difference in %d of %d seeds\n", same,
                   seeds);
@@ -222,7 +231,7 @@ static void test_compare_groups_use_the_spread_between_runs(void **state)
     int worse = 0;
     for (int s = 0; s < 10; s++) {
         struct cpu_comparison c;
-        worse += compare_groups(&base, &slower, 0.05, (uint64_t)s + 1, &c) == VERDICT_WORSE;
+        worse += compare_groups(&base, &slower, 0.05, (uint64_t)s + 1, 8, &c) == VERDICT_WORSE;
     }
     assert_true(worse >= 9);
 }
@@ -236,8 +245,7 @@ static void test_compare_keeps_only_cpus_every_run_has(void **state)
     b.cpus[0].cpu = 3; /* B measured another CPU */
     struct compare_arm arm_a = {"A", 1, &a}, arm_b = {"B", 1, &b};
     struct arm_comparison c;
-    char err[128] = "";
-    assert_int_equal(compare_arms(&arm_a, &arm_b, &cfg, &c, err, sizeof err), 0);
+    compare2(&arm_a, &arm_b, &c, NULL);
     assert_int_equal(c.ncpus, 1);
     assert_int_equal(c.cpu[0].cpu, -1);
     arm_comparison_free(&c);
@@ -277,8 +285,7 @@ static const struct metric_result *noise_compare(double share_a, double share_b,
     make_noise(&a, &base, 4000, 5, share_a);
     make_noise(&b, &base, 4000, 6, share_b);
     struct compare_arm arm_a = {"A", 1, &a}, arm_b = {"B", 1, &b};
-    char err[128] = "";
-    assert_int_equal(compare_arms(&arm_a, &arm_b, &cfg, c, err, sizeof err), 0);
+    compare2(&arm_a, &arm_b, c, NULL);
     result_doc_free(&a);
     result_doc_free(&b);
     assert_true(c->noise);
@@ -298,9 +305,11 @@ static void test_compare_noise_has_its_own_metrics(void **state)
                      m[k].present);
     }
     assert_string_equal(m[METRIC_NOISE_SHARE].test, "windows");
-    assert_string_equal(m[METRIC_GAP_RATE].test, "binomial");
+    assert_string_equal(m[METRIC_GAP_RATE].test, "poisson");
     assert_float_equal(m[METRIC_GAP_RATE].baseline, 1000, 1e-9); /* 4000 gaps in 4 s */
-    assert_int_equal(c.cpu[c.ncpus - 1].tested, 6);
+    /* p99.99 of 4000 gaps is their maximum: not compared */
+    assert_int_equal(m[METRIC_P9999].verdict, VERDICT_INSUFFICIENT);
+    assert_int_equal(c.cpu[c.ncpus - 1].tested, 5);
     assert_int_equal(c.verdict, VERDICT_SAME);
     arm_comparison_free(&c);
 }
@@ -329,12 +338,14 @@ static void test_compare_noise_groups_use_the_runs_shares(void **state)
     }
     struct compare_arm arm_a = {"A", 2, a}, arm_b = {"B", 2, b};
     struct arm_comparison c;
-    char err[128] = "";
-    assert_int_equal(compare_arms(&arm_a, &arm_b, &cfg, &c, err, sizeof err), 0);
+    compare2(&arm_a, &arm_b, &c, NULL);
     const struct metric_result *m = &c.cpu[c.ncpus - 1].m[METRIC_NOISE_SHARE];
     assert_true(c.between_runs);
-    assert_string_equal(m->test, "between-runs");
+    assert_string_equal(m->test, "permutation");
     assert_true(m->has_p);
+    /* two runs a side: the permutation test can never reach the level */
+    assert_int_equal(m->verdict, VERDICT_INSUFFICIENT);
+    assert_non_null(strstr(m->why, "too few runs"));
     assert_float_equal(m->value / m->baseline, 2, 0.15);
     arm_comparison_free(&c);
     for (int r = 0; r < 2; r++) {
@@ -358,6 +369,190 @@ static void test_compare_refuses_noise_against_a_run(void **state)
     result_doc_free(&b);
 }
 
+/* ---- what the verdicts must not claim ---------------------------------- */
+
+static void free_docs(struct result_doc *d, int n)
+{
+    for (int i = 0; i < n; i++)
+        result_doc_free(&d[i]);
+}
+
+static void test_compare_zero_baseline_rate_can_be_worse(void **state)
+{
+    (void)state;
+    struct result_doc d[2];
+    make_run(&d[0], &base, 100000, 1);
+    make_run(&d[1], &base, 100000, 2);
+    d[1].cpus[0].missed = d[1].all.missed = 3000; /* 0 -> 3000 missed periods */
+    struct compare_arm a = {"A", 1, &d[0]}, b = {"B", 1, &d[1]};
+    struct arm_comparison c;
+    compare2(&a, &b, &c, NULL);
+    const struct metric_result *m = &c.cpu[c.ncpus - 1].m[METRIC_MISSED];
+    assert_string_equal(m->test, "fisher");
+    assert_true(m->has_ratio && isinf(m->ratio));
+    assert_true(m->log_p < log(1e-300)); /* a number, not 0 */
+    assert_int_equal(m->verdict, VERDICT_WORSE);
+    assert_int_equal(c.verdict, VERDICT_WORSE);
+    arm_comparison_free(&c);
+    /* and the other way: from 3000 to none is better */
+    struct compare_arm a2 = {"A", 1, &d[1]}, b2 = {"B", 1, &d[0]};
+    compare2(&a2, &b2, &c, NULL);
+    assert_int_equal(c.cpu[c.ncpus - 1].m[METRIC_MISSED].verdict, VERDICT_BETTER);
+    arm_comparison_free(&c);
+    free_docs(d, 2);
+}
+
+/* Two runs a side whose p99 coincide within each arm, one bucket apart
+ * between the arms (and across the octave edge, where buckets widen). */
+static void test_compare_no_spread_is_not_evidence(void **state)
+{
+    (void)state;
+    struct result_doc a[2], b[2];
+    for (int r = 0; r < 2; r++) {
+        make_run(&a[r], &base, 20000, (uint64_t)(10 + r));
+        make_run(&b[r], &base, 20000, (uint64_t)(20 + r));
+        a[r].cpus[0].latency.p99 = a[r].all.latency.p99 = 130559; /* [130048, 131071] */
+        b[r].cpus[0].latency.p99 = b[r].all.latency.p99 = 132095; /* [131072, 133119] */
+    }
+    struct compare_arm arm_a = {"A", 2, a}, arm_b = {"B", 2, b};
+    struct arm_comparison c;
+    struct compare_family fam;
+    compare2(&arm_a, &arm_b, &c, &fam);
+    const struct metric_result *m = &c.cpu[c.ncpus - 1].m[METRIC_P99];
+    assert_string_equal(m->test, "permutation");
+    assert_true(m->p_value >= 1.0 / 3 - 1e-9); /* 2 of the 6 splits */
+    assert_int_equal(m->verdict, VERDICT_INSUFFICIENT);
+    assert_non_null(strstr(m->why, "too few runs"));
+    assert_int_not_equal(c.verdict, VERDICT_WORSE);
+    arm_comparison_free(&c);
+    free_docs(a, 2);
+    free_docs(b, 2);
+}
+
+/* Equal means with spread: the interval is as wide as the spread, never
+ * the point [1, 1]. */
+static void test_compare_equal_means_keep_their_interval(void **state)
+{
+    (void)state;
+    struct result_doc a[8], b[8];
+    for (int r = 0; r < 8; r++) {
+        make_run(&a[r], &base, 20000, (uint64_t)(30 + r));
+        make_run(&b[r], &base, 20000, (uint64_t)(40 + r));
+        int64_t v = 60000 + 5000 * (r % 4);
+        a[r].cpus[0].latency.p50 = a[r].all.latency.p50 = v;
+        b[r].cpus[0].latency.p50 = b[r].all.latency.p50 = v;
+    }
+    struct compare_arm arm_a = {"A", 8, a}, arm_b = {"B", 8, b};
+    struct arm_comparison c;
+    compare2(&arm_a, &arm_b, &c, NULL);
+    const struct metric_result *m = &c.cpu[c.ncpus - 1].m[METRIC_P50];
+    assert_true(m->has_ci);
+    assert_float_equal(m->ratio, 1, 1e-12);
+    assert_true(m->ci_lo < 0.97 && m->ci_hi > 1.03);
+    assert_int_equal(m->verdict, VERDICT_SAME);
+    arm_comparison_free(&c);
+    free_docs(a, 8);
+    free_docs(b, 8);
+}
+
+/* A run of ncpu CPUs, each drawn from s. */
+static void make_many(struct result_doc *d, int ncpu, const struct shape *s, uint64_t n,
+                      uint64_t seed)
+{
+    static struct latency_hist h, all;
+    latency_hist_init(&all);
+    memset(d, 0, sizeof *d);
+    strcpy(d->kind, "run");
+    d->ncpus = ncpu;
+    d->budget_ns = -1;
+    d->cpus = calloc((size_t)ncpu, sizeof *d->cpus);
+    assert_non_null(d->cpus);
+    uint64_t st = seed * 2654435761u + 17;
+    for (int c = 0; c < ncpu; c++) {
+        latency_hist_init(&h);
+        for (uint64_t k = 0; k < n; k++) {
+            double u = rng_unit(&st), v = rng_unit(&st);
+            double z = sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+            int64_t x = (int64_t)(s->median_ns * exp(s->sigma * z) * s->scale);
+            latency_hist_add(&h, x);
+            latency_hist_add(&all, x);
+        }
+        fill_cpu(&d->cpus[c], c, &h);
+    }
+    fill_cpu(&d->all, -1, &all);
+}
+
+static void test_compare_many_cpus_one_gate(void **state)
+{
+    (void)state;
+    int alarms = 0, trials = 40, family = 0;
+    for (int t = 0; t < trials; t++) {
+        struct result_doc d[2];
+        make_many(&d[0], 32, &base, 3000, (uint64_t)(1000 + 2 * t));
+        make_many(&d[1], 32, &base, 3000, (uint64_t)(1001 + 2 * t));
+        struct compare_arm a = {"A", 1, &d[0]}, b = {"B", 1, &d[1]};
+        struct arm_comparison c;
+        struct compare_family fam;
+        compare2(&a, &b, &c, &fam);
+        bool any = false;
+        for (int i = 0; i < c.ncpus; i++)
+            for (int k = 0; k < COMPARE_METRICS; k++)
+                any |= compare_metric_is_percentile((enum compare_metric)k) &&
+                       c.cpu[i].m[k].verdict == VERDICT_WORSE;
+        alarms += any;
+        family = fam.family;
+        assert_true(fam.level <= 0.05 / 33); /* at least one test per entry */
+        arm_comparison_free(&c);
+        free_docs(d, 2);
+    }
+    print_message("32 CPUs, same distribution: a percentile worse in %d of %d trials "
+                  "(family of %d)\n",
+                  alarms, trials, family);
+    assert_true(alarms <= 4); /* 0.05 expected: 2 of 40; 4 is p < 0.15 */
+}
+
+static void test_compare_percentile_beyond_the_data_is_not_compared(void **state)
+{
+    (void)state;
+    int max_worse = 0;
+    for (int s = 0; s < 30; s++) {
+        struct cpu_comparison c;
+        compare_one(&base, &base, 5000, (uint64_t)(200 + s), &c);
+        /* p99.99 of 5000 values is their maximum; p99.9 has 5 beyond it */
+        assert_int_equal(c.m[METRIC_P9999].verdict, VERDICT_INSUFFICIENT);
+        assert_false(c.m[METRIC_P9999].has_p);
+        assert_int_equal(c.m[METRIC_P999].verdict, VERDICT_INSUFFICIENT);
+        assert_non_null(strstr(c.m[METRIC_P9999].why, "p99.99 needs 100000"));
+        max_worse += c.m[METRIC_MAX].verdict == VERDICT_WORSE;
+    }
+    /* the maximum's exceedance test is exact: at most its level's share */
+    print_message("same distribution, 5000 values: max worse in %d of 30\n", max_worse);
+    assert_true(max_worse <= 2);
+}
+
+static void test_compare_says_the_level_and_keeps_tiny_p(void **state)
+{
+    (void)state;
+    struct shape slower = base;
+    slower.scale = 1.5;
+    struct result_doc d[2];
+    make_run(&d[0], &base, 50000, 3);
+    make_run(&d[1], &slower, 50000, 4);
+    struct compare_arm a = {"A", 1, &d[0]}, b = {"B", 1, &d[1]};
+    struct arm_comparison c;
+    struct compare_family fam;
+    compare2(&a, &b, &c, &fam);
+    const struct cpu_comparison *e = &c.cpu[c.ncpus - 1];
+    assert_true(fam.family >= 1 && fam.family <= fam.candidates);
+    assert_float_equal(fam.level, 0.05 / fam.family, 1e-15);
+    assert_float_equal(e->alpha, fam.level, 1e-15);
+    /* the rank test of two far apart samples: a tiny p, kept in log space */
+    assert_true(e->has_rank && isfinite(e->rank.log_p) && e->rank.log_p < log(1e-300));
+    assert_true(e->m[METRIC_P50].log_p < log(1e-300) && isfinite(e->m[METRIC_P50].log_p));
+    arm_comparison_free(&c);
+    free_docs(d, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -371,6 +566,12 @@ int main(void)
         cmocka_unit_test(test_compare_shift_below_the_bucket_width_is_never_worse),
         cmocka_unit_test(test_compare_groups_use_the_spread_between_runs),
         cmocka_unit_test(test_compare_keeps_only_cpus_every_run_has),
+        cmocka_unit_test(test_compare_zero_baseline_rate_can_be_worse),
+        cmocka_unit_test(test_compare_no_spread_is_not_evidence),
+        cmocka_unit_test(test_compare_equal_means_keep_their_interval),
+        cmocka_unit_test(test_compare_many_cpus_one_gate),
+        cmocka_unit_test(test_compare_percentile_beyond_the_data_is_not_compared),
+        cmocka_unit_test(test_compare_says_the_level_and_keeps_tiny_p),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

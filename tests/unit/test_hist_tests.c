@@ -1,10 +1,10 @@
 /*
  * Unit tests for src/stats/hist_tests.c against values known from the
- * literature and from exact arithmetic: Student's t distribution, the
- * exact rate test, the chance of beating a maximum, the Brunner-Munzel
- * test on tied and separated samples, Welch's test, the percentile rule of
- * `jitterlab run`, bucket resolution and exceedance counts, and a
- * bootstrap interval that holds the true ratio.
+ * literature, SciPy and exact arithmetic: Student's t distribution and its
+ * far tail, the chance of beating a maximum, the Brunner-Munzel test on
+ * tied and separated samples, Welch's test, the percentile rule of
+ * `jitterlab run`, bucket resolution and exceedance counts, and the
+ * distribution-free interval of a quantile on bucket edges.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,26 +28,22 @@ static void test_student_t_matches_tables(void **state)
     near(student_t_cdf(1.959964, 1e9), 0.975, 1e-6); /* the normal limit */
 }
 
-static void test_rate_test_is_exact(void **state)
+static void test_student_t_tail_stays_a_number(void **state)
 {
     (void)state;
-    near(rate_test(5, 100, 5, 100), 1.0, 1e-12);
-    near(rate_test(0, 100, 10, 100), 2 * pow(0.5, 10), 1e-12); /* all 10 on one side */
-    near(rate_test(0, 0, 0, 0), 1.0, 0);
-    /* more trials on B: 10 of 10 events there with p = 0.9 is no surprise */
-    assert_true(rate_test(0, 100, 10, 900) > 0.5);
-    /* the normal approximation for big counts agrees with the symmetry */
-    near(rate_test(500000, 1000000, 500000, 1000000), 1.0, 1e-9);
-    assert_true(rate_test(495000, 1000000, 505000, 1000000) < 1e-10);
+    /* scipy.stats.t.logsf: where 1 - cdf would have been 0 */
+    near(student_t_log_sf(20, 1000), -171.98528267046817, 1e-6);
+    near(student_t_log_sf(40, 50), -90.27785301120113, 1e-6);
+    near(student_t_log_sf(18, 5994), -161.5593613433236, 1e-6);
 }
 
-static void test_beats_max_p_is_the_chance_of_the_top_k(void **state)
+static void test_beats_max_is_the_chance_of_the_top_k(void **state)
 {
     (void)state;
-    near(beats_max_p(1, 1000, 1000), 0.5, 1e-3);
-    near(beats_max_p(2, 1000, 1000), 1000.0 / 2000 * 999 / 1999, 1e-12);
-    near(beats_max_p(0, 10, 10), 1.0, 0);
-    near(beats_max_p(11, 10, 10), 0.0, 0);
+    near(exp(beats_max_log_p(1, 1000, 1000)), 0.5, 1e-3);
+    near(exp(beats_max_log_p(2, 1000, 1000)), 1000.0 / 2000 * 999 / 1999, 1e-12);
+    near(beats_max_log_p(0, 10, 10), 0, 0);
+    assert_true(beats_max_log_p(11, 10, 10) == -INFINITY);
 }
 
 static const struct hbin tied[] = {{100, 100, 10}};
@@ -100,6 +96,7 @@ static void test_welch_matches_a_hand_computation(void **state)
     near(w.t, 3 / sqrt(2.0 / 3), 1e-12);
     near(w.df, 4, 1e-12);
     near(w.p_value, 2 * (1 - student_t_cdf(w.t, 4)), 1e-12);
+    near(w.se, sqrt(2.0 / 3), 1e-12);
     near(w.p_value, 0.02131, 1e-4); /* 2 * pt(-3.674, 4) */
     const double same[] = {7, 7};
     assert_int_equal(welch_test(same, 2, same, 2, &w), 0);
@@ -124,37 +121,35 @@ static void test_percentile_resolution_and_exceedance(void **state)
     assert_int_equal(hdist_above(&o, 2000), 4);
 }
 
-static void test_bootstrap_interval_holds_the_ratio(void **state)
+static void test_quantile_interval_holds_the_bucket_edges(void **state)
 {
     (void)state;
-    /* B is A moved up by 10%: [1000, 2000) vs [1100, 2200) in 10 buckets */
-    struct hbin a[10], b[10];
-    for (int i = 0; i < 10; i++) {
-        a[i] = (struct hbin){1000 + 100 * i, 1000 + 100 * i, 1000};
-        b[i] = (struct hbin){1100 + 110 * i, 1100 + 110 * i, 1000};
-    }
-    struct hdist da = {a, 10, 0, 1900, 10000}, db = {b, 10, 0, 2090, 10000};
-    struct ratio_ci ci;
-    assert_int_equal(quantile_ratio_ci(&da, &db, 50, 0.05, 2000, 1, &ci), 0);
-    assert_true(ci.lo <= 1.1 + 1e-9 && ci.hi >= 1.1 - 1e-9);
-    assert_true(ci.lo > 1.0);
-    assert_true(ci.p_value < 0.01);
-    assert_int_equal(quantile_ratio_ci(&da, &da, 50, 0.05, 2000, 1, &ci), 0);
-    assert_true(ci.lo <= 1.0 && ci.hi >= 1.0);
-    assert_true(ci.p_value > 0.05);
+    /* 100 values, one per bucket [10i, 10i + 9]: the median's 95% interval
+     * is ranks 40..61, read as the outer edges of their buckets */
+    struct hbin b[100];
+    for (int i = 0; i < 100; i++)
+        b[i] = (struct hbin){10 * i, 10 * i + 9, 1};
+    struct hdist d = {b, 100, 0, 995, 100};
+    double lo, hi;
+    assert_int_equal(hdist_quantile_ci(&d, 50, 0.05, 3, &lo, &hi), 0);
+    near(lo, 390, 0); /* rank 40: bucket [390, 399] */
+    near(hi, 609, 0); /* rank 61: bucket [600, 609] */
+    /* p99.9 of 100 values cannot be bounded above */
+    assert_int_equal(hdist_quantile_ci(&d, 99.9, 0.05, 3, &lo, &hi), 1);
+    assert_true(isinf(hi));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_student_t_matches_tables),
-        cmocka_unit_test(test_rate_test_is_exact),
-        cmocka_unit_test(test_beats_max_p_is_the_chance_of_the_top_k),
+        cmocka_unit_test(test_student_t_tail_stays_a_number),
+        cmocka_unit_test(test_beats_max_is_the_chance_of_the_top_k),
         cmocka_unit_test(test_rank_test_ties_and_separation),
         cmocka_unit_test(test_rank_test_matches_brunner_munzel),
         cmocka_unit_test(test_welch_matches_a_hand_computation),
         cmocka_unit_test(test_percentile_resolution_and_exceedance),
-        cmocka_unit_test(test_bootstrap_interval_holds_the_ratio),
+        cmocka_unit_test(test_quantile_interval_holds_the_bucket_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
