@@ -163,6 +163,8 @@ static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r
     json_object_set_new(o, "missed", json_integer((json_int_t)r->missed));
     json_object_set_new(o, "missed_events", json_integer((json_int_t)r->missed_events));
     json_object_set_new(o, "ring_drops", json_integer((json_int_t)r->ring_drops));
+    json_object_set_new(o, "samples_lacking",
+                        json_integer((json_int_t)run_report_cpu_lacking(rep, r)));
     json_object_set_new(o, "page_faults", json_int_or_null(r->page_faults >= 0, r->page_faults));
     json_t *lat = json_latency_stats(&r->latency, &r->hist);
     json_object_set_new(lat, "over_tolerance",
@@ -487,6 +489,7 @@ json_t *json_run_result(const struct run_report *rep)
     json_object_set_new(doc, "duration_s", json_real(rep->duration_s));
     json_object_set_new(doc, "interrupted", json_boolean(rep->interrupted));
     json_object_set_new(doc, "in_progress", json_boolean(rep->in_progress));
+    json_object_set_new(doc, "exact", json_boolean(rep->all_samples_lacking == 0));
     if (rep->timing)
         json_object_set_new(doc, "start_stop", json_start_stop(rep->timing));
     json_object_set_new(doc, "system",
@@ -503,6 +506,7 @@ json_t *json_run_result(const struct run_report *rep)
     json_object_set_new(all, "samples", json_integer((json_int_t)rep->all_samples));
     json_object_set_new(all, "missed", json_integer((json_int_t)rep->all_missed));
     json_object_set_new(all, "ring_drops", json_integer((json_int_t)rep->all_ring_drops));
+    json_object_set_new(all, "samples_lacking", json_integer((json_int_t)rep->all_samples_lacking));
     json_object_set_new(all, "page_faults",
                         json_int_or_null(rep->all_page_faults >= 0, rep->all_page_faults));
     json_t *lat = json_latency_stats(&rep->all_latency, rep->all_hist);

@@ -15,6 +15,7 @@ void run_report_merge(struct run_report *rep)
     rep->all_deadline_misses = 0;
     rep->all_exec_partial = false;
     rep->all_samples = rep->all_missed = rep->all_over_tolerance = rep->all_ring_drops = 0;
+    rep->all_samples_lacking = 0;
     rep->all_max_at_ns = 0;
     rep->all_page_faults = rep->ncpu > 0 ? 0 : -1;
     for (int i = 0; i < rep->ncpu; i++) {
@@ -36,6 +37,7 @@ void run_report_merge(struct run_report *rep)
         rep->all_missed += r->missed;
         rep->all_over_tolerance += r->over_tolerance;
         rep->all_ring_drops += r->ring_drops;
+        rep->all_samples_lacking += run_report_cpu_lacking(rep, r);
         if (r->page_faults < 0 || rep->all_page_faults < 0)
             rep->all_page_faults = -1;
         else

@@ -74,6 +74,9 @@ struct run_report {
     uint64_t all_missed;
     uint64_t all_over_tolerance;
     uint64_t all_ring_drops;
+    /* samples the results lack: 0 in a final result, which counts every
+     * sample; in_progress, what the rings dropped (run_report_cpu_lacking) */
+    uint64_t all_samples_lacking;
     int64_t all_page_faults; /* sum over the CPUs; -1 when a CPU's is not known */
     int64_t all_max_at_ns;
     struct running_stats all_latency;
@@ -106,6 +109,17 @@ struct run_report {
      * (else more than TEXT_MANY_MAX_ROWS collapse to the worst ones) */
     bool per_cpu;
 };
+
+/* Samples CPU result r does not count. A final result counts every sample
+ * (the measuring thread counts what its ring dropped); a result written
+ * while the run goes on is the collector's running copy, counted from what
+ * the rings delivered, so it lacks every sample they dropped so far: its
+ * counts, statistics, histogram and percentiles are then not exact. */
+static inline uint64_t run_report_cpu_lacking(const struct run_report *rep,
+                                              const struct cpu_result *r)
+{
+    return rep->in_progress ? r->ring_drops : 0;
+}
 
 /* Merges the per-CPU results into the all_* fields (all_hist must point at
  * storage owned by the caller). */

@@ -223,8 +223,10 @@ void report_inputs_row_head(struct report_ctx *c, int i)
     if (isnan(r->duration_s))
         fputs("<td class=\"na\">\xe2\x80\x93</td>", f);
     else
-        fprintf(f, "<td>%.3f s%s</td>", r->duration_s,
-                r->interrupted ? " <span class=\"flag\">interrupted</span>" : "");
+        fprintf(f, "<td>%.3f s%s%s</td>", r->duration_s,
+                r->interrupted ? " <span class=\"flag\">interrupted</span>" : "",
+                r->core.exact ? ""
+                              : " <span class=\"flag\">so far, not exact: samples lacking</span>");
     fprintf(f, "<td>%d</td>", r->ncpu);
 }
 

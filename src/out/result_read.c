@@ -205,6 +205,10 @@ static int read_cpu(struct reader *r, const json_t *obj, const char *where, bool
         read_count(r, obj, where, "missed", &out->missed) != 0 ||
         read_stats(r, obj, where, "latency_ns", &out->latency) != 0)
         return -1;
+    /* documents before samples_lacking lack nothing: their results were final */
+    if (json_object_get(obj, "samples_lacking") &&
+        read_count(r, obj, where, "samples_lacking", &out->samples_lacking) != 0)
+        return -1;
     if (out->latency.known != (out->samples > 0))
         return refuse(r, where, "latency_ns: %s",
                       out->samples ? "null with samples" : "statistics without samples");
@@ -272,6 +276,13 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
     if (samples != out->all.samples)
         return refuse(r, "all", "samples: %llu, the CPUs add up to %llu",
                       (unsigned long long)out->all.samples, (unsigned long long)samples);
+    json_t *exact = json_object_get(doc, "exact");
+    if (exact && !json_is_boolean(exact))
+        return refuse(r, "exact", "not true or false");
+    out->exact = !exact || json_is_true(exact);
+    if (out->exact && out->all.samples_lacking > 0)
+        return refuse(r, "exact", "true, but all.samples_lacking is %llu",
+                      (unsigned long long)out->all.samples_lacking);
     out->budget_ns = -1;
     out->interval_ns = -1;
     json_t *cfg = json_object_get(doc, "config");
@@ -540,6 +551,11 @@ static int read_doc(struct reader *r, const json_t *doc, struct result_doc *out)
     if (interrupted && !json_is_boolean(interrupted))
         return refuse(r, "interrupted", "not true or false");
     out->interrupted = json_is_true(interrupted);
+    json_t *in_progress = json_object_get(doc, "in_progress");
+    if (in_progress && !json_is_boolean(in_progress))
+        return refuse(r, "in_progress", "not true or false");
+    out->in_progress = json_is_true(in_progress);
+    out->exact = true;
     out->threshold_ns = -1;
     if (strcmp(kind, "noise") == 0)
         return read_noise(r, doc, out);

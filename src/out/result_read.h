@@ -4,7 +4,9 @@
  * kind "run", what report and compare work from: per CPU the samples,
  * missed periods, deadline misses, latency statistics and histogram (and
  * those of the execution and response times where the document has them),
- * the same for all CPUs merged, and the budget and interval of the run. For
+ * the same for all CPUs merged, the budget and interval of the run, and
+ * whether the figures are exact (a result written while the run went on
+ * lacks what the rings dropped: samples_lacking, exact). For
  * kind "noise" the same structs carry the gaps: per CPU (and merged) the
  * gap count as samples, gap_ns as the statistics and the gap histogram,
  * beside the noise figures (struct result_noise: noise and measured time,
@@ -82,6 +84,7 @@ struct result_noise {
 struct result_cpu {
     int cpu; /* the real CPU id; -1 for the merged "all" entry */
     uint64_t samples, missed;
+    uint64_t samples_lacking; /* samples the figures do not count; 0 when absent */
     struct result_latency latency;
     int nbins;
     struct result_bin *bins; /* ascending, not overlapping */
@@ -96,7 +99,9 @@ struct result_doc {
     char kind[32]; /* "run", "inspect", "load", ... */
     char version[64];
     bool interrupted;
-    int ncpus; /* 0 unless kind is "run" or "noise" */
+    bool in_progress; /* written while the run went on (SIGUSR1) */
+    bool exact;       /* run: false when samples_lacking > 0 (a result so far); true when absent */
+    int ncpus;        /* 0 unless kind is "run" or "noise" */
     struct result_cpu *cpus;
     struct result_cpu all; /* kind "run" or "noise" only */
     int64_t budget_ns;     /* config.budget_ns; -1 when none */

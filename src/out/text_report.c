@@ -227,7 +227,13 @@ void text_summary(FILE *out, const struct run_report *rep)
     }
     if (rep->nloads && rep->load_runner)
         text_loads(out, rep->loads, rep->nloads, rep->load_runner);
-    if (rep->all_ring_drops)
+    if (rep->all_samples_lacking)
+        fprintf(out,
+                "note: %llu samples did not reach the collector (ring full); this result so far "
+                "lacks them: its counts, statistics and percentiles are not exact (the final "
+                "result is)\n",
+                (unsigned long long)rep->all_samples_lacking);
+    else if (rep->all_ring_drops)
         fprintf(out,
                 "note: %llu samples did not reach the collector (ring full); the statistics "
                 "above are exact, the samples file and interval lines miss them\n",

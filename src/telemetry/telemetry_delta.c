@@ -3,23 +3,31 @@
  * with turbostat's definitions where it has them: Avg_MHz = APERF delta
  * over the elapsed time, Busy% = MPERF / TSC, Bzy_MHz = TSC rate x APERF /
  * MPERF. Without MSRs, busy is the share of /proc/stat time that was
- * neither idle, iowait nor steal. A counter that went backwards (a CPU
- * that went offline, a driver reloaded) makes its figure absent rather
- * than huge.
+ * neither idle, iowait nor steal. Each counter is read at its kernel
+ * width (common/counter_delta.h): a 32-bit count (interrupts, softirqs,
+ * SMIs) that passed its top is counted across it; any other fall is a
+ * reset, which makes the figure absent rather than huge (a 64-bit counter:
+ * a CPU that went offline, a driver reloaded) or, for an interrupt line
+ * requested again, counts what the line took since.
  */
 #include <math.h>
 #include <string.h>
 
+#include "common/counter_delta.h"
 #include "common/text.h"
 
 #include "telemetry/telemetry_internal.h"
 
-static bool counter_delta(uint64_t before, uint64_t after, uint64_t *out)
+/* The per-CPU counts of /proc/interrupts and /proc/softirqs are unsigned
+ * int in the kernel; the SMI count MSR is 32 bits wide. */
+#define IRQ_COUNT_BITS 32
+#define SMI_COUNT_BITS 32
+
+/* A 64-bit counter (APERF, MPERF, TSC, /proc/stat ticks, context
+ * switches): a fall is a reset, and the figure unknown. */
+static bool counter64_delta(uint64_t before, uint64_t after, uint64_t *out)
 {
-    if (after < before)
-        return false;
-    *out = after - before;
-    return true;
+    return counter_delta(before, after, 64, out) == COUNTER_ADVANCED;
 }
 
 static void msr_figures(const struct telemetry *t, const struct snap_cpu *a,
@@ -31,14 +39,9 @@ static void msr_figures(const struct telemetry *t, const struct snap_cpu *a,
     uint64_t d[MSR_COUNTERS] = {0};
     bool ok[MSR_COUNTERS];
     for (int k = 0; k < MSR_COUNTERS; k++)
-        ok[k] = t->msr_have[k] && counter_delta(a->msr[k], b->msr[k], &d[k]);
-    /* the SMI count is 32 bits wide: a fall from near its top is a wrap,
-     * any other fall a reset (absent) */
-    if (t->msr_have[MSR_COUNTER_SMI] && !ok[MSR_COUNTER_SMI] &&
-        a->msr[MSR_COUNTER_SMI] >= 0xF0000000u && b->msr[MSR_COUNTER_SMI] <= 0xffffffffu) {
-        d[MSR_COUNTER_SMI] = (b->msr[MSR_COUNTER_SMI] - a->msr[MSR_COUNTER_SMI]) & 0xffffffffu;
-        ok[MSR_COUNTER_SMI] = true;
-    }
+        ok[k] = t->msr_have[k] &&
+                counter_delta(a->msr[k], b->msr[k], k == MSR_COUNTER_SMI ? SMI_COUNT_BITS : 64,
+                              &d[k]) != COUNTER_RESET;
     if (ok[MSR_COUNTER_TSC])
         f->tsc_mhz = (double)d[MSR_COUNTER_TSC] / us;
     if (ok[MSR_COUNTER_APERF])
@@ -62,7 +65,7 @@ static void cpu_time_figures(const struct telemetry *t, int i, struct telemetry_
         return;
     uint64_t d[CPU_TIME_KINDS] = {0}, total = 0;
     for (int k = 0; k < CPU_TIME_GUEST; k++) {
-        if (!counter_delta(a->ticks[k], b->ticks[k], &d[k]))
+        if (!counter64_delta(a->ticks[k], b->ticks[k], &d[k]))
             return;
         total += d[k];
     }
@@ -111,7 +114,9 @@ static void keep_top(struct telemetry_cpu_figures *f, const struct percpu_row *r
 
 /* Delta of row r of the new table against the same id in the old one; a
  * line that appeared counts from zero, a CPU that had no column before (it
- * came online) has no delta yet. */
+ * came online) has no delta yet. A 32-bit count that wrapped is counted
+ * across its top; a line freed and requested again (a reset) counts what
+ * it took since. */
 static bool row_delta(const struct percpu_table *a, const struct percpu_table *b, int r, int i,
                       uint64_t *out)
 {
@@ -122,7 +127,7 @@ static bool row_delta(const struct percpu_table *a, const struct percpu_table *b
     uint64_t before = ra >= 0 ? percpu_count(a, ra, i) : 0;
     if (before == PERCPU_COUNT_UNKNOWN)
         return false;
-    *out = now >= before ? now - before : now; /* a line re-registered counts anew */
+    counter_delta(before, now, IRQ_COUNT_BITS, out);
     return true;
 }
 
@@ -237,7 +242,7 @@ void telemetry_cpu_delta(const struct telemetry *t, int i, struct telemetry_cpu_
     idle_figures(t, i, s * 1e6, f);
     if (t->use_ctxt) {
         uint64_t n;
-        if (counter_delta(a->cpu[i].ctxt, b->cpu[i].ctxt, &n))
+        if (counter64_delta(a->cpu[i].ctxt, b->cpu[i].ctxt, &n))
             f->ctxt = (int64_t)n;
     }
     sensor_figures(t, i, s, f);
@@ -248,7 +253,7 @@ int64_t telemetry_system_ctxt(const struct telemetry *t)
     const struct snapshot *a = snap_old(t), *b = snap_new(t);
     uint64_t n;
     if (!a->taken || !b->taken || !a->stat_ok || !b->stat_ok || !a->stat.has_ctxt ||
-        !b->stat.has_ctxt || !counter_delta(a->stat.ctxt, b->stat.ctxt, &n))
+        !b->stat.has_ctxt || !counter64_delta(a->stat.ctxt, b->stat.ctxt, &n))
         return -1;
     return (int64_t)n;
 }

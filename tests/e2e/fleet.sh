@@ -85,6 +85,7 @@ sleep 0.5
 q=$(prom 'histogram_quantile(0.5, sum by (le) (jitterlab_wakeup_latency_seconds_bucket))')
 pyt "$T/fl.json" q="$q" buckets="$BUCKETS" <<'PY'
 t("SIGUSR1 wrote the result so far: in_progress, not interrupted", 'd["in_progress"] is True and d["interrupted"] is False and d["config"]["forever"] is True', '(d.get("in_progress"), d.get("interrupted"))')
+t("the result so far lacks exactly what the rings dropped, and is exact only without drops", 'all(c["samples_lacking"] == c["ring_drops"] for c in d["cpus"]) and d["all"]["samples_lacking"] == d["all"]["ring_drops"] and d["exact"] is (d["all"]["ring_drops"] == 0)', '(d.get("exact"), d["all"].get("samples_lacking"), d["all"]["ring_drops"])')
 b = [int(x[:-2]) / 1e9 for x in v["buckets"].split(",")]
 def idx(x): return sum(1 for le in b if x > le)
 p50 = d["all"]["latency_ns"]["p50"] / 1e9
@@ -125,6 +126,7 @@ wait "$JL_PID"; rc=$?; JL_PID=
 rc_is "SIGINT ends the --forever run, exit 0" 0 $rc
 pyt "$T/fl.json" a="$T/fl.1.csv" b="$T/fl.csv" <<'PY'
 t("final result: not in progress, interrupted (ended by a signal)", 'd["in_progress"] is False and d["interrupted"] is True', '(d["in_progress"], d["interrupted"])')
+t("the final result is exact and lacks no sample, whatever the rings dropped", 'd["exact"] is True and d["all"]["samples_lacking"] == 0 and all(c["samples_lacking"] == 0 for c in d["cpus"])', '(d.get("exact"), d["all"].get("samples_lacking"))')
 rows = sum(len(open(v[k]).read().splitlines()) - 1 for k in ("a", "b"))
 drops = d["all"]["ring_drops"]
 note("rows before and after the reopen: %d; samples %d; ring drops %d" % (rows, d["all"]["samples"], drops))

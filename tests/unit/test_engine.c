@@ -1,6 +1,7 @@
 /*
  * Unit tests for src/engine/engine.c and engine_threads.c that need no real-time privilege: a
- * short SCHED_OTHER run on CPU 0 of a few cycles.
+ * short SCHED_OTHER run on CPU 0 of a few cycles; and the collector's running copy of such a
+ * run whose ring overflowed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,8 +17,10 @@
 #include <unistd.h>
 
 #include "common/units.h"
+#include "engine/collector.h"
 #include "engine/engine.h"
 #include "engine/ring.h"
+#include "out/report.h"
 
 static void test_engine_names_each_thread_by_its_kernel_tid(void **state)
 {
@@ -107,6 +110,30 @@ static struct engine *run_on_cpu0(struct engine_config *cfg, struct cpulist *cpu
     return e;
 }
 
+enum { DROP_LOOPS = 300, DROP_FIT = 100 };
+
+/* A run of DROP_LOOPS cycles whose ring holds only DROP_FIT of them: it is
+ * filled before the start with *fakes samples that add nothing but their
+ * count, and nothing is drained until the end. Returned joined. */
+static struct engine *run_that_drops(struct engine_config *cfg, struct cpulist *cpus,
+                                     uint64_t *fakes)
+{
+    /* tolerance 0 and a 1 ns deadline: every real sample is over both */
+    struct engine *e = create_on_cpu0(cfg, cpus, DROP_LOOPS, 0, 1);
+    struct sample_ring *ring = engine_ring(e, 0);
+    *fakes = ring->mask + 1 - DROP_FIT;
+    struct cycle_sample zero = {0};
+    for (uint64_t k = 0; k < *fakes; k++)
+        assert_true(sample_ring_push(ring, &zero));
+    char err[256];
+    assert_int_equal(engine_start(e, err, sizeof(err)), 0);
+    while (!engine_finished(e))
+        usleep(1000);
+    engine_join(e);
+    assert_int_equal(engine_ring_drops(e, 0), DROP_LOOPS - DROP_FIT);
+    return e;
+}
+
 /* Period, execution and response statistics, tolerance and deadline
  * counts are counted by the ring's consumer for the samples it takes and
  * by the thread for those the ring drops: the result stays exact when the
@@ -116,22 +143,11 @@ static struct engine *run_on_cpu0(struct engine_config *cfg, struct cpulist *cpu
 static void test_engine_tally_is_exact_when_the_ring_drops(void **state)
 {
     (void)state;
-    enum { LOOPS = 300, FIT = 100 };
+    enum { LOOPS = DROP_LOOPS };
     struct cpulist cpus = {0};
     struct engine_config cfg;
-    /* tolerance 0 and a 1 ns deadline: every real sample is over both */
-    struct engine *e = create_on_cpu0(&cfg, &cpus, LOOPS, 0, 1);
-    struct sample_ring *ring = engine_ring(e, 0);
-    uint64_t fakes = ring->mask + 1 - FIT;
-    struct cycle_sample zero = {0};
-    for (uint64_t k = 0; k < fakes; k++)
-        assert_true(sample_ring_push(ring, &zero));
-    char err[256];
-    assert_int_equal(engine_start(e, err, sizeof(err)), 0);
-    while (!engine_finished(e))
-        usleep(1000);
-    engine_join(e);
-    assert_int_equal(engine_ring_drops(e, 0), LOOPS - FIT);
+    uint64_t fakes;
+    struct engine *e = run_that_drops(&cfg, &cpus, &fakes);
     engine_settle(e);
     const struct cpu_result *r = engine_result(e, 0);
     assert_int_equal(r->samples, LOOPS);
@@ -151,6 +167,33 @@ static void test_engine_tally_is_exact_when_the_ring_drops(void **state)
     struct cpu_result before = *r;
     engine_settle(e);
     assert_memory_equal(&before, engine_result(e, 0), sizeof(before));
+    engine_destroy(e);
+}
+
+/* The collector's running copy (what SIGUSR1 writes) holds what the ring
+ * delivered and knows how many samples the ring dropped; a result so far
+ * built from it says it lacks them, the final result lacks nothing. */
+static void test_running_copy_knows_what_the_ring_dropped(void **state)
+{
+    (void)state;
+    struct cpulist cpus = {0};
+    struct engine_config cfg;
+    uint64_t fakes;
+    struct engine *e = run_that_drops(&cfg, &cpus, &fakes);
+    struct collector_config ccfg = {0};
+    struct collector c;
+    char err[256];
+    assert_int_equal(collector_init(&c, &ccfg, NULL, e, err, sizeof(err)), 0);
+    collector_drain(&c);
+    const struct cpu_result *running = collector_running_result(&c, 0);
+    assert_int_equal(running->samples, fakes + DROP_FIT);
+    assert_int_equal(running->ring_drops, DROP_LOOPS - DROP_FIT);
+    struct run_report so_far = {.in_progress = true}, final = {.in_progress = false};
+    assert_int_equal(run_report_cpu_lacking(&so_far, running), DROP_LOOPS - DROP_FIT);
+    engine_settle(e);
+    assert_int_equal(engine_result(e, 0)->samples, DROP_LOOPS);
+    assert_int_equal(run_report_cpu_lacking(&final, engine_result(e, 0)), 0);
+    collector_free(&c);
     engine_destroy(e);
 }
 
@@ -263,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_engine_histograms_are_complete_after_the_loop),
         cmocka_unit_test(test_engine_counts_the_page_faults_of_its_loop),
         cmocka_unit_test(test_engine_tally_is_exact_when_the_ring_drops),
+        cmocka_unit_test(test_running_copy_knows_what_the_ring_dropped),
         cmocka_unit_test(test_engine_tally_is_that_of_the_drained_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,7 @@
 #include "out/json_inspect.h"
 #include "out/json_result.h"
 #include "out/report.h"
+#include "out/text_report.h"
 #include "test_tree.h"
 
 struct fixture {
@@ -333,6 +334,68 @@ static void test_run_system_object_keeps_counts_and_lists_relevant_ones(void **s
 
 /* Arrays of scalars go on one line; arrays of arrays keep a line per
  * element; strings (with brackets, quotes and escapes) are untouched. */
+/* samples_lacking of a cpus[] entry or of "all": an integer. */
+static json_int_t samples_lacking(const json_t *obj)
+{
+    const json_t *v = json_object_get(obj, "samples_lacking");
+    if (!json_is_integer(v))
+        fail_msg("samples_lacking: %s", v ? "not an integer" : "missing");
+    return json_integer_value(v);
+}
+
+/* What text_summary prints for rep (free it). */
+static char *summary_text(const struct run_report *rep)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    text_summary(m, rep);
+    assert_int_equal(fclose(m), 0);
+    return text;
+}
+
+/* The document and text of rep after CPU 2 dropped 7 samples from its
+ * ring: whether it is exact, what each entry lacks, and whether the text
+ * says the statistics are exact or not. */
+static void check_drops(struct fixture *f, bool in_progress, json_int_t lacking)
+{
+    f->r[0].ring_drops = 7;
+    f->rep.in_progress = in_progress;
+    f->rep.interrupted = !in_progress;
+    run_report_merge(&f->rep);
+    json_t *doc = json_run_result(&f->rep);
+    assert_non_null(doc);
+    const json_t *exact = json_object_get(doc, "exact");
+    assert_true(json_is_boolean(exact));
+    assert_int_equal(json_is_true(exact), lacking == 0);
+    const json_t *cpus = json_object_get(doc, "cpus");
+    assert_int_equal(samples_lacking(json_array_get(cpus, 0)), lacking);
+    assert_int_equal(samples_lacking(json_array_get(cpus, 1)), 0);
+    assert_int_equal(samples_lacking(json_object_get(doc, "all")), lacking);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(cpus, 0), "ring_drops")), 7);
+    json_decref(doc);
+    char *text = summary_text(&f->rep);
+    bool says_exact = strstr(text, "are exact") != NULL;
+    bool says_not = strstr(text, "7 samples") && strstr(text, "not exact");
+    if (says_exact != (lacking == 0) || says_not != (lacking != 0))
+        fail_msg("the summary of a result %s:\n%s", in_progress ? "so far" : "at the end", text);
+    free(text);
+}
+
+/* A result written while the run goes on (SIGUSR1) is the collector's
+ * running copy: it lacks what the ring dropped, and says so. */
+static void test_result_so_far_with_ring_drops_says_it_is_not_exact(void **state)
+{
+    check_drops(*state, true, 7);
+}
+
+/* The final result counts every sample, dropped by the ring or not. */
+static void test_final_result_with_ring_drops_stays_exact(void **state)
+{
+    check_drops(*state, false, 0);
+}
+
 static void test_scalar_arrays_are_written_on_one_line(void **state)
 {
     (void)state;
@@ -363,6 +426,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json_result_cpu_values_and_histogram_add_up, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_json_write_fails_cleanly_in_missing_directory, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_result_so_far_with_ring_drops_says_it_is_not_exact,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_final_result_with_ring_drops_stays_exact, setup,
                                         teardown),
         cmocka_unit_test(test_scalar_arrays_are_written_on_one_line),
         cmocka_unit_test_setup_teardown(test_run_system_object_keeps_counts_and_lists_relevant_ones,

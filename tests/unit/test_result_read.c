@@ -139,6 +139,64 @@ static void test_result_read_fills_every_field(void **state)
     assert_null(doc.cpus);
 }
 
+/* A result written while the run went on, CPU 2's ring having dropped 3
+ * samples: good_doc with in_progress, exact and samples_lacking. */
+static char *so_far_doc(void)
+{
+    char *a = edited("\"interrupted\": false,",
+                     "\"interrupted\": false, \"in_progress\": true, \"exact\": false,");
+    char *b = replaced(a, "\"samples\": 10,", "\"samples\": 10, \"samples_lacking\": 3,");
+    char *c = replaced(b, "\"samples\": 15,", "\"samples\": 15, \"samples_lacking\": 3,");
+    free(a);
+    free(b);
+    return c;
+}
+
+static void test_result_read_says_what_a_result_so_far_lacks(void **state)
+{
+    (void)state;
+    struct result_doc doc;
+    char err[256] = "";
+    if (read_text(good_doc, &doc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(doc.exact); /* written before the fields existed: a final result */
+    assert_false(doc.in_progress);
+    assert_int_equal(doc.cpus[0].samples_lacking, 0);
+    result_doc_free(&doc);
+
+    char *text = so_far_doc();
+    if (read_text(text, &doc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(doc.in_progress);
+    assert_false(doc.exact);
+    assert_int_equal(doc.cpus[0].samples_lacking, 3);
+    assert_int_equal(doc.cpus[1].samples_lacking, 0);
+    assert_int_equal(doc.all.samples_lacking, 3);
+    result_doc_free(&doc);
+
+    static const struct {
+        const char *from, *to, *want;
+    } bad[] = {
+        {"\"exact\": false", "\"exact\": 0", "exact: not true or false"},
+        {"\"exact\": false", "\"exact\": true", "exact: true, but all.samples_lacking is 3"},
+        {"\"in_progress\": true", "\"in_progress\": \"yes\"", "in_progress: not true or false"},
+        {"\"samples_lacking\": 3", "\"samples_lacking\": -3",
+         "cpus[0]: samples_lacking: negative count"},
+        {"\"samples_lacking\": 3", "\"samples_lacking\": \"3\"",
+         "cpus[0]: samples_lacking: not an integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *t = replaced(text, bad[i].from, bad[i].to);
+        int rc = read_text(t, &doc, err, sizeof err);
+        if (rc != -1 || !strstr(err, bad[i].want))
+            fail_msg("%s -> %s: rc %d, err \"%s\", expected \"%s\"", bad[i].from, bad[i].to, rc,
+                     err, bad[i].want);
+        assert_null(doc.cpus);
+        free(t);
+    }
+    free(text);
+}
+
 static void test_result_read_gives_null_statistics_for_an_empty_cpu(void **state)
 {
     (void)state;
@@ -392,6 +450,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_result_read_reads_a_real_run_document),
         cmocka_unit_test(test_result_read_fills_every_field),
+        cmocka_unit_test(test_result_read_says_what_a_result_so_far_lacks),
         cmocka_unit_test(test_result_read_gives_null_statistics_for_an_empty_cpu),
         cmocka_unit_test(test_result_read_refuses_foreign_documents),
         cmocka_unit_test(test_result_read_refuses_wrong_types_and_negative_counts),

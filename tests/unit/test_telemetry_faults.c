@@ -253,6 +253,135 @@ static void test_telemetry_irq_count_that_restarts_counts_from_zero(void **state
     telemetry_close(t);
 }
 
+/* Interrupt and softirq counts on CPU0 and CPU1 of one snapshot: line 125
+ * (nvme0q1) and LOC on both, TIMER and SCHED on CPU0 (the other columns
+ * 0). */
+struct irq_counts {
+    uint64_t nvme[2], loc[2], timer, sched;
+};
+
+static void write_irq_counts(const char *root, const struct irq_counts *c)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "           CPU0       CPU1       CPU2       CPU3       CPU4       CPU5       CPU6  "
+             "     CPU7       \n"
+             "125: %10llu %10llu 0 0 0 0 0 0  IR-PCI-MSIX-0000:01:00.0   1-edge      nvme0q1\n"
+             "LOC: %10llu %10llu 0 0 0 0 0 0   Local timer interrupts\n",
+             (unsigned long long)c->nvme[0], (unsigned long long)c->nvme[1],
+             (unsigned long long)c->loc[0], (unsigned long long)c->loc[1]);
+    write_text(root, "/proc/interrupts", text);
+    snprintf(text, sizeof text,
+             "                    CPU0       CPU1\n"
+             "       TIMER: %10llu          0\n"
+             "       SCHED: %10llu          0\n",
+             (unsigned long long)c->timer, (unsigned long long)c->sched);
+    write_text(root, "/proc/softirqs", text);
+}
+
+/* Telemetry on intel-client CPUs 0-1 whose first snapshot sees `before`
+ * and whose second, one second later, sees `after`. */
+static struct telemetry *irq_pair(struct replay *r, const char *root,
+                                  const struct irq_counts *before, const struct irq_counts *after)
+{
+    replay_prepare(r, root, "intel-client", "0-1");
+    write_irq_counts(root, before);
+    struct telemetry *t = replay_start(r, false, "6.1.0-18-amd64");
+    write_irq_counts(root, after);
+    r->now_ns += NS_PER_S;
+    telemetry_snapshot(t);
+    return t;
+}
+
+/* CPU index i took total interrupts in the window, from two sources: first
+ * (its id or its device name) with n_first, then second with n_second. */
+static void assert_two_irq_sources(const struct telemetry *t, int i, int64_t total,
+                                   const char *first, uint64_t n_first, const char *second,
+                                   uint64_t n_second)
+{
+    struct telemetry_cpu_figures f;
+    telemetry_cpu_delta(t, i, &f);
+    assert_int_equal(f.irqs, total);
+    assert_int_equal(f.nirq, 2);
+    const char *what[2] = {first, second};
+    const uint64_t count[2] = {n_first, n_second};
+    for (int k = 0; k < 2; k++) {
+        if (strcmp(f.irq[k].id, what[k]) != 0 && strcmp(f.irq[k].name, what[k]) != 0)
+            fail_msg("top irq %d: %s (%s), expected %s", k, f.irq[k].id, f.irq[k].name, what[k]);
+        assert_int_equal(f.irq[k].count, count[k]);
+    }
+}
+
+static int softirq_index(const struct telemetry *t, const char *name)
+{
+    for (int k = 0; k < telemetry_softirq_count(t); k++)
+        if (strcmp(telemetry_softirq_name(t, k), name) == 0)
+            return k;
+    fail_msg("no softirq vector %s", name);
+    return -1;
+}
+
+static void test_telemetry_irq_count_that_wraps_at_32_bits_counts_across_the_top(void **state)
+{
+    /* the per-CPU counts are unsigned int in the kernel: 4294967290 -> 10
+     * is 16 interrupts, not 10; 4294967295 -> 99 is 100 softirqs */
+    struct replay r;
+    const struct irq_counts t0 = {{4294967290u, 1000}, {4294967295u, 7}, 4294967295u, 4294967200u};
+    const struct irq_counts t1 = {{10, 1005}, {99, 9}, 99, 4};
+    struct telemetry *t = irq_pair(&r, *state, &t0, &t1);
+
+    assert_two_irq_sources(t, 0, 16 + 100, "LOC", 100, "nvme0q1", 16);
+    struct telemetry_cpu_figures f;
+    telemetry_cpu_delta(t, 0, &f);
+    assert_int_equal(f.softirqs, 100 + 100);
+    assert_int_equal(f.softirq[softirq_index(t, "TIMER")], 100);
+    assert_int_equal(f.softirq[softirq_index(t, "SCHED")], 100);
+    assert_two_irq_sources(t, 1, 5 + 2, "nvme0q1", 5, "LOC", 2); /* no wrap: differences */
+    telemetry_close(t);
+}
+
+static void test_telemetry_irq_count_reset_is_not_taken_for_a_wrap(void **state)
+{
+    /* A fall that a 32-bit wrap cannot explain is a restart, counted from
+     * zero: a count above 2^32 (the kernel keeps 64 bits), or a wrap that
+     * would mean more than 2^31 interrupts in one second. */
+    struct replay r;
+    const struct irq_counts t0 = {{UINT64_C(4294967396), 1000}, {3000, 7}, 5000, 0};
+    const struct irq_counts t1 = {{50, 1005}, {20, 9}, 40, 0};
+    struct telemetry *t = irq_pair(&r, *state, &t0, &t1);
+
+    assert_two_irq_sources(t, 0, 50 + 20, "nvme0q1", 50, "LOC", 20);
+    struct telemetry_cpu_figures f;
+    telemetry_cpu_delta(t, 0, &f);
+    assert_int_equal(f.softirq[softirq_index(t, "TIMER")], 40);
+    telemetry_close(t);
+}
+
+static void test_telemetry_smi_count_that_falls_a_little_is_reset_not_wrapped(void **state)
+{
+    /* the SMI count is 32 bits: 0xffffffff -> 1 wrapped (test_telemetry.c);
+     * 0xf0000001 -> 0xf0000000 did not take 2^32 - 1 SMIs in a second */
+    const char *root = *state;
+    struct replay r;
+    replay_prepare(&r, root, "intel-client", "0-1");
+    write_msr(root, 0, 9000000000000, 0xF0000001u, 4000000000, 5000000000);
+    write_msr(root, 1, 9000000000100, 0x7FFFFFF0u, 4005000000, 5007000000);
+    struct telemetry *t = replay_start(&r, false, "6.1.0-18-amd64");
+    assert_source(t, TELEMETRY_SMI, "msr");
+    write_msr(root, 0, 9000000000000 + 3000000000, 0xF0000000u, 4001000000, 5001200000);
+    write_msr(root, 1, 9000000000100 + 3000000000, 0x10, 4006000000, 5008200000);
+    r.now_ns += NS_PER_S;
+    telemetry_snapshot(t);
+
+    struct telemetry_cpu_figures f;
+    telemetry_cpu_delta(t, 0, &f);
+    assert_int_equal(f.smi, -1);
+    assert_figure(f.tsc_mhz, 3000, "tsc_mhz (untouched)", 0);
+    telemetry_cpu_delta(t, 1, &f);
+    assert_int_equal(f.smi, -1);
+    telemetry_close(t);
+}
+
 static void test_telemetry_rapl_backwards_without_a_range_is_absent(void **state)
 {
     /* without max_energy_range_uj a counter that went back cannot be
@@ -461,6 +590,9 @@ int main(void)
         T(test_telemetry_msr_registers_count_on_the_cpus_asked_for),
         T(test_telemetry_counter_going_backwards_makes_its_figure_absent),
         T(test_telemetry_irq_count_that_restarts_counts_from_zero),
+        T(test_telemetry_irq_count_that_wraps_at_32_bits_counts_across_the_top),
+        T(test_telemetry_irq_count_reset_is_not_taken_for_a_wrap),
+        T(test_telemetry_smi_count_that_falls_a_little_is_reset_not_wrapped),
         T(test_telemetry_rapl_backwards_without_a_range_is_absent),
         T(test_telemetry_cpu_that_loses_its_column_has_no_counts),
         T(test_telemetry_cpu_that_gains_its_column_has_no_counts_yet),
