@@ -1,10 +1,12 @@
 /*
  * Where one CPU's noise went: every part of every attributed gap
- * (trace/attribute.h) summed by cause (kind and name; a thread by its comm,
- * its last pid kept), and the largest gaps kept in full. The first
- * NOISE_CAUSE_ROWS causes get rows of their own, later ones one "other
- * causes" row. Allocated once by noise_causes_init; adding never
- * allocates. Pure code: runs on the collector.
+ * (trace/attribute.h) summed by source (trace/cause_source.h: kind and
+ * name; a thread by its comm, priority and policy, each of its pids
+ * counted apart), and the largest gaps kept in full. A gap counts once in
+ * each row it has parts in, however many. The first NOISE_CAUSE_ROWS
+ * sources get rows of their own, later ones one "other causes" row.
+ * Allocated once by noise_causes_init; adding never allocates. Pure code:
+ * runs on the collector.
  */
 #ifndef JITTERLAB_NOISE_NOISE_CAUSES_H
 #define JITTERLAB_NOISE_NOISE_CAUSES_H
@@ -13,6 +15,7 @@
 #include <stdint.h>
 
 #include "trace/attribute.h"
+#include "trace/cause_source.h"
 
 #define NOISE_CAUSE_ROWS      32
 #define NOISE_LARGEST_DEFAULT 10
@@ -22,11 +25,12 @@
 struct noise_cause_row {
     uint16_t kind; /* enum cause_kind */
     char name[TRACE_COMM_LEN * 2];
-    int32_t pid;    /* thread: the last pid seen */
+    int32_t pid;    /* thread: the pid with most time (set by noise_causes_sorted) */
     int32_t prio;   /* thread: its kernel priority */
     int16_t policy; /* thread: SCHED_* as explain read it, -1 unknown */
-    uint64_t gaps;  /* gaps this cause had a part in */
+    uint64_t gaps;  /* gaps this cause had a part in, each once */
     int64_t ns;
+    struct cause_pids pids; /* thread: gaps and time by pid */
 };
 
 struct noise_causes {

@@ -109,7 +109,7 @@ static struct spike_group *group_of(struct spike_store *store, const struct spik
 {
     for (size_t g = 0; g < store->named_groups; g++) {
         struct spike_group *group = &store->groups[g];
-        if (group->kind == c->kind && strcmp(group->name, c->name) == 0)
+        if (cause_same_source(group->kind, group->name, group->prio, group->policy, c))
             return group;
     }
     if (store->named_groups == SPIKES_GROUPS_MAX)
@@ -118,6 +118,8 @@ static struct spike_group *group_of(struct spike_store *store, const struct spik
     group->kind = c->kind;
     memcpy(group->name, c->name, sizeof group->name);
     group->name[sizeof group->name - 1] = '\0';
+    group->prio = c->kind == CAUSE_THREAD ? c->prio : 0;
+    group->policy = c->kind == CAUSE_THREAD ? c->policy : -1;
     return group;
 }
 
@@ -130,11 +132,10 @@ static void summarize_spike(struct spike_store *store, const struct spike *spike
             ? &spike->causes[spike->dominant]
             : &none;
     struct spike_group *group = group_of(store, dom);
-    if (group != &store->groups[SPIKES_GROUPS_MAX]) {
-        group->pid = dom->pid;
-        group->prio = dom->prio;
-        if (dom->policy >= 0 || group->count == 0)
+    if (group->kind == CAUSE_THREAD) {
+        if (group->policy < 0)
             group->policy = dom->policy; /* a task gone by now keeps what was seen */
+        cause_pids_add(&group->pids, dom->pid, 1, dom->ns);
     }
     if (group->count == 0 || dom->ns > group->max_ns)
         group->max_ns = dom->ns;
@@ -193,10 +194,12 @@ size_t spikes_summary(const struct spike_store *store, struct spike_summary_row 
         const struct spike_group *group = &store->groups[g];
         if ((g < SPIKES_GROUPS_MAX && g >= store->named_groups) || group->count == 0)
             continue;
+        struct cause_pid top[CAUSE_PIDS_MAX];
+        size_t npid = cause_pids_sorted(&group->pids, false, top);
         struct spike_summary_row row = {
             .kind = group->kind,
             .name = group->name,
-            .pid = group->pid,
+            .pid = npid ? top[0].pid : 0,
             .prio = group->prio,
             .policy = group->policy,
             .count = group->count,
@@ -204,6 +207,7 @@ size_t spikes_summary(const struct spike_store *store, struct spike_summary_row 
             .total_ns = group->total_ns,
             .max_ns = group->max_ns,
             .median_ns = latency_hist_percentile(&group->hist, 50.0),
+            .pids = group->kind == CAUSE_THREAD ? &group->pids : NULL,
         };
         /* insertion sort: stable, so equal rows stay in the order first seen */
         size_t i = n++;
@@ -223,16 +227,24 @@ int spike_summary_text(const struct spike_summary_row *row, uint64_t total_spike
 {
     if (!policy)
         policy = cause_policy_name(row->prio);
-    char median[32], who[96];
+    char median[32], who[256], sched[48], pids[160] = "";
     format_duration(row->median_ns, median, sizeof median);
     const char *kind = cause_kind_name(row->kind);
     if (row->kind == CAUSE_THREAD && cause_user_priority(row->prio) > 0)
-        snprintf(who, sizeof who, "thread %s/%d %s %d", row->name, (int)row->pid, policy,
-                 cause_user_priority(row->prio));
+        snprintf(sched, sizeof sched, "%s %d", policy, cause_user_priority(row->prio));
+    else
+        snprintf(sched, sizeof sched, "%s", policy);
+    if (row->kind == CAUSE_THREAD && row->pids)
+        cause_pids_text(row->pids, false, 3, pids, sizeof pids);
+    if (row->kind == CAUSE_THREAD && pids[0])
+        snprintf(who, sizeof who, "thread %s %s (%s)", row->name, sched, pids);
     else if (row->kind == CAUSE_THREAD)
-        snprintf(who, sizeof who, "thread %s/%d %s", row->name, (int)row->pid, policy);
-    else if (strcmp(row->name, SPIKES_OTHER_NAME) == 0 || !row->name[0])
-        snprintf(who, sizeof who, "%s", row->name[0] ? row->name : kind);
+        snprintf(who, sizeof who, "thread %s/%d %s", row->name, (int)row->pid, sched);
+    else if (strcmp(row->name, SPIKES_OTHER_NAME) == 0)
+        snprintf(who, sizeof who, "%s (causes after the first %d seen)", row->name,
+                 SPIKES_GROUPS_MAX);
+    else if (!row->name[0])
+        snprintf(who, sizeof who, "%s", kind);
     else if (row->kind == CAUSE_UNEXPLAINED)
         snprintf(who, sizeof who, "%s (%s)", kind, row->name);
     else
