@@ -26,7 +26,30 @@ void noise_causes_free(struct noise_causes *c)
     memset(c, 0, sizeof *c);
 }
 
-/* The row of part p: its source's, a new one, or "other causes". */
+/* The row with least time, the one hit longest ago among equals, and none
+ * the gap being added has a part in (at most SPIKE_CAUSES_MAX of the
+ * NOISE_CAUSE_ROWS), folded into "other"; its place is returned. */
+static struct noise_cause_row *make_room(struct noise_causes *c)
+{
+    struct noise_cause_row *least = NULL;
+    for (size_t i = 0; i < NOISE_CAUSE_ROWS; i++) {
+        struct noise_cause_row *r = &c->row[i];
+        if (r->last_seen != c->attributed &&
+            (!least || r->ns < least->ns ||
+             (r->ns == least->ns && r->last_seen < least->last_seen)))
+            least = r;
+    }
+    struct noise_cause_row *other = &c->row[NOISE_CAUSE_ROWS];
+    other->kind = CAUSE_UNEXPLAINED;
+    memcpy(other->name, NOISE_OTHER_CAUSES, sizeof NOISE_OTHER_CAUSES);
+    other->policy = -1;
+    other->gaps += least->gaps;
+    other->ns += least->ns;
+    other->folded++;
+    return least;
+}
+
+/* The row of part p: its source's, or a new one. */
 static struct noise_cause_row *row_of(struct noise_causes *c, const struct spike_cause *p)
 {
     for (size_t i = 0; i < c->nrows; i++) {
@@ -34,18 +57,12 @@ static struct noise_cause_row *row_of(struct noise_causes *c, const struct spike
         if (cause_same_source(r->kind, r->name, r->prio, r->policy, p))
             return r;
     }
-    if (c->nrows < NOISE_CAUSE_ROWS) {
-        struct noise_cause_row *r = &c->row[c->nrows++];
-        *r = (struct noise_cause_row){.kind = p->kind, .policy = -1};
-        memcpy(r->name, p->name, sizeof r->name);
-        r->name[sizeof r->name - 1] = '\0';
-        if (p->kind == CAUSE_THREAD)
-            r->prio = p->prio;
-        return r;
-    }
-    struct noise_cause_row *r = &c->row[NOISE_CAUSE_ROWS];
-    r->kind = CAUSE_UNEXPLAINED;
-    memcpy(r->name, NOISE_OTHER_CAUSES, sizeof NOISE_OTHER_CAUSES);
+    struct noise_cause_row *r = c->nrows < NOISE_CAUSE_ROWS ? &c->row[c->nrows++] : make_room(c);
+    *r = (struct noise_cause_row){.kind = p->kind, .policy = -1};
+    memcpy(r->name, p->name, sizeof r->name);
+    r->name[sizeof r->name - 1] = '\0';
+    if (p->kind == CAUSE_THREAD)
+        r->prio = p->prio;
     return r;
 }
 
@@ -100,6 +117,7 @@ void noise_causes_add(struct noise_causes *c, const struct spike *s)
                 new_pid = new_pid && s->causes[k].pid != p->pid;
             }
         r->gaps += new_row;
+        r->last_seen = c->attributed;
         r->ns += p->ns;
         c->total_ns += p->ns;
         if (r->kind == CAUSE_THREAD) {

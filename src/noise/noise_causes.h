@@ -3,10 +3,13 @@
  * (trace/attribute.h) summed by source (trace/cause_source.h: kind and
  * name; a thread by its comm, priority and policy, each of its pids
  * counted apart), and the largest gaps kept in full. A gap counts once in
- * each row it has parts in, however many. The first NOISE_CAUSE_ROWS
- * sources get rows of their own, later ones one "other causes" row.
- * Allocated once by noise_causes_init; adding never allocates. Pure code:
- * runs on the collector.
+ * each row it has parts in, however many. NOISE_CAUSE_ROWS sources get rows
+ * of their own: when a new source comes and every row is taken, the row
+ * with least time (ties: hit longest ago; never one the same gap has a part
+ * in) is folded into one "other" row, which counts the rows it took, and
+ * its place goes to the new source, as in trace/spikes.h. Allocated once by
+ * noise_causes_init; adding never allocates. Pure code: runs on the
+ * collector.
  */
 #ifndef JITTERLAB_NOISE_NOISE_CAUSES_H
 #define JITTERLAB_NOISE_NOISE_CAUSES_H
@@ -20,7 +23,7 @@
 #define NOISE_CAUSE_ROWS      32
 #define NOISE_LARGEST_DEFAULT 10
 #define NOISE_LARGEST_MAX     10000
-#define NOISE_OTHER_CAUSES    "other causes"
+#define NOISE_OTHER_CAUSES    "other" /* not "other causes": a spike's folded part */
 
 struct noise_cause_row {
     uint16_t kind; /* enum cause_kind */
@@ -28,9 +31,11 @@ struct noise_cause_row {
     int32_t pid;    /* thread: the pid with most time (set by noise_causes_sorted) */
     int32_t prio;   /* thread: its kernel priority */
     int16_t policy; /* thread: SCHED_* as explain read it, -1 unknown */
-    uint64_t gaps;  /* gaps this cause had a part in, each once */
+    uint64_t gaps;  /* gaps this cause had a part in, each once ("other": summed) */
     int64_t ns;
     struct cause_pids pids; /* thread: gaps and time by pid */
+    uint64_t last_seen;     /* noise_causes.attributed when a part last came */
+    uint64_t folded;        /* "other": rows folded into it to make room */
 };
 
 struct noise_causes {

@@ -431,6 +431,8 @@ static void json_explain(json_t *doc, const struct run_report *rep, int64_t star
                 if (row->pids)
                     json_cause_pids(o, row->pids, false, "count", "total_ns");
             }
+            if (row->folded)
+                json_object_set_new(o, "folded", json_integer((json_int_t)row->folded));
             json_object_set_new(o, "count", json_integer((json_int_t)row->count));
             json_object_set_new(o, "share", json_real(row->share));
             json_object_set_new(o, "total_ns", json_integer(row->total_ns));

@@ -104,6 +104,7 @@ struct report_cause_row {
         int64_t pid, count;
     } pids[REPORT_ROW_PIDS];
     int64_t pids_other;
+    int64_t folded; /* "other": the smaller causes folded into it; JR_ABSENT */
     int64_t count;  /* tracepoints: spikes; window: windows */
     int64_t spikes; /* window method */
     double share;   /* 0 .. 1 */

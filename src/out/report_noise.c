@@ -141,7 +141,14 @@ static void causes_section(struct report_ctx *c, int i)
             const struct result_noise_cause *q = &n->cause[j];
             fputs("<tr>", f);
             text_cell(f, q->kind);
-            text_cell(f, q->name);
+            if (q->folded > 0) {
+                char name[320];
+                snprintf(name, sizeof name, "%s (%llu smaller causes folded)", q->name,
+                         (unsigned long long)q->folded);
+                text_cell(f, name);
+            } else {
+                text_cell(f, q->name);
+            }
             if (q->npid > 1 || (q->npid && q->pids_other_ns > 0))
                 pids_cell(f, q);
             else if (q->pid >= 0)

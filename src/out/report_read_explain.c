@@ -213,6 +213,7 @@ static int read_summary(struct jreader *r, struct report_run *run)
             jr_int(r, e, w, "median_ns", -NS_LIMIT, NS_LIMIT, JR_OPTIONAL, &row->median_ns) != 0 ||
             jr_string(r, e, w, "policy", JR_OPTIONAL, &row->policy) != 0 ||
             jr_int(r, e, w, "priority", -1000, 1000, JR_OPTIONAL, &row->priority) != 0 ||
+            jr_int(r, e, w, "folded", 0, INT64_MAX, JR_OPTIONAL, &row->folded) != 0 ||
             read_row_pids(r, e, w, row) != 0)
             return -1;
         if (row->count == JR_ABSENT)

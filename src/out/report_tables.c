@@ -194,6 +194,8 @@ static void summary_table(struct report_ctx *c, const struct report_run *run)
             fprintf(f, ", others: %lld", (long long)row->pids_other);
         if (several)
             fputc(')', f);
+        if (row->folded != JR_ABSENT && row->folded > 0)
+            fprintf(f, " (%lld smaller causes folded)", (long long)row->folded);
         fputs("</td>", f);
         count_cell(f, row->count);
         if (isnan(row->share))

@@ -415,7 +415,8 @@ static int read_noise_cause(struct reader *r, const json_t *c, const char *where
     out->priority = prio ? (int64_t)json_integer_value(prio) : 0;
     if (read_word(r, c, at, "policy", false, out->policy, sizeof out->policy) != 0 ||
         read_ns(r, c, at, "ns", &out->ns) != 0 || read_count(r, c, at, "gaps", &out->gaps) != 0 ||
-        read_noise_cause_pids(r, c, at, out) != 0)
+        read_noise_cause_pids(r, c, at, out) != 0 ||
+        (json_object_get(c, "folded") && read_count(r, c, at, "folded", &out->folded) != 0))
         return -1;
     json_t *share = json_object_get(c, "share");
     if (!json_is_number(share) ||

@@ -73,6 +73,7 @@ struct result_noise_cause {
         uint64_t gaps;
     } pids[RESULT_NOISE_CAUSE_PIDS];
     int64_t pids_other_ns;
+    uint64_t folded; /* "other": the smaller causes folded into it; 0 when absent */
     char policy[32]; /* "" unless a thread */
     int64_t priority;
     int64_t ns;

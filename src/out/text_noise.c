@@ -149,6 +149,9 @@ static void cause_label(const struct noise_cause_row *r, char *buf, size_t len)
         snprintf(sched, sizeof sched, "%s", policy);
     if (r->kind == CAUSE_UNEXPLAINED && strcmp(r->name, "idle") == 0)
         snprintf(buf, len, "idle");
+    else if (r->folded > 0 && strcmp(r->name, NOISE_OTHER_CAUSES) == 0)
+        snprintf(buf, len, "%s (%llu smaller causes folded)", r->name,
+                 (unsigned long long)r->folded);
     else if (r->kind == CAUSE_THREAD && cause_pids_text(&r->pids, true, 3, pids, sizeof pids) > 0)
         snprintf(buf, len, "thread %s %s (%s)", r->name, sched, pids);
     else if (r->kind == CAUSE_THREAD)

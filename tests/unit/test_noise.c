@@ -185,9 +185,25 @@ static void test_causes_beyond_the_rows_go_to_other(void **state)
     struct noise_cause_row rows[NOISE_CAUSE_ROWS + 1];
     size_t n = noise_causes_sorted(&c, rows);
     assert_int_equal(n, NOISE_CAUSE_ROWS + 1);
+    /* the 5 late sources took the places of irq0..irq4, hit longest ago */
     assert_string_equal(rows[0].name, NOISE_OTHER_CAUSES); /* 5 x 1000 ns, the largest */
     assert_int_equal(rows[0].ns, 5000);
-    assert_int_equal(c.total_ns, (NOISE_CAUSE_ROWS + 5) * 1000);
+    assert_int_equal(rows[0].gaps, 5);
+    assert_int_equal(rows[0].folded, 5);
+    for (size_t i = 1; i < n; i++)
+        assert_true(strcmp(rows[i].name, "irq0") != 0 && strcmp(rows[i].name, "irq4") != 0);
+    /* a late source with much time keeps its row; a gap never folds a row
+     * it has a part in */
+    struct spike s = gap(1, 100 * MS, 50000);
+    add_cause(&s, CAUSE_IRQ, "late", 0, 40000);
+    add_cause(&s, CAUSE_IRQ, "later", 0, 10000);
+    noise_causes_add(&c, &s);
+    n = noise_causes_sorted(&c, rows);
+    assert_string_equal(rows[0].name, "late");
+    assert_string_equal(rows[1].name, "later");
+    assert_string_equal(rows[2].name, NOISE_OTHER_CAUSES);
+    assert_int_equal(rows[2].folded, 7);
+    assert_int_equal(c.total_ns, (NOISE_CAUSE_ROWS + 5) * 1000 + 50000);
     size_t nl;
     noise_largest_sorted(&c, &nl);
     assert_int_equal(nl, 0);

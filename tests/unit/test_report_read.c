@@ -248,7 +248,8 @@ static void test_spike_windows_and_the_summary(void **state)
 }
 
 /* A thread row of the summary as the run writer puts it (policy, priority,
- * json_cause_pids) reads back with its pids and their spikes. */
+ * json_cause_pids) reads back with its pids and their spikes, and the
+ * "other" row with the number of causes folded into it. */
 static void test_a_thread_summary_row_reads_with_its_pids(void **state)
 {
     (void)state;
@@ -259,7 +260,9 @@ static void test_a_thread_summary_row_reads_with_its_pids(void **state)
                             "disturb", "pid", 4711, "policy", "SCHED_FIFO", "priority", 10, "count",
                             8, "share", 1.0, "total_ns", 8000, "max_ns", 1000, "median_ns", 1000);
     json_cause_pids(row, &pids, false, "count", "total_ns");
-    json_t *sum = json_pack("{s:s,s:[o]}", "method", "tracepoints", "by_cause", row);
+    json_t *other = json_pack("{s:s,s:s,s:i,s:i,s:f}", "kind", "unexplained", "name", "other",
+                              "folded", 5, "count", 6, "share", 0.1);
+    json_t *sum = json_pack("{s:s,s:[o,o]}", "method", "tracepoints", "by_cause", row, other);
     char *text = json_dumps(sum, 0);
     json_decref(sum);
     struct report_run run;
@@ -267,7 +270,9 @@ static void test_a_thread_summary_row_reads_with_its_pids(void **state)
     free(text);
     if (rc != 0)
         fail_msg("%s", err);
-    assert_int_equal(run.nrow, 1);
+    assert_int_equal(run.nrow, 2);
+    assert_int_equal(run.row[1].folded, 5);
+    assert_int_equal(run.row[0].folded, JR_ABSENT);
     assert_string_equal(run.row[0].policy, "SCHED_FIFO");
     assert_int_equal(run.row[0].priority, 10);
     assert_int_equal(run.row[0].npid, 2);

@@ -202,6 +202,9 @@ static void test_summary_keeps_the_last_policy_seen(void **state)
     spikes_free(&st);
 }
 
+/* Sorted by count and bounded: with every group taken, a new source takes
+ * the place of the group with fewest spikes (ties: hit longest ago), which
+ * goes to "other", and a source that starts late still gets its row. */
 static void test_summary_is_sorted_by_count_and_bounded(void **state)
 {
     (void)state;
@@ -228,15 +231,33 @@ static void test_summary_is_sorted_by_count_and_bounded(void **state)
     }
     assert_int_equal(sum, st.total);
     assert_int_equal(other, 1);
-    /* the "other" group holds the 8 late groups: 3+4+5+1+2+3+4+5 spikes */
+    /* the 8 late groups took the places of dev0, dev5, .., dev30 (1 spike
+     * each), the last one (5 spikes) that of dev35 (1 spike, the only one
+     * left with fewer than 2) */
     assert_string_equal(rows[0].name, SPIKES_OTHER_NAME);
-    assert_int_equal(rows[0].count, 27);
+    assert_int_equal(rows[0].count, 8);
+    assert_int_equal(rows[0].folded, 8);
+    assert_int_equal(rows[0].max_ns, 1000);
+    for (size_t i = 1; i < n; i++)
+        assert_true(strcmp(rows[i].name, "dev0") != 0 && strcmp(rows[i].name, "dev35") != 0);
     char buf[160];
     spike_summary_text(&rows[0], st.total, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, "other (causes after the first 32 seen)"));
+    assert_non_null(strstr(buf, ": other (8 smaller causes folded), median"));
+    /* a source that starts now, with every place taken, gets a row */
+    for (int k = 0; k < 20; k++) {
+        struct spike s = one_part(0, 1000 + k, 5000, CAUSE_THREAD, "late", 77, 4);
+        spikes_add(&st, &s);
+    }
+    n = spikes_summary(&st, rows, SPIKES_GROUPS_MAX + 1);
+    assert_string_equal(rows[0].name, "late");
+    assert_int_equal(rows[0].count, 20);
+    assert_int_equal(rows[0].pid, 77);
+    assert_string_equal(rows[1].name, SPIKES_OTHER_NAME);
+    assert_int_equal(rows[1].count, 10); /* and dev1, of 2 spikes hit longest ago */
+    assert_int_equal(rows[1].folded, 9);
     /* a short rows array gets the first rows */
     assert_int_equal(spikes_summary(&st, rows, 3), 3);
-    assert_string_equal(rows[0].name, SPIKES_OTHER_NAME);
+    assert_string_equal(rows[0].name, "late");
     spikes_free(&st);
 }
 
