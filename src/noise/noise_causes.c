@@ -26,36 +26,44 @@ void noise_causes_free(struct noise_causes *c)
     memset(c, 0, sizeof *c);
 }
 
-static bool same_cause(const struct noise_cause_row *r, const struct spike_cause *p)
+/* The row with least time, the one hit longest ago among equals, and none
+ * the gap being added has a part in (at most SPIKE_CAUSES_MAX of the
+ * NOISE_CAUSE_ROWS), folded into "other"; its place is returned. */
+static struct noise_cause_row *make_room(struct noise_causes *c)
 {
-    return r->kind == p->kind && strncmp(r->name, p->name, sizeof r->name) == 0;
+    struct noise_cause_row *least = NULL;
+    for (size_t i = 0; i < NOISE_CAUSE_ROWS; i++) {
+        struct noise_cause_row *r = &c->row[i];
+        if (r->last_seen != c->attributed &&
+            (!least || r->ns < least->ns ||
+             (r->ns == least->ns && r->last_seen < least->last_seen)))
+            least = r;
+    }
+    struct noise_cause_row *other = &c->row[NOISE_CAUSE_ROWS];
+    other->kind = CAUSE_UNEXPLAINED;
+    memcpy(other->name, NOISE_OTHER_CAUSES, sizeof NOISE_OTHER_CAUSES);
+    other->policy = -1;
+    other->gaps += least->gaps;
+    other->ns += least->ns;
+    other->folded++;
+    return least;
 }
 
-static void add_part(struct noise_causes *c, const struct spike_cause *p)
+/* The row of part p: its source's, or a new one. */
+static struct noise_cause_row *row_of(struct noise_causes *c, const struct spike_cause *p)
 {
-    struct noise_cause_row *r = NULL;
-    for (size_t i = 0; i < c->nrows && !r; i++)
-        if (same_cause(&c->row[i], p))
-            r = &c->row[i];
-    if (!r && c->nrows < NOISE_CAUSE_ROWS) {
-        r = &c->row[c->nrows++];
-        *r = (struct noise_cause_row){.kind = p->kind};
-        memcpy(r->name, p->name, sizeof r->name);
-        r->name[sizeof r->name - 1] = '\0';
+    for (size_t i = 0; i < c->nrows; i++) {
+        struct noise_cause_row *r = &c->row[i];
+        if (cause_same_source(r->kind, r->name, r->prio, r->policy, p))
+            return r;
     }
-    if (!r) {
-        r = &c->row[NOISE_CAUSE_ROWS];
-        r->kind = CAUSE_UNEXPLAINED;
-        memcpy(r->name, NOISE_OTHER_CAUSES, sizeof NOISE_OTHER_CAUSES);
-    }
-    if (p->kind == CAUSE_THREAD) {
-        r->pid = p->pid;
+    struct noise_cause_row *r = c->nrows < NOISE_CAUSE_ROWS ? &c->row[c->nrows++] : make_room(c);
+    *r = (struct noise_cause_row){.kind = p->kind, .policy = -1};
+    memcpy(r->name, p->name, sizeof r->name);
+    r->name[sizeof r->name - 1] = '\0';
+    if (p->kind == CAUSE_THREAD)
         r->prio = p->prio;
-        r->policy = p->policy;
-    }
-    r->gaps++;
-    r->ns += p->ns;
-    c->total_ns += p->ns;
+    return r;
 }
 
 static void sift_down(struct spike *h, size_t n, size_t i)
@@ -97,8 +105,27 @@ void noise_largest_add(struct noise_causes *c, const struct spike *s)
 void noise_causes_add(struct noise_causes *c, const struct spike *s)
 {
     c->attributed++;
-    for (unsigned j = 0; j < s->ncauses && j < SPIKE_CAUSES_MAX; j++)
-        add_part(c, &s->causes[j]);
+    struct noise_cause_row *row[SPIKE_CAUSES_MAX];
+    for (unsigned j = 0; j < s->ncauses && j < SPIKE_CAUSES_MAX; j++) {
+        const struct spike_cause *p = &s->causes[j];
+        struct noise_cause_row *r = row[j] = row_of(c, p);
+        /* the gap counts once in the row, and once for each of its pids */
+        bool new_row = true, new_pid = true;
+        for (unsigned k = 0; k < j; k++)
+            if (row[k] == r) {
+                new_row = false;
+                new_pid = new_pid && s->causes[k].pid != p->pid;
+            }
+        r->gaps += new_row;
+        r->last_seen = c->attributed;
+        r->ns += p->ns;
+        c->total_ns += p->ns;
+        if (r->kind == CAUSE_THREAD) {
+            if (r->policy < 0)
+                r->policy = p->policy;
+            cause_pids_add(&r->pids, p->pid, new_pid, p->ns);
+        }
+    }
     noise_largest_add(c, s);
 }
 
@@ -114,6 +141,10 @@ size_t noise_causes_sorted(const struct noise_causes *c, struct noise_cause_row 
 {
     size_t n = c->nrows;
     memcpy(out, c->row, n * sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        struct cause_pid top[CAUSE_PIDS_MAX];
+        out[i].pid = cause_pids_sorted(&out[i].pids, true, top) ? top[0].pid : 0;
+    }
     if (c->row[NOISE_CAUSE_ROWS].ns > 0 || c->row[NOISE_CAUSE_ROWS].gaps > 0)
         out[n++] = c->row[NOISE_CAUSE_ROWS];
     if (n > 1)

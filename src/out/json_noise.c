@@ -49,7 +49,10 @@ static json_t *json_cause_row(const struct noise_cause_row *r, int64_t noise_ns)
         json_object_set_new(o, "policy",
                             json_string(explain_thread_policy(r->pid, r->prio, r->policy)));
         json_object_set_new(o, "priority", json_integer(cause_user_priority(r->prio)));
+        json_cause_pids(o, &r->pids, true, "gaps", "ns");
     }
+    if (r->folded)
+        json_object_set_new(o, "folded", json_integer((json_int_t)r->folded));
     json_object_set_new(o, "ns", json_integer(r->ns));
     json_object_set_new(o, "share", json_real(noise_ns > 0 ? (double)r->ns / (double)noise_ns : 0));
     json_object_set_new(o, "gaps", json_integer((json_int_t)r->gaps));

@@ -21,6 +21,7 @@
 #include "out/json_load.h"
 #include "out/json_telemetry.h"
 #include "sys/cpulist.h"
+#include "trace/cause_source.h"
 
 static json_t *json_int_or_null(bool present, int64_t v)
 {
@@ -318,6 +319,22 @@ static json_t *json_cause_head(unsigned kind, const char *name, int32_t pid)
     return o;
 }
 
+void json_cause_pids(json_t *o, const struct cause_pids *p, bool by_ns, const char *count_key,
+                     const char *ns_key)
+{
+    struct cause_pid top[CAUSE_PIDS_MAX];
+    size_t n = cause_pids_sorted(p, by_ns, top);
+    json_t *pids = json_array();
+    for (size_t k = 0; k < n; k++)
+        json_array_append_new(pids,
+                              json_pack("{s:i,s:I,s:I}", "pid", (int)top[k].pid, count_key,
+                                        (json_int_t)top[k].count, ns_key, (json_int_t)top[k].ns));
+    json_object_set_new(o, "pids", pids);
+    json_object_set_new(o, "pids_unlisted",
+                        json_pack("{s:I,s:I}", count_key, (json_int_t)p->unlisted_count, ns_key,
+                                  (json_int_t)p->unlisted_ns));
+}
+
 json_t *json_spike(const struct spike *s, const char *const *policy, int64_t start_ns)
 {
     json_t *o = json_object();
@@ -409,6 +426,15 @@ static void json_explain(json_t *doc, const struct run_report *rep, int64_t star
         for (size_t r = 0; r < x->nrows; r++) {
             const struct spike_summary_row *row = &x->rows[r];
             json_t *o = json_cause_head(row->kind, row->name, row->pid);
+            if (row->kind == CAUSE_THREAD) {
+                json_object_set_new(o, "policy",
+                                    json_string(x->row_policy[r] ? x->row_policy[r] : "?"));
+                json_object_set_new(o, "priority", json_integer(cause_user_priority(row->prio)));
+                if (row->pids)
+                    json_cause_pids(o, row->pids, false, "count", "total_ns");
+            }
+            if (row->folded)
+                json_object_set_new(o, "folded", json_integer((json_int_t)row->folded));
             json_object_set_new(o, "count", json_integer((json_int_t)row->count));
             json_object_set_new(o, "share", json_real(row->share));
             json_object_set_new(o, "total_ns", json_integer(row->total_ns));

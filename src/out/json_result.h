@@ -8,6 +8,7 @@
 #define JITTERLAB_OUT_JSON_RESULT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "out/report.h"
@@ -33,6 +34,13 @@ void json_timebase_fields(json_t *doc, const struct timebase *tb);
 /* One explained spike {cpu, t_s (from start_ns), latency_ns, causes, dominant,
  * events_lost}; policy[j] names a thread cause's policy (NULL: "?"). */
 json_t *json_spike(const struct spike *s, const char *const *policy, int64_t start_ns);
+struct cause_pids;
+/* A thread source's pids (trace/cause_source.h) into summary row o: "pids":
+ * [{pid, COUNT_KEY, NS_KEY}], most time first when by_ns, else most spikes
+ * first, and "pids_unlisted": {COUNT_KEY, NS_KEY} of the pids beyond the
+ * listed ones (zero when none). */
+void json_cause_pids(json_t *o, const struct cause_pids *p, bool by_ns, const char *count_key,
+                     const char *ns_key);
 /* The window method's "spike_windows" entries into windows and its summary
  * rows into by_cause. */
 void json_window_explanation(const struct window_explanation *wx, json_t *windows,

@@ -88,10 +88,23 @@ struct report_spike {
     struct report_cause cause[REPORT_SPIKE_CAUSES];
 };
 
+/* A thread summary row's pids kept for the report (the writer lists 8). */
+#define REPORT_ROW_PIDS 8
+
 /* A spike_summary.by_cause row; fields a method lacks are JR_ABSENT. */
 struct report_cause_row {
     const char *kind, *name;
     int64_t pid;
+    const char *policy; /* thread; NULL when absent */
+    int64_t priority;   /* thread; JR_ABSENT when absent */
+    /* a thread source's pids with their spikes, as listed; pids_other: the
+     * spikes of pids beyond them (the writer's unlisted ones included) */
+    size_t npid;
+    struct {
+        int64_t pid, count;
+    } pids[REPORT_ROW_PIDS];
+    int64_t pids_other;
+    int64_t folded; /* "other": the smaller causes folded into it; JR_ABSENT */
     int64_t count;  /* tracepoints: spikes; window: windows */
     int64_t spikes; /* window method */
     double share;   /* 0 .. 1 */

@@ -104,6 +104,19 @@ static void cpu_section(struct report_ctx *c, int cpu)
     fputs("</section>\n", c->f);
 }
 
+/* The pids of a thread source, each with its share of the row's time. */
+static void pids_cell(FILE *f, const struct result_noise_cause *q)
+{
+    fputs("<td>", f);
+    for (size_t p = 0; p < q->npid; p++)
+        fprintf(f, "%s%lld (%.0f%%)", p ? ", " : "", (long long)q->pids[p].pid,
+                q->ns > 0 ? 100.0 * (double)q->pids[p].ns / (double)q->ns : 0.0);
+    if (q->pids_other_ns > 0)
+        fprintf(f, ", others (%.0f%%)",
+                q->ns > 0 ? 100.0 * (double)q->pids_other_ns / (double)q->ns : 0.0);
+    fputs("</td>", f);
+}
+
 /* Result i's causes per CPU: kind, name, pid, share of the attributed noise. */
 static void causes_section(struct report_ctx *c, int i)
 {
@@ -128,8 +141,17 @@ static void causes_section(struct report_ctx *c, int i)
             const struct result_noise_cause *q = &n->cause[j];
             fputs("<tr>", f);
             text_cell(f, q->kind);
-            text_cell(f, q->name);
-            if (q->pid >= 0)
+            if (q->folded > 0) {
+                char name[320];
+                snprintf(name, sizeof name, "%s (%llu smaller causes folded)", q->name,
+                         (unsigned long long)q->folded);
+                text_cell(f, name);
+            } else {
+                text_cell(f, q->name);
+            }
+            if (q->npid > 1 || (q->npid && q->pids_other_ns > 0))
+                pids_cell(f, q);
+            else if (q->pid >= 0)
                 fprintf(f, "<td>%lld</td>", (long long)q->pid);
             else
                 fputs("<td class=\"na\">" DASH "</td>", f);
@@ -143,7 +165,9 @@ static void causes_section(struct report_ctx *c, int i)
             fprintf(f, "<p class=\"note\">%zu more causes not shown.</p>\n", n->ncause - shown);
     }
     fputs("<p class=\"note\">Share = the cause's part of the noise the tracepoints explained; "
-          "a gap with several causes counts in each.</p>\n</section>\n",
+          "a gap with several causes counts once in each. A thread is its name, policy and "
+          "priority; several pids of one are listed with their part of its time.</p>\n"
+          "</section>\n",
           f);
 }
 

@@ -138,6 +138,47 @@ static int read_spikes(struct jreader *r, struct report_run *run, const json_t *
     return rc;
 }
 
+/* A thread row's "pids" [{pid, count, total_ns}] and "pids_unlisted"
+ * {count, total_ns}: the first REPORT_ROW_PIDS pids kept, the spikes of the
+ * rest and of the unlisted ones summed. */
+static int read_row_pids(struct jreader *r, const json_t *e, const char *where,
+                         struct report_cause_row *row)
+{
+    const json_t *pids, *unlisted;
+    if (jr_array(r, e, where, "pids", JR_OPTIONAL, ROWS_MAX, &pids) != 0 ||
+        jr_object(r, e, where, "pids_unlisted", JR_OPTIONAL, &unlisted) != 0)
+        return -1;
+    for (size_t k = 0; pids && k < json_array_size(pids); k++) {
+        char w[96];
+        snprintf(w, sizeof w, "%s.pids[%zu]", where, k);
+        const json_t *p = json_array_get(pids, k);
+        int64_t pid, count, ns;
+        if (!json_is_object(p))
+            return jr_fail(r, w, "not an object");
+        if (jr_int(r, p, w, "pid", 0, INT32_MAX, JR_REQUIRED, &pid) != 0 ||
+            jr_int(r, p, w, "count", 0, INT64_MAX, JR_REQUIRED, &count) != 0 ||
+            jr_int(r, p, w, "total_ns", 0, INT64_MAX, JR_OPTIONAL, &ns) != 0)
+            return -1;
+        if (row->npid < REPORT_ROW_PIDS) {
+            row->pids[row->npid].pid = pid;
+            row->pids[row->npid++].count = count;
+        } else if (count <= INT64_MAX - row->pids_other) {
+            row->pids_other += count;
+        }
+    }
+    if (unlisted) {
+        char w[96];
+        snprintf(w, sizeof w, "%s.pids_unlisted", where);
+        int64_t count, ns;
+        if (jr_int(r, unlisted, w, "count", 0, INT64_MAX, JR_OPTIONAL, &count) != 0 ||
+            jr_int(r, unlisted, w, "total_ns", 0, INT64_MAX, JR_OPTIONAL, &ns) != 0)
+            return -1;
+        if (count != JR_ABSENT && count <= INT64_MAX - row->pids_other)
+            row->pids_other += count;
+    }
+    return 0;
+}
+
 static int read_summary(struct jreader *r, struct report_run *run)
 {
     const json_t *sum, *rows;
@@ -169,7 +210,11 @@ static int read_summary(struct jreader *r, struct report_run *run)
             jr_number(r, e, w, "share", 0, 1.000001, JR_OPTIONAL, &row->share) != 0 ||
             jr_int(r, e, w, "total_ns", 0, INT64_MAX, JR_OPTIONAL, &row->total_ns) != 0 ||
             jr_int(r, e, w, "max_ns", -NS_LIMIT, NS_LIMIT, JR_OPTIONAL, &row->max_ns) != 0 ||
-            jr_int(r, e, w, "median_ns", -NS_LIMIT, NS_LIMIT, JR_OPTIONAL, &row->median_ns) != 0)
+            jr_int(r, e, w, "median_ns", -NS_LIMIT, NS_LIMIT, JR_OPTIONAL, &row->median_ns) != 0 ||
+            jr_string(r, e, w, "policy", JR_OPTIONAL, &row->policy) != 0 ||
+            jr_int(r, e, w, "priority", -1000, 1000, JR_OPTIONAL, &row->priority) != 0 ||
+            jr_int(r, e, w, "folded", 0, INT64_MAX, JR_OPTIONAL, &row->folded) != 0 ||
+            read_row_pids(r, e, w, row) != 0)
             return -1;
         if (row->count == JR_ABSENT)
             row->count = windows;

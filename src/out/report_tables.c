@@ -170,7 +170,9 @@ static void summary_table(struct report_ctx *c, const struct report_run *run)
     bool w = run->summary_method && strcmp(run->summary_method, "window") == 0;
     fputs("<h3>By dominant cause</h3>\n<p class=\"note\">spike_summary, method ", f);
     markup_escape(f, run->summary_method, 24);
-    fputs(": every spike counted once under its largest part.</p>\n", f);
+    fputs(": every spike counted once under its largest part; a thread by its name, policy "
+          "and priority, with the spikes of each pid.</p>\n",
+          f);
     fprintf(f,
             "<table class=\"summary\"><tr><th class=\"text\">dominant cause</th><th>%s</th>"
             "<th>share</th>%s<th>max</th>%s</tr>\n",
@@ -179,9 +181,21 @@ static void summary_table(struct report_ctx *c, const struct report_run *run)
     size_t shown = run->nrow < SUMMARY_ROWS ? run->nrow : SUMMARY_ROWS;
     for (size_t i = 0; i < shown; i++) {
         const struct report_cause_row *row = &run->row[i];
-        struct report_cause k = {row->kind, row->name, 0, row->pid, NULL, JR_ABSENT, 0, 0, 0};
+        bool several = row->npid > 1 || (row->npid && row->pids_other > 0);
+        struct report_cause k = {
+            row->kind, row->name, 0, several ? JR_ABSENT : row->pid, row->policy, row->priority,
+            0,         0,         0};
         fputs("<tr><td class=\"text\">", f);
         cause_text(f, &k);
+        for (size_t p = 0; several && p < row->npid; p++)
+            fprintf(f, "%s%lld: %lld", p ? ", " : " (pids ", (long long)row->pids[p].pid,
+                    (long long)row->pids[p].count);
+        if (several && row->pids_other > 0)
+            fprintf(f, ", others: %lld", (long long)row->pids_other);
+        if (several)
+            fputc(')', f);
+        if (row->folded != JR_ABSENT && row->folded > 0)
+            fprintf(f, " (%lld smaller causes folded)", (long long)row->folded);
         fputs("</td>", f);
         count_cell(f, row->count);
         if (isnan(row->share))

@@ -308,7 +308,7 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
 static int read_ns(struct reader *r, const json_t *obj, const char *where, const char *key,
                    int64_t *out)
 {
-    uint64_t v;
+    uint64_t v = 0;
     if (read_count(r, obj, where, key, &v) != 0)
         return -1;
     *out = (int64_t)v;
@@ -353,6 +353,52 @@ static int read_word(struct reader *r, const json_t *obj, const char *where, con
     return 0;
 }
 
+/* A thread row's "pids" [{pid, gaps, ns}] and "pids_unlisted" {gaps, ns}
+ * (both optional: documents of older versions have neither). */
+static int read_noise_cause_pids(struct reader *r, const json_t *c, const char *at,
+                                 struct result_noise_cause *out)
+{
+    json_t *pids = json_object_get(c, "pids"), *unlisted = json_object_get(c, "pids_unlisted");
+    if (pids && !json_is_array(pids))
+        return refuse(r, at, "pids: not an array");
+    if (json_array_size(pids) > RESULT_NOISE_MAX_CAUSES)
+        return refuse(r, at, "pids: %zu entries, more than %d", json_array_size(pids),
+                      RESULT_NOISE_MAX_CAUSES);
+    for (size_t k = 0; k < json_array_size(pids); k++) {
+        char w[96];
+        snprintf(w, sizeof w, "%s.pids[%zu]", at, k);
+        json_t *p = json_array_get(pids, k), *pid = json_object_get(p, "pid");
+        if (!json_is_object(p))
+            return refuse(r, w, "not an object");
+        if (!json_is_integer(pid) || json_integer_value(pid) < 0 ||
+            json_integer_value(pid) > 4194304)
+            return refuse(r, w, "pid: not a process id");
+        int64_t ns;
+        uint64_t gaps;
+        if (read_ns(r, p, w, "ns", &ns) != 0 || read_count(r, p, w, "gaps", &gaps) != 0)
+            return -1;
+        if (out->npid < RESULT_NOISE_CAUSE_PIDS) {
+            out->pids[out->npid].pid = (int64_t)json_integer_value(pid);
+            out->pids[out->npid].ns = ns;
+            out->pids[out->npid++].gaps = gaps;
+        } else if (ns <= INT64_MAX - out->pids_other_ns) {
+            out->pids_other_ns += ns;
+        }
+    }
+    if (unlisted) {
+        char w[96];
+        snprintf(w, sizeof w, "%s.pids_unlisted", at);
+        int64_t ns;
+        if (!json_is_object(unlisted))
+            return refuse(r, w, "not an object");
+        if (read_ns(r, unlisted, w, "ns", &ns) != 0)
+            return -1;
+        if (ns <= INT64_MAX - out->pids_other_ns)
+            out->pids_other_ns += ns;
+    }
+    return 0;
+}
+
 static int read_noise_cause(struct reader *r, const json_t *c, const char *where, size_t i,
                             struct result_noise_cause *out)
 {
@@ -379,7 +425,9 @@ static int read_noise_cause(struct reader *r, const json_t *c, const char *where
         return refuse(r, at, "priority: not an integer of -100 .. 200");
     out->priority = prio ? (int64_t)json_integer_value(prio) : 0;
     if (read_word(r, c, at, "policy", false, out->policy, sizeof out->policy) != 0 ||
-        read_ns(r, c, at, "ns", &out->ns) != 0 || read_count(r, c, at, "gaps", &out->gaps) != 0)
+        read_ns(r, c, at, "ns", &out->ns) != 0 || read_count(r, c, at, "gaps", &out->gaps) != 0 ||
+        read_noise_cause_pids(r, c, at, out) != 0 ||
+        (json_object_get(c, "folded") && read_count(r, c, at, "folded", &out->folded) != 0))
         return -1;
     json_t *share = json_object_get(c, "share");
     if (!json_is_number(share) ||

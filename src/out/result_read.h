@@ -58,11 +58,24 @@ struct result_noise_window {
     uint64_t gaps;
 };
 
+/* A thread row's pids kept (the writer lists 8). */
+#define RESULT_NOISE_CAUSE_PIDS 8
+
 /* One row of a noise CPU entry's causes[]. */
 struct result_noise_cause {
     char kind[32];
-    char *name;      /* owned */
-    int64_t pid;     /* -1 unless a thread */
+    char *name;  /* owned */
+    int64_t pid; /* -1 unless a thread */
+    /* a thread source's pids (pids[]) with their time and gaps, as listed;
+     * other_ns: the time of pids beyond them (the writer's unlisted ones
+     * included) */
+    size_t npid;
+    struct {
+        int64_t pid, ns;
+        uint64_t gaps;
+    } pids[RESULT_NOISE_CAUSE_PIDS];
+    int64_t pids_other_ns;
+    uint64_t folded; /* "other": the smaller causes folded into it; 0 when absent */
     char policy[32]; /* "" unless a thread */
     int64_t priority;
     int64_t ns;

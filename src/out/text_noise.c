@@ -136,12 +136,26 @@ int text_noise_live(FILE *out, const struct noise_live_cpu *c, int n, int64_t el
     return n + 2;
 }
 
+/* "thread spinner/27019 SCHED_FIFO 95"; a source of several threads:
+ * "thread worker SCHED_OTHER (pids 12 60%, 13 40%)", by their time. */
 static void cause_label(const struct noise_cause_row *r, char *buf, size_t len)
 {
+    char sched[48], pids[160];
+    const char *policy =
+        r->kind == CAUSE_THREAD ? explain_thread_policy(r->pid, r->prio, r->policy) : "";
+    if (cause_user_priority(r->prio) > 0)
+        snprintf(sched, sizeof sched, "%s %d", policy, cause_user_priority(r->prio));
+    else
+        snprintf(sched, sizeof sched, "%s", policy);
     if (r->kind == CAUSE_UNEXPLAINED && strcmp(r->name, "idle") == 0)
         snprintf(buf, len, "idle");
+    else if (r->folded > 0 && strcmp(r->name, NOISE_OTHER_CAUSES) == 0)
+        snprintf(buf, len, "%s (%llu smaller causes folded)", r->name,
+                 (unsigned long long)r->folded);
+    else if (r->kind == CAUSE_THREAD && cause_pids_text(&r->pids, true, 3, pids, sizeof pids) > 0)
+        snprintf(buf, len, "thread %s %s (%s)", r->name, sched, pids);
     else if (r->kind == CAUSE_THREAD)
-        snprintf(buf, len, "thread %s/%d", r->name, (int)r->pid);
+        snprintf(buf, len, "thread %s/%d %s", r->name, (int)r->pid, sched);
     else if (r->name[0])
         snprintf(buf, len, "%s %s", cause_kind_name(r->kind), r->name);
     else
@@ -156,7 +170,7 @@ static void causes_line(const struct noise_cause_row *rows, size_t n, int64_t to
     int64_t rest = total;
     size_t k = 0;
     for (; k < n && k < max && (k == 0 || pct(rows[k].ns, total) >= 0.5); k++) {
-        char label[96];
+        char label[256];
         cause_label(&rows[k], label, sizeof label);
         int w = snprintf(buf + used, len - used, "%s%.0f%% %s", k ? ", " : "",
                          pct(rows[k].ns, total), label);

@@ -3,7 +3,8 @@
  * latency, the smallest at the root, so a spike larger than the root takes its
  * place in O(log keep); among equal latencies the later spike sits nearer the
  * root, so the earlier one stays. Summary groups are found by a linear search
- * over at most SPIKES_GROUPS_MAX entries: spikes are rare next to cycles.
+ * over at most SPIKES_GROUPS_MAX entries, and so is the one that makes room
+ * for a new source: spikes are rare next to cycles.
  */
 #include "trace/spikes.h"
 
@@ -105,19 +106,44 @@ static void keep_spike(struct spike_store *store, const struct spike *spike)
 
 /* ---- the summary by dominant cause ---- */
 
+/* The group with fewest spikes, the one hit longest ago among equals,
+ * folded into "other"; its place is returned, empty. */
+static struct spike_group *make_room(struct spike_store *store)
+{
+    struct spike_group *least = &store->groups[0];
+    for (size_t g = 1; g < SPIKES_GROUPS_MAX; g++) {
+        struct spike_group *group = &store->groups[g];
+        if (group->count < least->count ||
+            (group->count == least->count && group->last_seen < least->last_seen))
+            least = group;
+    }
+    struct spike_group *other = &store->groups[SPIKES_GROUPS_MAX];
+    if (other->count == 0 || least->max_ns > other->max_ns)
+        other->max_ns = least->max_ns;
+    other->count += least->count;
+    other->total_ns += least->total_ns;
+    other->folded++;
+    latency_hist_merge(&other->hist, &least->hist);
+    memset(least, 0, sizeof *least);
+    latency_hist_init(&least->hist);
+    return least;
+}
+
 static struct spike_group *group_of(struct spike_store *store, const struct spike_cause *c)
 {
     for (size_t g = 0; g < store->named_groups; g++) {
         struct spike_group *group = &store->groups[g];
-        if (group->kind == c->kind && strcmp(group->name, c->name) == 0)
+        if (cause_same_source(group->kind, group->name, group->prio, group->policy, c))
             return group;
     }
-    if (store->named_groups == SPIKES_GROUPS_MAX)
-        return &store->groups[SPIKES_GROUPS_MAX];
-    struct spike_group *group = &store->groups[store->named_groups++];
+    struct spike_group *group = store->named_groups == SPIKES_GROUPS_MAX
+                                    ? make_room(store)
+                                    : &store->groups[store->named_groups++];
     group->kind = c->kind;
     memcpy(group->name, c->name, sizeof group->name);
     group->name[sizeof group->name - 1] = '\0';
+    group->prio = c->kind == CAUSE_THREAD ? c->prio : 0;
+    group->policy = c->kind == CAUSE_THREAD ? c->policy : -1;
     return group;
 }
 
@@ -130,15 +156,15 @@ static void summarize_spike(struct spike_store *store, const struct spike *spike
             ? &spike->causes[spike->dominant]
             : &none;
     struct spike_group *group = group_of(store, dom);
-    if (group != &store->groups[SPIKES_GROUPS_MAX]) {
-        group->pid = dom->pid;
-        group->prio = dom->prio;
-        if (dom->policy >= 0 || group->count == 0)
+    if (group->kind == CAUSE_THREAD) {
+        if (group->policy < 0)
             group->policy = dom->policy; /* a task gone by now keeps what was seen */
+        cause_pids_add(&group->pids, dom->pid, 1, dom->ns);
     }
     if (group->count == 0 || dom->ns > group->max_ns)
         group->max_ns = dom->ns;
     group->count++;
+    group->last_seen = store->total;
     group->total_ns += dom->ns;
     latency_hist_add(&group->hist, dom->ns);
     if (spike->cpu >= 0 && spike->cpu < store->ncpu && dom->kind < CAUSE_KIND_COUNT)
@@ -193,10 +219,12 @@ size_t spikes_summary(const struct spike_store *store, struct spike_summary_row 
         const struct spike_group *group = &store->groups[g];
         if ((g < SPIKES_GROUPS_MAX && g >= store->named_groups) || group->count == 0)
             continue;
+        struct cause_pid top[CAUSE_PIDS_MAX];
+        size_t npid = cause_pids_sorted(&group->pids, false, top);
         struct spike_summary_row row = {
             .kind = group->kind,
             .name = group->name,
-            .pid = group->pid,
+            .pid = npid ? top[0].pid : 0,
             .prio = group->prio,
             .policy = group->policy,
             .count = group->count,
@@ -204,6 +232,8 @@ size_t spikes_summary(const struct spike_store *store, struct spike_summary_row 
             .total_ns = group->total_ns,
             .max_ns = group->max_ns,
             .median_ns = latency_hist_percentile(&group->hist, 50.0),
+            .pids = group->kind == CAUSE_THREAD ? &group->pids : NULL,
+            .folded = group->folded,
         };
         /* insertion sort: stable, so equal rows stay in the order first seen */
         size_t i = n++;
@@ -223,16 +253,24 @@ int spike_summary_text(const struct spike_summary_row *row, uint64_t total_spike
 {
     if (!policy)
         policy = cause_policy_name(row->prio);
-    char median[32], who[96];
+    char median[32], who[256], sched[48], pids[160] = "";
     format_duration(row->median_ns, median, sizeof median);
     const char *kind = cause_kind_name(row->kind);
     if (row->kind == CAUSE_THREAD && cause_user_priority(row->prio) > 0)
-        snprintf(who, sizeof who, "thread %s/%d %s %d", row->name, (int)row->pid, policy,
-                 cause_user_priority(row->prio));
+        snprintf(sched, sizeof sched, "%s %d", policy, cause_user_priority(row->prio));
+    else
+        snprintf(sched, sizeof sched, "%s", policy);
+    if (row->kind == CAUSE_THREAD && row->pids)
+        cause_pids_text(row->pids, false, 3, pids, sizeof pids);
+    if (row->kind == CAUSE_THREAD && pids[0])
+        snprintf(who, sizeof who, "thread %s %s (%s)", row->name, sched, pids);
     else if (row->kind == CAUSE_THREAD)
-        snprintf(who, sizeof who, "thread %s/%d %s", row->name, (int)row->pid, policy);
-    else if (strcmp(row->name, SPIKES_OTHER_NAME) == 0 || !row->name[0])
-        snprintf(who, sizeof who, "%s", row->name[0] ? row->name : kind);
+        snprintf(who, sizeof who, "thread %s/%d %s", row->name, (int)row->pid, sched);
+    else if (row->folded > 0 && strcmp(row->name, SPIKES_OTHER_NAME) == 0)
+        snprintf(who, sizeof who, "%s (%llu smaller cause%s folded)", row->name,
+                 (unsigned long long)row->folded, row->folded == 1 ? "" : "s");
+    else if (!row->name[0])
+        snprintf(who, sizeof who, "%s", kind);
     else if (row->kind == CAUSE_UNEXPLAINED)
         snprintf(who, sizeof who, "%s (%s)", kind, row->name);
     else

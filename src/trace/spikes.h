@@ -2,12 +2,19 @@
  * The spike store of one run: every explained spike passes through
  * spikes_add(); the `keep` largest are kept in full (a min-heap on latency,
  * so a new spike replaces the smallest kept one), all are counted, and all
- * feed a summary by dominant cause. A summary group is kind + name (for a
- * thread its comm, not its pid, so a restarted disturber stays one group;
- * the last pid seen is kept); the first SPIKES_GROUPS_MAX groups are kept,
- * later ones go to one "other" group. Each group keeps count, total, max and
- * a log-linear histogram for the median. Everything is allocated once by
- * spikes_init; adding never allocates. Pure code, no I/O.
+ * feed a summary by dominant cause. A summary group is a source
+ * (trace/cause_source.h): kind + name, and for a thread its comm, priority
+ * and policy, with each of its pids counted apart (a restarted disturber
+ * stays one group, two threads of one name at two priorities are two).
+ * SPIKES_GROUPS_MAX groups are kept: when a new source comes and every
+ * group is taken, the group with fewest spikes (ties: the one hit longest
+ * ago) is folded into one "other" group, which counts the groups it took,
+ * and its place goes to the new source. So a cause that starts late on a
+ * machine whose many short-lived processes filled the table still gets its
+ * row, and the rows kept hold the most frequent causes. Each group keeps
+ * count, total, max and a log-linear histogram for the median. Everything
+ * is allocated once by spikes_init; adding never allocates. Pure code, no
+ * I/O.
  */
 #ifndef JITTERLAB_TRACE_SPIKES_H
 #define JITTERLAB_TRACE_SPIKES_H
@@ -18,6 +25,7 @@
 
 #include "stats/histogram.h"
 #include "trace/attribute.h"
+#include "trace/cause_source.h"
 
 #define SPIKES_KEEP_DEFAULT 1000
 #define SPIKES_GROUPS_MAX   32
@@ -27,11 +35,13 @@
 struct spike_group {
     uint16_t kind; /* enum cause_kind; CAUSE_UNEXPLAINED for "other" */
     char name[TRACE_COMM_LEN * 2];
-    int32_t pid;    /* thread: the last pid seen */
-    int32_t prio;   /* thread: the last priority seen */
-    int16_t policy; /* thread: the last policy seen (spike_cause.policy) */
+    int32_t prio;           /* thread: its kernel priority */
+    int16_t policy;         /* thread: its policy (spike_cause.policy), the first known one */
+    struct cause_pids pids; /* thread: spikes and time by pid */
     uint64_t count;
-    int64_t total_ns; /* sum of the dominant parts */
+    uint64_t last_seen; /* the store's total when a spike last went to it */
+    uint64_t folded;    /* "other": groups folded into it to make room */
+    int64_t total_ns;   /* sum of the dominant parts */
     int64_t max_ns;
     struct latency_hist hist; /* of the dominant parts */
 };
@@ -40,7 +50,7 @@ struct spike_group {
 struct spike_summary_row {
     uint16_t kind;
     const char *name; /* points into the store */
-    int32_t pid;
+    int32_t pid;      /* thread: the pid with most spikes */
     int32_t prio;
     int16_t policy;
     uint64_t count;
@@ -48,6 +58,8 @@ struct spike_summary_row {
     int64_t total_ns;
     int64_t max_ns;
     int64_t median_ns;
+    const struct cause_pids *pids; /* thread: every pid's part; points into the store */
+    uint64_t folded;               /* "other": groups folded into it to make room */
 };
 
 struct spike_store {
@@ -81,13 +93,17 @@ uint64_t spikes_cpu_cause(const struct spike_store *store, int cpu, unsigned kin
  * number. Adding afterwards is allowed (the heap is rebuilt). */
 const struct spike *spikes_sorted_by_time(struct spike_store *store, size_t *count);
 
-/* The summary, by count (ties: total_ns, then first seen); writes at most
+/* The summary, by count (ties: total_ns, then the group's place); writes at most
  * max rows and returns how many. SPIKES_GROUPS_MAX + 1 rows hold all. */
 size_t spikes_summary(const struct spike_store *store, struct spike_summary_row *rows, size_t max);
 
 /* One line for people: "92% of 101 spikes: thread disturb/4711 SCHED_FIFO 95,
- * median 1.9 ms". policy names a thread's policy when the caller knows it
- * (NULL: derived from the priority). Returns what snprintf returns. */
+ * median 1.9 ms"; a thread source of several pids names the first three by
+ * their share of its spikes ("thread disturb SCHED_FIFO 95 (pids 4711 60%,
+ * 4800 40%)"), the "other" group says what it holds ("other (5 smaller
+ * causes folded)"). policy names a
+ * thread's policy when the caller knows it (NULL: derived from the
+ * priority). Returns what snprintf returns. */
 int spike_summary_text(const struct spike_summary_row *row, uint64_t total_spikes,
                        const char *policy, char *buf, size_t len);
 

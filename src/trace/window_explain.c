@@ -1,11 +1,12 @@
 /*
  * Window-level attribution (see window_explain.h). Every window becomes a
  * short list of metrics (kind, name, value); per CPU the metrics of all its
- * windows are put side by side, each gets its median over the quiet
- * windows, and a spike window keeps the metrics clearly above it. The
- * thresholds are deliberately coarse: a window of a second holds a
- * thousand cycles, and only a difference that stands out of the ordinary
- * second-to-second variation is worth naming.
+ * windows are put side by side, each gets the level of a quiet window (its
+ * lower quartile over the windows, the upper one for the frequency), and a
+ * spike window keeps the metrics clearly above it. The thresholds are
+ * deliberately coarse: a window of a second holds a thousand cycles, and
+ * only a difference that stands out of the ordinary second-to-second
+ * variation is worth naming.
  */
 #include "trace/window_explain.h"
 
@@ -115,6 +116,21 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* What a quiet window looks like among the c values of one figure: the
+ * lower quartile (linear between the nearest ranks), or the upper one for
+ * the frequency, where less is worse. A quartile, not the median, so that a
+ * source busy in up to three windows of four still stands out, while one
+ * window that happened to be calmer than the rest does not set the level. */
+static double quiet_level(double *v, size_t c, enum metric_type type)
+{
+    if (c == 0)
+        return 0;
+    qsort(v, c, sizeof(double), cmp_double);
+    double h = (double)(c - 1) * (type == METRIC_FREQUENCY ? 0.75 : 0.25);
+    size_t lo = (size_t)h;
+    return lo + 1 < c ? v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]) : v[lo];
+}
+
 /* How much the value stands out of the baseline, on one scale for all
  * kinds (about 3 is "clearly"); <= 0 when not clearly. Counts: a z-score
  * excess / sqrt(baseline + 1), as for Poisson counts; steal: 2 per
@@ -153,39 +169,25 @@ static void explain_cpu(const struct telemetry_window *w, const size_t *idx, siz
     double *column = malloc(n * sizeof(double));
     if (!column)
         return;
-    /* The baseline comes from the quiet windows when there are enough of
-     * them to have a median worth the name, else from all; windows without
-     * a sample or much shorter than the others (the last one) stay out. */
+    /* The baseline is what a quiet window of this CPU looks like, taken from
+     * the figures alone: whether a window had samples or spikes says
+     * nothing of them (in noise every window with a gap has a spike, and one
+     * without a gap has no sample). Windows much shorter than the longest
+     * (the last one) stay out, unless that leaves none. */
     int64_t longest = 0;
     for (size_t r = 0; r < n; r++)
         if (w[idx[r]].duration_ns > longest)
             longest = w[idx[r]].duration_ns;
-    bool *usable = calloc(n, sizeof(bool));
-    if (!usable) {
-        free(column);
-        return;
-    }
-    size_t quiet = 0, nusable = 0;
-    for (size_t r = 0; r < n; r++) {
-        usable[r] = w[idx[r]].samples > 0 && w[idx[r]].duration_ns * 10 >= longest;
-        nusable += usable[r];
-        quiet += usable[r] && w[idx[r]].spikes == 0;
-    }
-    bool from_quiet = quiet >= 3 || quiet * 4 >= nusable;
     for (int k = 0; k < m->nkeys; k++) {
         size_t c = 0;
         for (size_t r = 0; r < n; r++)
-            if ((usable[r] || nusable == 0) && (!from_quiet || w[idx[r]].spikes == 0))
+            if (w[idx[r]].duration_ns * 10 >= longest)
                 column[c++] = m->value[r * METRICS_MAX + (size_t)k];
-        if (c == 0) {
-            baseline[k] = 0;
-            continue;
-        }
-        qsort(column, c, sizeof(double), cmp_double);
-        baseline[k] = c % 2 ? column[c / 2] : (column[c / 2 - 1] + column[c / 2]) / 2;
+        for (size_t r = 0; c == 0 && r < n; r++)
+            column[c++] = m->value[r * METRICS_MAX + (size_t)k];
+        baseline[k] = quiet_level(column, c, m->key[k].type);
     }
     free(column);
-    free(usable);
     for (size_t r = 0; r < n; r++) {
         const struct telemetry_window *win = &w[idx[r]];
         if (win->spikes == 0)

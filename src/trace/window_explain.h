@@ -1,8 +1,10 @@
 /*
  * The cause of spikes without tracepoints: per telemetry window, what was
- * above the CPU's usual. For each CPU the baseline of every figure is its
- * median over the windows without a spike (over all windows when every
- * one had a spike); a window with spikes is explained by the figures that
+ * above the CPU's usual. For each CPU the baseline of every figure is what
+ * a quiet window looks like: its lower quartile over all the CPU's windows
+ * (the upper one for the frequency), counts as rates per second, whether
+ * or not a window had samples or spikes (in `noise` every window with a
+ * gap has a spike); a window with spikes is explained by the figures that
  * exceed their baseline clearly (interrupt and softirq sources, context
  * switches, steal, SMIs, a frequency drop, deep idle), largest excess
  * first, and the dominant one feeds a summary like the tracepoint
@@ -24,7 +26,7 @@ struct window_cause {
                        * "frequency", "idle", "unexplained" */
     char name[48];
     double value;    /* in the window: a count, or % / MHz for steal, idle, frequency */
-    double baseline; /* the CPU's median */
+    double baseline; /* the CPU's quiet level (see above) */
     double excess;   /* value - baseline (baseline - value for frequency) */
 };
 

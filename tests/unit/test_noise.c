@@ -107,7 +107,11 @@ static void test_causes_are_summed_by_kind_and_name(void **state)
     assert_int_equal(n, 3);
     assert_int_equal(rows[0].kind, CAUSE_THREAD);
     assert_string_equal(rows[0].name, "spinner");
-    assert_int_equal(rows[0].pid, 4712); /* the last pid seen */
+    assert_int_equal(rows[0].pid, 4711); /* the pid with most time; 4712 has a gap too */
+    assert_int_equal(rows[0].pids.n, 2);
+    assert_int_equal(rows[0].pids.pid[0].count, 9);
+    assert_int_equal(rows[0].pids.pid[1].pid, 4712);
+    assert_int_equal(rows[0].pids.pid[1].count, 1);
     assert_int_equal(rows[0].gaps, 10);
     assert_int_equal(rows[0].ns, 10 * (2 * MS - 500));
     assert_int_equal(rows[1].kind, CAUSE_UNEXPLAINED);
@@ -121,6 +125,48 @@ static void test_causes_are_summed_by_kind_and_name(void **state)
     assert_int_equal(l[0].latency_ns, 2 * MS + 9);
     assert_int_equal(l[1].latency_ns, 2 * MS + 8);
     assert_int_equal(l[2].latency_ns, 2 * MS + 7);
+    noise_causes_free(&c);
+}
+
+/* A gap counts once in a row, however many of its parts the row takes:
+ * two threads of one source (same comm and priority) in one gap, and
+ * same-named threads at two priorities are two rows. */
+static void test_a_gap_counts_once_per_cause_and_priorities_stay_apart(void **state)
+{
+    (void)state;
+    struct noise_causes c;
+    assert_int_equal(noise_causes_init(&c, 0), 0);
+    for (int k = 0; k < 4; k++) {
+        struct spike s = gap(1, (k + 1) * MS, 300000);
+        add_cause(&s, CAUSE_THREAD, "worker", 100, 100000);
+        add_cause(&s, CAUSE_IRQ, "eth0", 0, 50000);
+        add_cause(&s, CAUSE_THREAD, "worker", 101, 100000);
+        add_cause(&s, CAUSE_THREAD, "disturb", 300, 40000);
+        s.causes[3].prio = 99 - 5;
+        add_cause(&s, CAUSE_THREAD, "disturb", 301, 10000);
+        s.causes[4].prio = 99 - 10;
+        noise_causes_add(&c, &s);
+    }
+    struct noise_cause_row rows[NOISE_CAUSE_ROWS + 1];
+    size_t n = noise_causes_sorted(&c, rows);
+    assert_int_equal(n, 4);
+    assert_string_equal(rows[0].name, "worker");
+    assert_int_equal(rows[0].gaps, 4);
+    assert_int_equal(rows[0].ns, 4 * 200000);
+    assert_int_equal(rows[0].pids.n, 2); /* each pid had a part in every gap */
+    assert_int_equal(rows[0].pids.pid[0].count, 4);
+    assert_int_equal(rows[0].pids.pid[1].count, 4);
+    assert_string_equal(rows[1].name, "eth0");
+    assert_int_equal(rows[1].gaps, 4);
+    assert_string_equal(rows[2].name, "disturb");
+    assert_int_equal(rows[2].pid, 300);
+    assert_int_equal(rows[2].prio, 94);
+    assert_int_equal(rows[2].gaps, 4);
+    assert_int_equal(rows[2].ns, 4 * 40000);
+    assert_string_equal(rows[3].name, "disturb");
+    assert_int_equal(rows[3].pid, 301);
+    assert_int_equal(rows[3].prio, 89);
+    assert_int_equal(rows[3].ns, 4 * 10000);
     noise_causes_free(&c);
 }
 
@@ -139,9 +185,25 @@ static void test_causes_beyond_the_rows_go_to_other(void **state)
     struct noise_cause_row rows[NOISE_CAUSE_ROWS + 1];
     size_t n = noise_causes_sorted(&c, rows);
     assert_int_equal(n, NOISE_CAUSE_ROWS + 1);
+    /* the 5 late sources took the places of irq0..irq4, hit longest ago */
     assert_string_equal(rows[0].name, NOISE_OTHER_CAUSES); /* 5 x 1000 ns, the largest */
     assert_int_equal(rows[0].ns, 5000);
-    assert_int_equal(c.total_ns, (NOISE_CAUSE_ROWS + 5) * 1000);
+    assert_int_equal(rows[0].gaps, 5);
+    assert_int_equal(rows[0].folded, 5);
+    for (size_t i = 1; i < n; i++)
+        assert_true(strcmp(rows[i].name, "irq0") != 0 && strcmp(rows[i].name, "irq4") != 0);
+    /* a late source with much time keeps its row; a gap never folds a row
+     * it has a part in */
+    struct spike s = gap(1, 100 * MS, 50000);
+    add_cause(&s, CAUSE_IRQ, "late", 0, 40000);
+    add_cause(&s, CAUSE_IRQ, "later", 0, 10000);
+    noise_causes_add(&c, &s);
+    n = noise_causes_sorted(&c, rows);
+    assert_string_equal(rows[0].name, "late");
+    assert_string_equal(rows[1].name, "later");
+    assert_string_equal(rows[2].name, NOISE_OTHER_CAUSES);
+    assert_int_equal(rows[2].folded, 7);
+    assert_int_equal(c.total_ns, (NOISE_CAUSE_ROWS + 5) * 1000 + 50000);
     size_t nl;
     noise_largest_sorted(&c, &nl);
     assert_int_equal(nl, 0);
@@ -222,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_slices_overlap),
         cmocka_unit_test(test_a_gap_is_split_between_its_windows),
         cmocka_unit_test(test_causes_are_summed_by_kind_and_name),
+        cmocka_unit_test(test_a_gap_counts_once_per_cause_and_priorities_stay_apart),
         cmocka_unit_test(test_causes_beyond_the_rows_go_to_other),
         cmocka_unit_test(test_largest_keeps_the_longest_whatever_the_order),
         cmocka_unit_test(test_create_and_free_for_256_cpus),

@@ -17,9 +17,11 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "out/json_result.h"
 #include "out/report_html.h"
 #include "out/report_json.h"
 #include "out/report_model.h"
+#include "trace/cause_source.h"
 
 /* One CPU (1) with 4 samples in two bins, and the same in "all". */
 static const char base_doc[] =
@@ -245,6 +247,42 @@ static void test_spike_windows_and_the_summary(void **state)
     report_run_free(&run);
 }
 
+/* A thread row of the summary as the run writer puts it (policy, priority,
+ * json_cause_pids) reads back with its pids and their spikes, and the
+ * "other" row with the number of causes folded into it. */
+static void test_a_thread_summary_row_reads_with_its_pids(void **state)
+{
+    (void)state;
+    struct cause_pids pids = {0};
+    cause_pids_add(&pids, 4711, 5, 5000);
+    cause_pids_add(&pids, 4800, 3, 3000);
+    json_t *row = json_pack("{s:s,s:s,s:i,s:s,s:i,s:i,s:f,s:i,s:i,s:i}", "kind", "thread", "name",
+                            "disturb", "pid", 4711, "policy", "SCHED_FIFO", "priority", 10, "count",
+                            8, "share", 1.0, "total_ns", 8000, "max_ns", 1000, "median_ns", 1000);
+    json_cause_pids(row, &pids, false, "count", "total_ns");
+    json_t *other = json_pack("{s:s,s:s,s:i,s:i,s:f}", "kind", "unexplained", "name", "other",
+                              "folded", 5, "count", 6, "share", 0.1);
+    json_t *sum = json_pack("{s:s,s:[o,o]}", "method", "tracepoints", "by_cause", row, other);
+    char *text = json_dumps(sum, 0);
+    json_decref(sum);
+    struct report_run run;
+    int rc = read_with("spike_summary", text, &run);
+    free(text);
+    if (rc != 0)
+        fail_msg("%s", err);
+    assert_int_equal(run.nrow, 2);
+    assert_int_equal(run.row[1].folded, 5);
+    assert_int_equal(run.row[0].folded, JR_ABSENT);
+    assert_string_equal(run.row[0].policy, "SCHED_FIFO");
+    assert_int_equal(run.row[0].priority, 10);
+    assert_int_equal(run.row[0].npid, 2);
+    assert_int_equal(run.row[0].pids[0].pid, 4711);
+    assert_int_equal(run.row[0].pids[0].count, 5);
+    assert_int_equal(run.row[0].pids[1].count, 3);
+    assert_int_equal(run.row[0].pids_other, 0);
+    report_run_free(&run);
+}
+
 static void test_more_causes_than_kept_are_counted(void **state)
 {
     (void)state;
@@ -425,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_telemetry_figures_idle_states_and_irq_rates),
         cmocka_unit_test(test_the_largest_spikes_are_kept_largest_first),
         cmocka_unit_test(test_spike_windows_and_the_summary),
+        cmocka_unit_test(test_a_thread_summary_row_reads_with_its_pids),
         cmocka_unit_test(test_more_causes_than_kept_are_counted),
         cmocka_unit_test(test_refusals_name_the_place_and_the_reason),
         cmocka_unit_test(test_text_that_is_not_a_document_is_refused),

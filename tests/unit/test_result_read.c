@@ -14,7 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "out/json_result.h"
 #include "out/result_read.h"
+#include "trace/cause_source.h"
 
 /* Two CPUs, 10 + 5 samples, one value of CPU 3 beyond the histogram. */
 static const char good_doc[] =
@@ -33,7 +37,7 @@ static const char good_doc[] =
     " \"p999\": 2100, \"p9999\": 2100}, \"histogram\": {\"unit\": \"ns\", \"bins\":"
     " [[10, 10, 4], [992, 1007, 4], [1984, 2015, 6]], \"overflow\": 1}}}";
 
-static int read_text(const char *text, struct result_doc *doc, char *err, size_t errlen)
+static int read_doc_text(const char *text, struct result_doc *doc, char *err, size_t errlen)
 {
     return result_read_buffer(text, strlen(text), doc, err, errlen);
 }
@@ -63,7 +67,7 @@ static void refused(const char *from, const char *to, const char *want)
     char *text = edited(from, to);
     struct result_doc doc;
     char err[256] = "";
-    int rc = read_text(text, &doc, err, sizeof err);
+    int rc = read_doc_text(text, &doc, err, sizeof err);
     if (rc != -1 || !strstr(err, want))
         fail_msg("%s -> %s: rc %d, err \"%s\", expected \"%s\"", from, to, rc, err, want);
     assert_int_equal(doc.ncpus, 0);
@@ -113,7 +117,7 @@ static void test_result_read_fills_every_field(void **state)
     (void)state;
     struct result_doc doc;
     char err[256] = "";
-    if (read_text(good_doc, &doc, err, sizeof err) != 0)
+    if (read_doc_text(good_doc, &doc, err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_string_equal(doc.version, "1.0");
     assert_false(doc.interrupted);
@@ -222,7 +226,7 @@ static void test_result_read_gives_null_statistics_for_an_empty_cpu(void **state
     }
     struct result_doc doc;
     char err[256] = "";
-    if (read_text(text, &doc, err, sizeof err) != 0)
+    if (read_doc_text(text, &doc, err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_false(doc.cpus[1].latency.known);
     assert_int_equal(doc.cpus[1].samples, 0);
@@ -247,9 +251,9 @@ static void test_result_read_refuses_foreign_documents(void **state)
     refused_all(foreign, sizeof foreign / sizeof foreign[0]);
     struct result_doc doc;
     char err[256] = "";
-    assert_int_equal(read_text("[1, 2]", &doc, err, sizeof err), -1);
+    assert_int_equal(read_doc_text("[1, 2]", &doc, err, sizeof err), -1);
     assert_string_equal(err, "document: not a JSON object");
-    assert_int_equal(read_text("{\"tool\": ", &doc, err, sizeof err), -1);
+    assert_int_equal(read_doc_text("{\"tool\": ", &doc, err, sizeof err), -1);
     assert_non_null(strstr(err, "document: not JSON (line 1"));
 }
 
@@ -296,7 +300,7 @@ static void test_result_read_refuses_bins_out_of_order_or_not_adding_up(void **s
     char *text = replaced(more, "6]], \"overflow\": 1}}}", "7]], \"overflow\": 1}}}");
     struct result_doc doc;
     char err[256] = "";
-    assert_int_equal(read_text(text, &doc, err, sizeof err), -1);
+    assert_int_equal(read_doc_text(text, &doc, err, sizeof err), -1);
     assert_string_equal(err, "all: samples: 16, the CPUs add up to 15");
     free(text);
     free(more);
@@ -323,7 +327,7 @@ static void test_result_read_refuses_absurd_sizes(void **state)
     char *text = edited("[[992, 1007, 4], [1984, 2015, 6]]", bins);
     struct result_doc doc;
     char err[256] = "";
-    assert_int_equal(read_text(text, &doc, err, sizeof err), -1);
+    assert_int_equal(read_doc_text(text, &doc, err, sizeof err), -1);
     assert_non_null(strstr(err, "4000 bins, more than the"));
     free(text);
     free(bins);
@@ -338,7 +342,7 @@ static void test_result_read_gives_the_header_of_other_kinds(void **state)
     struct result_doc doc;
     char err[256] = "";
     const char *text = "{\"tool\": \"jitterlab\", \"schema\": 1, \"kind\": \"inspect\"}";
-    if (read_text(text, &doc, err, sizeof err) != 0)
+    if (read_doc_text(text, &doc, err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_string_equal(doc.kind, "inspect");
     assert_int_equal(doc.ncpus, 0);
@@ -400,12 +404,48 @@ static const char noise_doc[] =
     " \"p9999\": 2000}, \"histogram\": {\"unit\": \"ns\", \"bins\": [[1000, 1003, 2], [1984, 2015,"
     " 1]], \"overflow\": 0}}}";
 
+/* A thread source of ten pids as the noise writer puts it (json_cause_pids)
+ * reads back: the eight listed with their time and gaps, the other two in
+ * pids_other_ns. */
+static void test_result_read_reads_the_pids_the_noise_writer_writes(void **state)
+{
+    (void)state;
+    struct cause_pids pids = {0};
+    for (int32_t k = 0; k < 10; k++)
+        cause_pids_add(&pids, 100 + k, 1, k < 2 ? 1500 : 100);
+    json_t *row = json_pack("{s:s,s:s,s:i,s:s,s:i,s:I,s:f,s:i}", "kind", "thread", "name", "worker",
+                            "pid", 100, "policy", "SCHED_FIFO", "priority", 10, "ns",
+                            (json_int_t)4000, "share", 1.0, "gaps", 3);
+    json_cause_pids(row, &pids, true, "gaps", "ns");
+    char *row_text = json_dumps(row, 0);
+    json_decref(row);
+    char *text = replaced(noise_doc,
+                          "{\"kind\": \"irq\", \"name\": \"eth0\", \"ns\": 4000,"
+                          " \"share\": 1.0, \"gaps\": 3}",
+                          row_text);
+    free(row_text);
+    struct result_doc doc;
+    char err[256] = "";
+    if (read_doc_text(text, &doc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    free(text);
+    const struct result_noise_cause *q = &doc.cpus[0].noise.cause[0];
+    assert_int_equal(q->pid, 100);
+    assert_int_equal(q->npid, RESULT_NOISE_CAUSE_PIDS);
+    assert_int_equal(q->pids[0].pid, 100);
+    assert_int_equal(q->pids[0].ns, 1500);
+    assert_int_equal(q->pids[0].gaps, 1);
+    assert_int_equal(q->pids[1].pid, 101);
+    assert_int_equal(q->pids_other_ns, 200); /* pids 108 and 109, beyond the writer's 8 */
+    result_doc_free(&doc);
+}
+
 static void noise_refused(const char *from, const char *to, const char *want)
 {
     char *text = replaced(noise_doc, from, to);
     struct result_doc doc;
     char err[256] = "";
-    int rc = read_text(text, &doc, err, sizeof err);
+    int rc = read_doc_text(text, &doc, err, sizeof err);
     if (rc != -1 || !strstr(err, want))
         fail_msg("%s -> %s: rc %d, err \"%s\", expected \"%s\"", from, to, rc, err, want);
     assert_null(doc.cpus);
@@ -417,7 +457,7 @@ static void test_result_read_refuses_broken_noise_documents(void **state)
     (void)state;
     struct result_doc doc;
     char err[256] = "";
-    if (read_text(noise_doc, &doc, err, sizeof err) != 0)
+    if (read_doc_text(noise_doc, &doc, err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_int_equal(doc.cpus[0].noise.nwin, 2);
     assert_int_equal(doc.cpus[0].noise.cause[0].pid, -1);
@@ -459,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_result_read_gives_the_header_of_other_kinds),
         cmocka_unit_test(test_result_read_reads_a_real_noise_document),
         cmocka_unit_test(test_result_read_refuses_broken_noise_documents),
+        cmocka_unit_test(test_result_read_reads_the_pids_the_noise_writer_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /*
  * Unit tests for src/trace/spikes.c: the store keeps the N largest spikes
  * (ties: the earlier stays), counts all, returns the kept ones in time order,
- * and summarizes by dominant cause (threads by comm, bounded groups, sorted by
- * count) with a one-line text for people.
+ * and summarizes by dominant cause (a thread by comm and priority with its
+ * pids apart, bounded groups, sorted by count) with a one-line text for
+ * people.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -104,9 +106,10 @@ static void test_keep_zero_only_counts(void **state)
     spikes_free(&st);
 }
 
-/* A restarted disturber (new pid, same comm) stays one group with the last
- * pid; the summary holds count, share, total, max and median. */
-static void test_summary_groups_threads_by_comm(void **state)
+/* A restarted disturber (new pid, same comm and priority) stays one group
+ * that counts each pid apart; the summary holds count, share, total, max
+ * and median. */
+static void test_summary_keeps_a_restarted_thread_one_group_by_pid(void **state)
 {
     (void)state;
     struct spike_store st;
@@ -123,8 +126,18 @@ static void test_summary_groups_threads_by_comm(void **state)
     assert_int_equal(n, 2);
     assert_int_equal(rows[0].kind, CAUSE_THREAD);
     assert_string_equal(rows[0].name, "disturb");
-    assert_int_equal(rows[0].pid, 4800);
+    assert_int_equal(rows[0].pid, 4800); /* as many spikes as 4711, longer ones */
     assert_int_equal(rows[0].count, 6);
+    assert_non_null(rows[0].pids);
+    assert_int_equal(rows[0].pids->n, 2);
+    assert_int_equal(rows[0].pids->pid[0].pid, 4711);
+    assert_int_equal(rows[0].pids->pid[0].count, 3);
+    assert_int_equal(rows[0].pids->pid[0].ns, 600000);
+    assert_int_equal(rows[0].pids->pid[1].count, 3);
+    char buf[200];
+    spike_summary_text(&rows[0], st.total, "SCHED_FIFO", buf, sizeof buf);
+    assert_non_null(
+        strstr(buf, "86% of 7 spikes: thread disturb SCHED_FIFO 95 (pids 4800 50%, 4711 50%), "));
     assert_true(rows[0].share > 6.0 / 7 - 1e-9 && rows[0].share < 6.0 / 7 + 1e-9);
     assert_int_equal(rows[0].total_ns, 2100000);
     assert_int_equal(rows[0].max_ns, 600000);
@@ -133,6 +146,41 @@ static void test_summary_groups_threads_by_comm(void **state)
     assert_int_equal(rows[1].kind, CAUSE_IRQ);
     assert_int_equal(rows[1].count, 1);
     assert_int_equal(rows[1].median_ns, 50000);
+    spikes_free(&st);
+}
+
+/* Two threads of one name at different priorities are two causes: the
+ * summary must not hand the one with most spikes the other's pid and
+ * priority (122 spikes, 114 of them the SCHED_FIFO 10 thread, the last
+ * one the SCHED_FIFO 5 thread). */
+static void test_summary_tells_same_named_threads_apart_by_priority(void **state)
+{
+    (void)state;
+    struct spike_store st;
+    assert_int_equal(spikes_init(&st, 5, 2), 0);
+    for (int i = 0; i < 122; i++) {
+        bool low = (i % 15 == 14 && i < 110) || i == 121; /* 8, the last among them */
+        struct spike s = one_part(1, i, 100000 + i, CAUSE_THREAD, "disturb", low ? 200 : 100,
+                                  low ? 99 - 5 : 99 - 10);
+        s.causes[0].policy = 1; /* SCHED_FIFO */
+        spikes_add(&st, &s);
+    }
+    struct spike_summary_row rows[SPIKES_GROUPS_MAX + 1];
+    size_t n = spikes_summary(&st, rows, SPIKES_GROUPS_MAX + 1);
+    assert_int_equal(n, 2);
+    assert_string_equal(rows[0].name, "disturb");
+    assert_int_equal(rows[0].pid, 100);
+    assert_int_equal(rows[0].prio, 89);
+    assert_int_equal(rows[0].count, 114);
+    assert_string_equal(rows[1].name, "disturb");
+    assert_int_equal(rows[1].pid, 200);
+    assert_int_equal(rows[1].prio, 94);
+    assert_int_equal(rows[1].count, 8);
+    char buf[200];
+    spike_summary_text(&rows[0], st.total, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, "thread disturb/100 SCHED_FIFO 10,"));
+    spike_summary_text(&rows[1], st.total, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, "thread disturb/200 SCHED_FIFO 5,"));
     spikes_free(&st);
 }
 
@@ -154,6 +202,9 @@ static void test_summary_keeps_the_last_policy_seen(void **state)
     spikes_free(&st);
 }
 
+/* Sorted by count and bounded: with every group taken, a new source takes
+ * the place of the group with fewest spikes (ties: hit longest ago), which
+ * goes to "other", and a source that starts late still gets its row. */
 static void test_summary_is_sorted_by_count_and_bounded(void **state)
 {
     (void)state;
@@ -180,12 +231,33 @@ static void test_summary_is_sorted_by_count_and_bounded(void **state)
     }
     assert_int_equal(sum, st.total);
     assert_int_equal(other, 1);
-    /* the "other" group holds the 8 late groups: 3+4+5+1+2+3+4+5 spikes */
+    /* the 8 late groups took the places of dev0, dev5, .., dev30 (1 spike
+     * each), the last one (5 spikes) that of dev35 (1 spike, the only one
+     * left with fewer than 2) */
     assert_string_equal(rows[0].name, SPIKES_OTHER_NAME);
-    assert_int_equal(rows[0].count, 27);
+    assert_int_equal(rows[0].count, 8);
+    assert_int_equal(rows[0].folded, 8);
+    assert_int_equal(rows[0].max_ns, 1000);
+    for (size_t i = 1; i < n; i++)
+        assert_true(strcmp(rows[i].name, "dev0") != 0 && strcmp(rows[i].name, "dev35") != 0);
+    char buf[160];
+    spike_summary_text(&rows[0], st.total, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, ": other (8 smaller causes folded), median"));
+    /* a source that starts now, with every place taken, gets a row */
+    for (int k = 0; k < 20; k++) {
+        struct spike s = one_part(0, 1000 + k, 5000, CAUSE_THREAD, "late", 77, 4);
+        spikes_add(&st, &s);
+    }
+    n = spikes_summary(&st, rows, SPIKES_GROUPS_MAX + 1);
+    assert_string_equal(rows[0].name, "late");
+    assert_int_equal(rows[0].count, 20);
+    assert_int_equal(rows[0].pid, 77);
+    assert_string_equal(rows[1].name, SPIKES_OTHER_NAME);
+    assert_int_equal(rows[1].count, 10); /* and dev1, of 2 spikes hit longest ago */
+    assert_int_equal(rows[1].folded, 9);
     /* a short rows array gets the first rows */
     assert_int_equal(spikes_summary(&st, rows, 3), 3);
-    assert_string_equal(rows[0].name, SPIKES_OTHER_NAME);
+    assert_string_equal(rows[0].name, "late");
     spikes_free(&st);
 }
 
@@ -234,7 +306,8 @@ int main(void)
         cmocka_unit_test(test_keeps_the_largest_in_time_order),
         cmocka_unit_test(test_equal_latency_keeps_the_earlier),
         cmocka_unit_test(test_keep_zero_only_counts),
-        cmocka_unit_test(test_summary_groups_threads_by_comm),
+        cmocka_unit_test(test_summary_keeps_a_restarted_thread_one_group_by_pid),
+        cmocka_unit_test(test_summary_tells_same_named_threads_apart_by_priority),
         cmocka_unit_test(test_summary_keeps_the_last_policy_seen),
         cmocka_unit_test(test_summary_is_sorted_by_count_and_bounded),
         cmocka_unit_test(test_summary_text),
