@@ -285,23 +285,41 @@ static int decode_sample(const struct trace_decoder *d, const uint8_t *rec, size
     return trace_decode_raw(d, rec + SAMPLE_HEAD_BYTES, h.raw_size, ev);
 }
 
+/* A loss at this point of the stream: a TRACE_LOST marker in out[n], or
+ * added to the marker just before it. Returns the new count. */
+static size_t mark_lost(struct trace_event *out, size_t n, uint64_t records, uint64_t *lost)
+{
+    *lost += records;
+    if (n > 0 && out[n - 1].kind == TRACE_LOST) {
+        out[n - 1].arg += (int64_t)records;
+        return n;
+    }
+    memset(&out[n], 0, sizeof(out[n]));
+    out[n].kind = TRACE_LOST;
+    out[n].cpu = -1;
+    out[n].arg = (int64_t)records;
+    return n + 1;
+}
+
 size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t size, uint64_t head,
                          uint64_t *tail, struct trace_event *out, size_t max, uint64_t *lost)
 {
     size_t n = 0;
     uint64_t pos = *tail;
+    if (max == 0)
+        return 0;
     if (size == 0 || (size & (size - 1)) != 0 || head - pos > size) {
         /* Not a ring, or the writer lapped us: nothing in it can be trusted. */
         if (head != pos)
-            (*lost)++;
+            n = mark_lost(out, n, 1, lost);
         *tail = head;
-        return 0;
+        return n;
     }
     while (n < max && head - pos >= sizeof(struct perf_event_header)) {
         struct perf_event_header h;
         ring_copy(data, size, pos, (uint8_t *)&h, sizeof(h));
         if (h.size < sizeof(h) || h.size > head - pos) {
-            (*lost)++; /* the record boundaries are gone: skip what is left */
+            n = mark_lost(out, n, 1, lost); /* the record boundaries are gone: skip the rest */
             pos = head;
             break;
         }
@@ -317,11 +335,13 @@ size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t 
             if (rc > 0)
                 n++;
             else if (rc < 0)
-                (*lost)++;
+                n = mark_lost(out, n, 1, lost);
         } else if (h.type == PERF_RECORD_LOST && body >= 16) {
+            /* The kernel writes it just before the first record that fitted
+             * again: the lost ones lie between the records around it. */
             uint64_t count;
             memcpy(&count, rec + 8, 8);
-            *lost += count;
+            n = mark_lost(out, n, count, lost);
         }
         pos += h.size;
     }
