@@ -36,7 +36,8 @@
 
 struct capture_cpu {
     int cpu;
-    int fds[TRACE_MAX_FORMATS]; /* fds[0] owns the ring */
+    int fds[TRACE_MAX_FORMATS];       /* fds[0] owns the ring */
+    int format_of[TRACE_MAX_FORMATS]; /* fds[k] is decoder.format[format_of[k]] */
     int nfds;
     struct perf_event_mmap_page *meta;
     uint8_t *data;
@@ -145,6 +146,25 @@ static void build_decoder(struct trace_capture *tc, const char *dir)
     tracefs_list_free(vectors);
 }
 
+/* A bench aid: JITTERLAB_TRACE_EVENTS="sched,irq_vectors:local_timer_entry,..."
+ * opens only the events of the systems or the system:event names listed,
+ * so that what each costs the measured CPU can be measured apart. */
+static bool event_selected(const char *event)
+{
+    const char *list = getenv("JITTERLAB_TRACE_EVENTS");
+    if (!list)
+        return true;
+    size_t system_len = strcspn(event, ":");
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if ((len == strlen(event) && strncmp(p, event, len) == 0) ||
+            (len == system_len && strncmp(p, event, len) == 0))
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
 static int perf_open(const struct trace_format *f, int cpu)
 {
     struct perf_event_attr a;
@@ -153,7 +173,9 @@ static int perf_open(const struct trace_format *f, int cpu)
     a.size = sizeof(a);
     a.config = f->id;
     a.sample_period = 1;
-    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+    /* The least each record can hold (trace_decode.c): the ring is the
+     * CPU's, the task is in the raw part; no callchain, no stack. */
+    a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
     a.disabled = 1;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
@@ -192,6 +214,8 @@ static int open_cpu(struct trace_capture *tc, struct capture_cpu *c, bool first_
     int refused = 0;
     for (int k = 0; k < tc->decoder.nformats; k++) {
         const struct trace_format *f = &tc->decoder.format[k];
+        if (!event_selected(f->event))
+            continue;
         int fd = perf_open(f, c->cpu);
         if (fd < 0) {
             if (!refused)
@@ -223,6 +247,7 @@ static int open_cpu(struct trace_capture *tc, struct capture_cpu *c, bool first_
             snprintf(err, errlen, "cannot share CPU %d's trace buffer: %s", c->cpu, strerror(se));
             return -1;
         }
+        c->format_of[c->nfds] = k;
         c->fds[c->nfds++] = fd;
     }
     if (c->nfds == 0 || refused == ENOSYS || refused == EMFILE) {
@@ -316,8 +341,8 @@ size_t trace_capture_read(struct trace_capture *tc, int cpu_index, struct trace_
     /* The kernel drops a write only when it does not fit before the tail
      * we gave it last; a ring this full may have dropped one. */
     bool full = head - c->tail + RECORD_MAX_BYTES > tc->data_bytes;
-    size_t n = trace_decode_ring(&tc->decoder, c->data, tc->data_bytes, head, &c->tail, out, max,
-                                 &tc->lost);
+    size_t n = trace_decode_ring(&tc->decoder, c->data, tc->data_bytes, head, &c->tail, c->cpu, out,
+                                 max, &tc->lost);
     if (c->may_have_lost && c->tail > c->clear_at)
         c->may_have_lost = false; /* read past it: a loss would have shown */
     /* The kernel may reuse what lies before the new tail. */
@@ -329,6 +354,18 @@ size_t trace_capture_read(struct trace_capture *tc, int cpu_index, struct trace_
     for (size_t k = 0; k < n; k++)
         tc->events += out[k].kind != TRACE_LOST;
     return n;
+}
+
+int trace_capture_filter(struct trace_capture *tc, int cpu_index, const char *event,
+                         const char *filter)
+{
+    if (cpu_index < 0 || cpu_index >= tc->ncpu)
+        return -1;
+    struct capture_cpu *c = &tc->cpu[cpu_index];
+    for (int k = 0; k < c->nfds; k++)
+        if (strcmp(tc->decoder.format[c->format_of[k]].event, event) == 0)
+            return ioctl(c->fds[k], PERF_EVENT_IOC_SET_FILTER, filter) == 0 ? 0 : -1;
+    return -1;
 }
 
 bool trace_capture_may_have_lost(const struct trace_capture *tc, int cpu_index)

@@ -28,6 +28,12 @@ struct trace_decoder;
  * 0, or -1 with a one-line reason in err (no tracefs, perf refused, ...). */
 int trace_capture_open(const struct cpulist *cpus, size_t bytes_per_cpu, struct trace_capture **out,
                        char *err, size_t errlen);
+/* A kernel-side filter (the ftrace filter syntax: "pid == 1234") on one
+ * event ("sched:sched_waking") of one CPU: the records it refuses are never
+ * written, which spares the measured CPU their cost. 0, or -1 when the
+ * event is not open there or the kernel refused the filter. */
+int trace_capture_filter(struct trace_capture *tc, int cpu_index, const char *event,
+                         const char *filter);
 int trace_capture_enable(struct trace_capture *tc);
 int trace_capture_disable(struct trace_capture *tc);
 /* Decodes up to max events recorded on the CPU of index cpu_index (in the

@@ -116,8 +116,17 @@ oom:
 int explain_start(struct explain *x, int64_t start_ns, const int *tids)
 {
     x->start_ns = start_ns;
-    for (int i = 0; i < x->ncpu; i++)
+    for (int i = 0; i < x->ncpu; i++) {
         x->cpu[i].tid = tids[i];
+        /* Of the wake-ups a CPU records, attribution needs only its
+         * measuring thread's (the expiry E, attribute.h): the others'
+         * records would cost the measured CPU for nothing, since every
+         * other task is named by its switches. Refused: all are kept. */
+        char filter[32];
+        snprintf(filter, sizeof(filter), "pid == %d", tids[i]);
+        if (x->capture)
+            trace_capture_filter(x->capture, i, "sched:sched_waking", filter);
+    }
     return x->capture ? trace_capture_enable(x->capture) : 0;
 }
 

@@ -255,34 +255,33 @@ static void ring_copy(const uint8_t *data, uint64_t size, uint64_t pos, uint8_t 
         memcpy(dst + first, data, len - first);
 }
 
-/* What PERF_SAMPLE_TID | TIME | CPU | RAW puts before the raw bytes. */
-struct sample_head {
-    uint32_t pid, tid;
-    uint64_t time;
-    uint32_t cpu, res;
-    uint32_t raw_size;
-};
-#define SAMPLE_HEAD_BYTES (4 + 4 + 8 + 4 + 4 + 4)
+/* What PERF_SAMPLE_TIME | RAW puts before the raw bytes: the time and the
+ * raw size. Nothing more is asked of the kernel, since every record costs
+ * the measured CPU: the ring is the CPU's own, and the task the event was
+ * recorded in is the raw part's common_pid (offset 4 in every tracepoint). */
+#define SAMPLE_HEAD_BYTES (8 + 4)
+#define COMMON_PID_OFFSET 4
 
 /* One PERF_RECORD_SAMPLE body (rec, len bytes after the header). */
-static int decode_sample(const struct trace_decoder *d, const uint8_t *rec, size_t len,
+static int decode_sample(const struct trace_decoder *d, const uint8_t *rec, size_t len, int cpu,
                          struct trace_event *ev)
 {
     if (len < SAMPLE_HEAD_BYTES)
         return -1;
-    struct sample_head h;
-    memcpy(&h.pid, rec, 4);
-    memcpy(&h.tid, rec + 4, 4);
-    memcpy(&h.time, rec + 8, 8);
-    memcpy(&h.cpu, rec + 16, 4);
-    memcpy(&h.raw_size, rec + 24, 4);
-    if (h.raw_size > len - SAMPLE_HEAD_BYTES)
+    uint64_t time;
+    uint32_t raw_size;
+    memcpy(&time, rec, 8);
+    memcpy(&raw_size, rec + 8, 4);
+    if (raw_size > len - SAMPLE_HEAD_BYTES || raw_size < COMMON_PID_OFFSET + 4)
         return -1;
+    const uint8_t *raw = rec + SAMPLE_HEAD_BYTES;
+    int32_t pid;
+    memcpy(&pid, raw + COMMON_PID_OFFSET, 4);
     memset(ev, 0, sizeof(*ev));
-    ev->t_ns = (int64_t)h.time;
-    ev->cpu = (int16_t)h.cpu;
-    ev->pid = (int32_t)h.tid;
-    return trace_decode_raw(d, rec + SAMPLE_HEAD_BYTES, h.raw_size, ev);
+    ev->t_ns = (int64_t)time;
+    ev->cpu = (int16_t)cpu;
+    ev->pid = pid;
+    return trace_decode_raw(d, raw, raw_size, ev);
 }
 
 /* A loss at this point of the stream: a TRACE_LOST marker in out[n], or
@@ -302,7 +301,8 @@ static size_t mark_lost(struct trace_event *out, size_t n, uint64_t records, uin
 }
 
 size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t size, uint64_t head,
-                         uint64_t *tail, struct trace_event *out, size_t max, uint64_t *lost)
+                         uint64_t *tail, int cpu, struct trace_event *out, size_t max,
+                         uint64_t *lost)
 {
     size_t n = 0;
     uint64_t pos = *tail;
@@ -331,7 +331,7 @@ size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t 
             rec = d->scratch;
         }
         if (h.type == PERF_RECORD_SAMPLE) {
-            int rc = decode_sample(d, rec, body, &out[n]);
+            int rc = decode_sample(d, rec, body, cpu, &out[n]);
             if (rc > 0)
                 n++;
             else if (rc < 0)

@@ -104,10 +104,10 @@ static void write_cycles(struct fixture *f, int from, int to, const int *spikes,
         int64_t wake = START_NS + k * NS_PER_MS + latency_of(k, spikes, nspikes);
         switch_raw(raw, switch_id, "swapper/1", 0, 120, 0, "jitterlab", TID, 9);
         trace_capture_memory_write(f->tc, 0, rec,
-                                   perf_sample_record(rec, (uint64_t)wake, CPU, 0, raw, 64));
+                                   perf_sample_record(rec, (uint64_t)wake, 0, raw, 64));
         switch_raw(raw, switch_id, "jitterlab", TID, 9, 1, "swapper/1", 0, 120);
-        trace_capture_memory_write(
-            f->tc, 0, rec, perf_sample_record(rec, (uint64_t)(wake + EXEC), CPU, TID, raw, 64));
+        trace_capture_memory_write(f->tc, 0, rec,
+                                   perf_sample_record(rec, (uint64_t)(wake + EXEC), TID, raw, 64));
     }
 }
 
@@ -190,7 +190,7 @@ static void test_a_ring_with_room_explains_a_spike_once_read_empty(void **state)
     switch_raw(raw, switch_id, "swapper/1", 0, 120, 0, "jitterlab", TID, 9);
     trace_capture_memory_write(
         f.tc, 0, rec,
-        perf_sample_record(rec, (uint64_t)(START_NS + 10 * NS_PER_MS + SPIKE), CPU, 0, raw, 64));
+        perf_sample_record(rec, (uint64_t)(START_NS + 10 * NS_PER_MS + SPIKE), 0, raw, 64));
     feed_samples(&f, 0, 11, spikes, 1);
     explain_drained(&f.x);
     assert_int_equal(f.attributed, 1);

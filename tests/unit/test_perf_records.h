@@ -1,6 +1,6 @@
 /*
  * perf records as the kernel writes them for jitterlab's tracepoints
- * (PERF_SAMPLE_TID | TIME | CPU | RAW), built by hand for the tests that
+ * (PERF_SAMPLE_TIME | RAW), built by hand for the tests that
  * feed the decoder and the explainer rings of their own: test_capture.c
  * and test_explain.c.
  */
@@ -14,30 +14,26 @@
 /* The largest record perf_sample_record builds, for a raw part of 64 bytes. */
 #define PERF_RECORD_MAX 128
 
-/* A PERF_RECORD_SAMPLE holding raw (padded as the kernel pads it: the
- * record stays a multiple of 8 bytes) into rec; returns its size. */
-static inline size_t perf_sample_record(uint8_t *rec, uint64_t t_ns, uint32_t cpu, uint32_t tid,
-                                        const void *raw, uint32_t raw_len)
+/* A PERF_RECORD_SAMPLE (TIME | RAW) holding raw, recorded in task tid
+ * (the raw part's common_pid), padded as the kernel pads it: the record
+ * stays a multiple of 8 bytes. Returns its size. */
+static inline size_t perf_sample_record(uint8_t *rec, uint64_t t_ns, uint32_t tid, const void *raw,
+                                        uint32_t raw_len)
 {
     uint32_t padded = raw_len;
     while ((4 + padded) % 8)
         padded++;
-    struct perf_event_header h = {.type = PERF_RECORD_SAMPLE,
-                                  .size = (uint16_t)(8 + 24 + 4 + padded)};
-    uint32_t ids[2] = {tid, tid};
-    uint32_t cpus[2] = {cpu, 0};
+    struct perf_event_header h = {.type = PERF_RECORD_SAMPLE, .size = (uint16_t)(8 + 12 + padded)};
     size_t at = 0;
     memcpy(rec + at, &h, sizeof(h));
     at += sizeof(h);
-    memcpy(rec + at, ids, sizeof(ids));
-    at += sizeof(ids);
     memcpy(rec + at, &t_ns, sizeof(t_ns));
     at += sizeof(t_ns);
-    memcpy(rec + at, cpus, sizeof(cpus));
-    at += sizeof(cpus);
     memcpy(rec + at, &padded, sizeof(padded));
     at += sizeof(padded);
     memcpy(rec + at, raw, raw_len);
+    if (raw_len >= 8)
+        memcpy(rec + at + 4, &tid, 4);
     memset(rec + at + raw_len, 0, padded - raw_len);
     return at + padded;
 }
