@@ -6,12 +6,14 @@
 # bench/telemetry-overhead.sh call it.
 #
 #   WITH="--explain" WITHOUT="" bench/option-overhead.sh [CPU] [ROUNDS] [ROUND_SECONDS]
-#   (JL=path/to/jitterlab to measure another build)
+#   (JL=path/to/jitterlab to measure another build, INTERVAL_US=500 for
+#   another interval than 1000, COST_PAIRS=0 to leave out the CPU time)
 #
 # Latency: ROUNDS paired rounds of ROUND_SECONDS per mode, the order inside
 # a pair swapped every round; each mode's rounds are merged into one 1 us
 # histogram (--histogram-file) and the p50 ratio comes from the merged
-# histograms; the spread is the range of the per-round p50 ratios.
+# histograms; the spread is given by the per-round (paired) p50 ratios:
+# median, quartiles and range.
 # CPU time per cycle: user+system CPU time of a 2 s and a longer run of each
 # mode; the slope (long - short) / (cycles long - cycles short) cancels the
 # start-up cost (opening ~50 tracepoints per CPU, the 3 MiB event window).
@@ -27,7 +29,7 @@ round_s=${3:-5}
 top=$(cd "$(dirname "$0")/.." && pwd)
 jl=${JL:-$top/build/jitterlab}
 [ -x "$jl" ] || { echo "build first: make" >&2; exit 1; }
-JL_BENCH="$top/bench" exec python3 - "$jl" "$cpu" "$rounds" "$round_s" "${WITH---explain}" "${WITHOUT-}" <<'PY'
+JL_BENCH="$top/bench" INTERVAL_US=${INTERVAL_US:-1000} COST_PAIRS=${COST_PAIRS:-3} exec python3 - "$jl" "$cpu" "$rounds" "$round_s" "${WITH---explain}" "${WITHOUT-}" <<'PY'
 import json, os, re, subprocess, sys, tempfile
 
 sys.path.insert(0, os.environ["JL_BENCH"])
@@ -37,7 +39,9 @@ jl, cpu, rounds, round_s = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.a
 opts = {True: sys.argv[5].split(), False: sys.argv[6].split()}
 print("with: %s   without: %s" % (" ".join(opts[True]) or "(defaults)",
                                   " ".join(opts[False]) or "(defaults)"))
-COST_PAIRS = 3
+COST_PAIRS = int(os.environ["COST_PAIRS"])
+INTERVAL_US = os.environ["INTERVAL_US"]
+print("interval %s us" % INTERVAL_US)
 ROWS = 20000  # 20 ms of 1 us rows: beyond it a value counts as overflow
 tmp = tempfile.mkdtemp(prefix="jl-bench.")
 
@@ -54,7 +58,7 @@ def run(cmd):
 def jitterlab(with_opt, seconds):
     f = os.path.join(tmp, "jl.hist")
     j = os.path.join(tmp, "jl.json")
-    cmd = [jl, "run", "-a", cpu, "-p", "90", "-i", "1000", "-D", str(seconds), "-q",
+    cmd = [jl, "run", "-a", cpu, "-p", "90", "-i", INTERVAL_US, "-D", str(seconds), "-q",
            "--pm-qos", "0", "--histogram-file", f, "--histogram-max", "%dus" % ROWS,
            "--json", j]
     cmd += opts[with_opt]
@@ -66,8 +70,12 @@ def jitterlab(with_opt, seconds):
 
 
 def spread(xs):
+    """median [quartiles] (min .. max)"""
+    if not xs:
+        return "-"
     xs = sorted(xs)
-    return "%.3f (%.3f .. %.3f)" % (xs[len(xs) // 2], xs[0], xs[-1])
+    q = lambda f: xs[min(len(xs) - 1, int(f * (len(xs) - 1) + 0.5))]
+    return "%.3f [%.3f %.3f] (%.3f .. %.3f)" % (q(0.5), q(0.25), q(0.75), xs[0], xs[-1])
 
 modes = ((False, "without"), (True, "with"))
 merged = {m: histogram.empty() for _, m in modes}
@@ -95,7 +103,7 @@ for pair in range(COST_PAIRS):
         hl, cl, _ = jitterlab(with_opt, long_s)
         slopes[m].append((cl - cs) / (histogram.count(hl) - histogram.count(hs)) * 1e6)
         print("cost %d %-8s %.3f us/cycle" % (pair + 1, m, slopes[m][-1]), flush=True)
-cost = {m: sorted(s)[len(s) // 2] for m, s in slopes.items()}
+cost = {m: sorted(s)[len(s) // 2] if s else float("nan") for m, s in slopes.items()}
 pair_ratio = [w / o for w, o in zip(slopes["with"], slopes["without"])]
 
 print()
@@ -105,8 +113,8 @@ for name, p in (("p50 latency (us)", 50), ("p99 latency (us)", 99)):
     print("%-24s %10d %10d %8.3f" % (name, a, b, a / b if b else float("nan")))
 a, b = cost["with"], cost["without"]
 print("%-24s %10.3f %10.3f %8.3f" % ("CPU time/cycle (us)", a, b, a / b if b else float("nan")))
-print("p50 ratio per round, median (min .. max): %s" % spread(round_ratio))
-print("CPU time ratio per pair, median (min .. max): %s" % spread(pair_ratio))
+print("p50 ratio per round, median [quartiles] (min .. max): %s" % spread(round_ratio))
+print("CPU time ratio per pair, median [quartiles] (min .. max): %s" % spread(pair_ratio))
 print("samples merged: with %d, without %d; with --explain: %d events, %d spikes, %d lost" %
       (histogram.count(merged["with"]), histogram.count(merged["without"]), events, spikes, lost))
 PY

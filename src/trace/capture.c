@@ -6,7 +6,9 @@
  * functions. Each CPU gets one ring buffer: the first event opened on it
  * owns the mmap, the others are redirected there with
  * PERF_EVENT_IOC_SET_OUTPUT, so one reader pass per CPU sees every event in
- * time order. Decoding is trace_decode.c's.
+ * time order. Decoding is trace_decode.c's. The same reader also runs over
+ * rings in plain memory (trace_capture_open_memory), which the unit tests
+ * fill with the records they want.
  */
 #include "trace/capture.h"
 
@@ -28,14 +30,24 @@
 
 #define MIN_BUFFER_BYTES (1u << 20)
 #define MAX_BUFFER_BYTES (16u << 20)
+/* The most one write of the kernel takes in the ring: a record (its size
+ * is 16 bits) and the PERF_RECORD_LOST written with it. */
+#define RECORD_MAX_BYTES (65536u + 128u)
 
 struct capture_cpu {
     int cpu;
-    int fds[TRACE_MAX_FORMATS]; /* fds[0] owns the ring */
+    int fds[TRACE_MAX_FORMATS];       /* fds[0] owns the ring */
+    int format_of[TRACE_MAX_FORMATS]; /* fds[k] is decoder.format[format_of[k]] */
     int nfds;
     struct perf_event_mmap_page *meta;
     uint8_t *data;
     uint64_t tail;
+    /* The ring may have been full since a read: records may have been
+     * dropped whose PERF_RECORD_LOST the kernel writes only with the next
+     * record that fits, which will lie at or after clear_at (the head once
+     * the reader had made room). */
+    bool may_have_lost;
+    uint64_t clear_at;
 };
 
 struct trace_capture {
@@ -47,6 +59,7 @@ struct trace_capture {
     size_t data_bytes; /* a power of two */
     uint64_t lost;
     uint64_t events;
+    bool in_memory; /* trace_capture_open_memory: plain memory, no perf */
     char missing[512];
 };
 
@@ -133,6 +146,25 @@ static void build_decoder(struct trace_capture *tc, const char *dir)
     tracefs_list_free(vectors);
 }
 
+/* A bench aid: JITTERLAB_TRACE_EVENTS="sched,irq_vectors:local_timer_entry,..."
+ * opens only the events of the systems or the system:event names listed,
+ * so that what each costs the measured CPU can be measured apart. */
+static bool event_selected(const char *event)
+{
+    const char *list = getenv("JITTERLAB_TRACE_EVENTS");
+    if (!list)
+        return true;
+    size_t system_len = strcspn(event, ":");
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if ((len == strlen(event) && strncmp(p, event, len) == 0) ||
+            (len == system_len && strncmp(p, event, len) == 0))
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
 static int perf_open(const struct trace_format *f, int cpu)
 {
     struct perf_event_attr a;
@@ -141,7 +173,9 @@ static int perf_open(const struct trace_format *f, int cpu)
     a.size = sizeof(a);
     a.config = f->id;
     a.sample_period = 1;
-    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+    /* The least each record can hold (trace_decode.c): the ring is the
+     * CPU's, the task is in the raw part; no callchain, no stack. */
+    a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
     a.disabled = 1;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
@@ -180,6 +214,8 @@ static int open_cpu(struct trace_capture *tc, struct capture_cpu *c, bool first_
     int refused = 0;
     for (int k = 0; k < tc->decoder.nformats; k++) {
         const struct trace_format *f = &tc->decoder.format[k];
+        if (!event_selected(f->event))
+            continue;
         int fd = perf_open(f, c->cpu);
         if (fd < 0) {
             if (!refused)
@@ -211,6 +247,7 @@ static int open_cpu(struct trace_capture *tc, struct capture_cpu *c, bool first_
             snprintf(err, errlen, "cannot share CPU %d's trace buffer: %s", c->cpu, strerror(se));
             return -1;
         }
+        c->format_of[c->nfds] = k;
         c->fds[c->nfds++] = fd;
     }
     if (c->nfds == 0 || refused == ENOSYS || refused == EMFILE) {
@@ -301,12 +338,87 @@ size_t trace_capture_read(struct trace_capture *tc, int cpu_index, struct trace_
         return 0;
     struct capture_cpu *c = &tc->cpu[cpu_index];
     uint64_t head = __atomic_load_n(&c->meta->data_head, __ATOMIC_ACQUIRE);
-    size_t n = trace_decode_ring(&tc->decoder, c->data, tc->data_bytes, head, &c->tail, out, max,
-                                 &tc->lost);
+    /* The kernel drops a write only when it does not fit before the tail
+     * we gave it last; a ring this full may have dropped one. */
+    bool full = head - c->tail + RECORD_MAX_BYTES > tc->data_bytes;
+    size_t n = trace_decode_ring(&tc->decoder, c->data, tc->data_bytes, head, &c->tail, c->cpu, out,
+                                 max, &tc->lost);
+    if (c->may_have_lost && c->tail > c->clear_at)
+        c->may_have_lost = false; /* read past it: a loss would have shown */
     /* The kernel may reuse what lies before the new tail. */
-    __atomic_store_n(&c->meta->data_tail, c->tail, __ATOMIC_RELEASE);
-    tc->events += n;
+    __atomic_store_n(&c->meta->data_tail, c->tail, __ATOMIC_SEQ_CST);
+    if (full) {
+        c->may_have_lost = true;
+        c->clear_at = __atomic_load_n(&c->meta->data_head, __ATOMIC_SEQ_CST);
+    }
+    for (size_t k = 0; k < n; k++)
+        tc->events += out[k].kind != TRACE_LOST;
     return n;
+}
+
+int trace_capture_filter(struct trace_capture *tc, int cpu_index, const char *event,
+                         const char *filter)
+{
+    if (cpu_index < 0 || cpu_index >= tc->ncpu)
+        return -1;
+    struct capture_cpu *c = &tc->cpu[cpu_index];
+    for (int k = 0; k < c->nfds; k++)
+        if (strcmp(tc->decoder.format[c->format_of[k]].event, event) == 0)
+            return ioctl(c->fds[k], PERF_EVENT_IOC_SET_FILTER, filter) == 0 ? 0 : -1;
+    return -1;
+}
+
+bool trace_capture_may_have_lost(const struct trace_capture *tc, int cpu_index)
+{
+    return cpu_index >= 0 && cpu_index < tc->ncpu && tc->cpu[cpu_index].may_have_lost;
+}
+
+int trace_capture_open_memory(const struct cpulist *cpus, size_t bytes_per_cpu,
+                              const struct trace_decoder *decoder, struct trace_capture **out)
+{
+    *out = NULL;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t data = page;
+    while (data < bytes_per_cpu && data < MAX_BUFFER_BYTES)
+        data <<= 1;
+    struct trace_capture *tc = calloc(1, sizeof(*tc));
+    if (!tc)
+        return -1;
+    tc->in_memory = true;
+    tc->decoder = *decoder;
+    tc->data_bytes = data;
+    tc->map_bytes = data + page;
+    tc->cpu = calloc((size_t)cpus->count, sizeof(*tc->cpu));
+    if (!tc->cpu) {
+        trace_capture_close(tc);
+        return -1;
+    }
+    tc->ncpu = cpus->count;
+    for (int i = 0; i < tc->ncpu; i++) {
+        struct capture_cpu *c = &tc->cpu[i];
+        c->cpu = cpus->cpu[i];
+        c->meta = calloc(1, tc->map_bytes);
+        if (!c->meta) {
+            trace_capture_close(tc);
+            return -1;
+        }
+        c->meta->data_offset = page;
+        c->meta->data_size = data;
+        c->data = (uint8_t *)c->meta + page;
+    }
+    *out = tc;
+    return 0;
+}
+
+void trace_capture_memory_write(struct trace_capture *tc, int cpu_index, const void *bytes,
+                                size_t len)
+{
+    struct capture_cpu *c = &tc->cpu[cpu_index];
+    const uint8_t *p = bytes;
+    uint64_t head = c->meta->data_head;
+    for (size_t k = 0; k < len; k++)
+        c->data[(head + k) & (tc->data_bytes - 1)] = p[k];
+    __atomic_store_n(&c->meta->data_head, head + len, __ATOMIC_RELEASE);
 }
 
 uint64_t trace_capture_lost(const struct trace_capture *tc)
@@ -335,7 +447,9 @@ void trace_capture_close(struct trace_capture *tc)
         return;
     for (int i = 0; i < tc->ncpu; i++) {
         struct capture_cpu *c = &tc->cpu[i];
-        if (c->meta)
+        if (c->meta && tc->in_memory)
+            free(c->meta);
+        else if (c->meta)
             munmap(c->meta, tc->map_bytes);
         for (int k = 0; k < c->nfds; k++)
             close(c->fds[k]);

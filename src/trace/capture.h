@@ -13,6 +13,7 @@
 #ifndef JITTERLAB_TRACE_CAPTURE_H
 #define JITTERLAB_TRACE_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,18 +21,31 @@
 #include "trace/trace_event.h"
 
 struct trace_capture;
+struct trace_decoder;
 
 /* Opens every tracepoint on every CPU of cpus, with a ring buffer of
  * bytes_per_cpu (rounded up to a power-of-two number of pages), disabled.
  * 0, or -1 with a one-line reason in err (no tracefs, perf refused, ...). */
 int trace_capture_open(const struct cpulist *cpus, size_t bytes_per_cpu, struct trace_capture **out,
                        char *err, size_t errlen);
+/* A kernel-side filter (the ftrace filter syntax: "pid == 1234") on one
+ * event ("sched:sched_waking") of one CPU: the records it refuses are never
+ * written, which spares the measured CPU their cost. 0, or -1 when the
+ * event is not open there or the kernel refused the filter. */
+int trace_capture_filter(struct trace_capture *tc, int cpu_index, const char *event,
+                         const char *filter);
 int trace_capture_enable(struct trace_capture *tc);
 int trace_capture_disable(struct trace_capture *tc);
 /* Decodes up to max events recorded on the CPU of index cpu_index (in the
  * cpulist given to open) into out; 0 when nothing new. Collector only. */
 size_t trace_capture_read(struct trace_capture *tc, int cpu_index, struct trace_event *out,
                           size_t max);
+/* True while the CPU's ring may have dropped records whose
+ * PERF_RECORD_LOST has not been read yet: it was close to full at a read,
+ * and nothing the kernel wrote after that read made room has been read
+ * since. The kernel writes that record only with the next record that
+ * fits, so until then the trace covers time only up to its last record. */
+bool trace_capture_may_have_lost(const struct trace_capture *tc, int cpu_index);
 /* Records the kernel dropped (buffer full) or that could not be decoded. */
 uint64_t trace_capture_lost(const struct trace_capture *tc);
 /* Events decoded so far, all CPUs. */
@@ -41,6 +55,16 @@ const char *trace_capture_missing(const struct trace_capture *tc);
 /* The ring buffer size actually used per CPU. */
 size_t trace_capture_buffer_bytes(const struct trace_capture *tc);
 void trace_capture_close(struct trace_capture *tc);
+
+/* A capture over rings in plain memory, with no tracepoint and no system
+ * call, read exactly as the live ones: tests write perf records into them
+ * with trace_capture_memory_write (which plays the kernel: it writes at
+ * the head and publishes it, and never looks at the tail). 0, or -1 when
+ * out of memory. */
+int trace_capture_open_memory(const struct cpulist *cpus, size_t bytes_per_cpu,
+                              const struct trace_decoder *decoder, struct trace_capture **out);
+void trace_capture_memory_write(struct trace_capture *tc, int cpu_index, const void *bytes,
+                                size_t len);
 
 /* The ring buffer size for a run: enough for what the collector's poll
  * period collects at this interval with a wide margin, within 1..16 MiB. */

@@ -2,10 +2,15 @@
  * `run --explain` on the collector thread (see explain.h). Per measured
  * CPU: a linear window of the newest decoded events (compacted, never
  * grown), the spikes waiting for their events, and a latency histogram
- * for the default threshold. A spike waits until the CPU's trace buffer has
- * been read empty after the drain that delivered it: every event up to its
- * wake-up is then in the window, since the kernel writes each event when it
- * happens.
+ * for the default threshold. A spike waits until the trace has covered its
+ * wake-up: a record of its CPU later than the wake-up has been read, or
+ * the buffer was read empty after the drain that delivered it while the
+ * ring cannot have dropped anything (the kernel writes each event when it
+ * happens, and a drop only when the ring is full), or the run ended. A
+ * ring that overflowed says so only with the next record that fits
+ * (PERF_RECORD_LOST), so a buffer read empty proves nothing then. The
+ * losses are kept as gaps in time (between the records read around each
+ * loss), and exactly the spikes whose window meets a gap are flagged.
  */
 #include "trace/explain.h"
 
@@ -22,6 +27,15 @@
 #define CHUNK_EVENTS   2048
 #define PENDING_SPIKES 1024 /* per CPU between two drain passes */
 #define P50_EVERY      256  /* samples between two updates of the median */
+#define GAPS           64   /* per CPU; the oldest two are merged beyond it */
+#define BUFFER_ENV     "JITTERLAB_TRACE_BUFFER_BYTES" /* a test aid: force overflows */
+
+/* A stretch of time without events: records were lost between from_ns
+ * and to_ns (the records read around the loss). */
+struct trace_gap {
+    int64_t from_ns;
+    int64_t to_ns;
+};
 
 struct pending_spike {
     int64_t planned_ns;
@@ -42,16 +56,32 @@ struct explain_cpu {
     int64_t p50_ns;
     int64_t prev_end_ns; /* end of the previous cycle's work; < 0: unknown */
     uint64_t spikes;
+    int64_t last_event_ns; /* the newest record read; INT64_MIN: none yet */
+    bool gap_open;         /* records lost after last_event_ns, none read since */
+    struct trace_gap gap[GAPS];
+    size_t ngaps;
 };
+
+/* The trace buffer per CPU: the test aid's size when it is set (4 KiB ..
+ * 16 MiB), else enough for the poll period at this interval. */
+static size_t buffer_bytes(const struct explain_config *cfg)
+{
+    const char *env = getenv(BUFFER_ENV);
+    unsigned long long v = env ? strtoull(env, NULL, 10) : 0;
+    if (v >= 4096 && v <= (16u << 20))
+        return (size_t)v;
+    return trace_capture_bytes_for(cfg->interval_ns, cfg->poll_period_ns);
+}
 
 int explain_open(struct explain *x, const struct explain_config *cfg, char *err, size_t errlen)
 {
     memset(x, 0, sizeof(*x));
     x->cfg = *cfg;
     x->ncpu = cfg->cpus->count;
-    size_t bytes = trace_capture_bytes_for(cfg->interval_ns, cfg->poll_period_ns);
     err[0] = '\0';
-    if (trace_capture_open(cfg->cpus, bytes, &x->capture, err, errlen) != 0)
+    if (cfg->capture)
+        x->capture = cfg->capture;
+    else if (trace_capture_open(cfg->cpus, buffer_bytes(cfg), &x->capture, err, errlen) != 0)
         x->capture = NULL; /* the window method: spikes are only detected and counted */
     int max_cpu = 0;
     for (int i = 0; i < x->ncpu; i++)
@@ -65,6 +95,7 @@ int explain_open(struct explain *x, const struct explain_config *cfg, char *err,
         struct explain_cpu *c = &x->cpu[i];
         c->cpu = cfg->cpus->cpu[i];
         c->prev_end_ns = -1;
+        c->last_event_ns = INT64_MIN;
         latency_hist_init(&c->hist);
         if (!x->capture)
             continue;
@@ -85,8 +116,17 @@ oom:
 int explain_start(struct explain *x, int64_t start_ns, const int *tids)
 {
     x->start_ns = start_ns;
-    for (int i = 0; i < x->ncpu; i++)
+    for (int i = 0; i < x->ncpu; i++) {
         x->cpu[i].tid = tids[i];
+        /* Of the wake-ups a CPU records, attribution needs only its
+         * measuring thread's (the expiry E, attribute.h): the others'
+         * records would cost the measured CPU for nothing, since every
+         * other task is named by its switches. Refused: all are kept. */
+        char filter[32];
+        snprintf(filter, sizeof(filter), "pid == %d", tids[i]);
+        if (x->capture)
+            trace_capture_filter(x->capture, i, "sched:sched_waking", filter);
+    }
     return x->capture ? trace_capture_enable(x->capture) : 0;
 }
 
@@ -138,6 +178,53 @@ static int policy_of(struct explain *x, int32_t pid)
     return -1;
 }
 
+/* Whether records were lost in [from_ns, to_ns]. */
+static bool gap_meets(const struct explain_cpu *c, int64_t from_ns, int64_t to_ns)
+{
+    if (c->gap_open && to_ns >= c->last_event_ns)
+        return true;
+    for (size_t k = 0; k < c->ngaps; k++)
+        if (c->gap[k].from_ns <= to_ns && from_ns <= c->gap[k].to_ns)
+            return true;
+    return false;
+}
+
+/* Keeps a gap; beyond GAPS the oldest two become one that spans both, so
+ * that a spike in either is still flagged. */
+static void add_gap(struct explain_cpu *c, int64_t from_ns, int64_t to_ns)
+{
+    if (c->ngaps == GAPS) {
+        c->gap[1].from_ns = c->gap[0].from_ns;
+        memmove(c->gap, c->gap + 1, (GAPS - 1) * sizeof(*c->gap));
+        c->ngaps--;
+    }
+    c->gap[c->ngaps++] = (struct trace_gap){from_ns, to_ns};
+}
+
+/* Takes the n events just decoded at the window's end: the loss markers
+ * become gaps between the records around them and leave the window. */
+static void take_events(struct explain_cpu *c, size_t n)
+{
+    struct trace_event *ev = c->window + c->nwindow;
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (ev[k].kind == TRACE_LOST) {
+            c->gap_open = true;
+            continue;
+        }
+        if (c->gap_open) {
+            add_gap(c, c->last_event_ns, ev[k].t_ns);
+            c->gap_open = false;
+        }
+        if (ev[k].t_ns > c->last_event_ns)
+            c->last_event_ns = ev[k].t_ns;
+        if (kept != k)
+            ev[kept] = ev[k];
+        kept++;
+    }
+    c->nwindow += kept;
+}
+
 static void attribute_pending(struct explain *x, struct explain_cpu *c,
                               const struct pending_spike *p)
 {
@@ -153,6 +240,8 @@ static void attribute_pending(struct explain *x, struct explain_cpu *c,
                                 .flags = p->flags};
     if (lo == 0 && c->nwindow > 0 && c->window[0].t_ns > p->prev_end_ns)
         req.flags |= SPIKE_EVENTS_LOST; /* the window no longer reaches back far enough */
+    if (gap_meets(c, p->prev_end_ns - x->cfg.interval_ns, p->wake_ns))
+        req.flags |= SPIKE_EVENTS_LOST;
     struct spike s;
     attribute_spike(c->window + lo, hi > lo ? hi - lo : 0, &req, &s);
     for (size_t j = 0; j < s.ncauses && j < SPIKE_CAUSES_MAX; j++)
@@ -195,24 +284,37 @@ static void compact_window(struct explain *x, struct explain_cpu *c)
     }
     memmove(c->window, c->window + from, (c->nwindow - from) * sizeof(*c->window));
     c->nwindow -= from;
+    /* A spike whose window starts before the first event kept is flagged
+     * anyway (attribute_pending): older gaps no longer matter. */
+    size_t old = 0;
+    while (old < c->ngaps && c->nwindow > 0 &&
+           c->gap[old].to_ns < c->window[0].t_ns - x->cfg.interval_ns)
+        old++;
+    memmove(c->gap, c->gap + old, (c->ngaps - old) * sizeof(*c->gap));
+    c->ngaps -= old;
 }
 
-static void read_cpu(struct explain *x, int i)
+/* Reads the CPU's trace buffer empty; attributes the spikes it covers. */
+static void read_cpu(struct explain *x, int i, bool last)
 {
     struct explain_cpu *c = &x->cpu[i];
-    for (;;) {
-        uint64_t lost_before = trace_capture_lost(x->capture);
+    size_t n;
+    do {
         compact_window(x, c);
-        size_t n = trace_capture_read(x->capture, i, c->window + c->nwindow, CHUNK_EVENTS);
-        c->nwindow += n;
-        if (trace_capture_lost(x->capture) != lost_before)
-            for (size_t k = 0; k < c->npending; k++)
-                c->pending[k].flags |= SPIKE_EVENTS_LOST;
-        if (n < CHUNK_EVENTS)
-            break;
-        attribute_ready(x, c, c->window[c->nwindow - 1].t_ns);
+        n = trace_capture_read(x->capture, i, c->window + c->nwindow, CHUNK_EVENTS);
+        take_events(c, n);
+        /* woke before the newest record: all their events are in */
+        attribute_ready(x, c, c->last_event_ns);
+    } while (n == CHUNK_EVENTS);
+    bool may_have_lost = c->gap_open || trace_capture_may_have_lost(x->capture, i);
+    if (last && may_have_lost) {
+        /* The run is over and a loss the kernel never reported may lie
+         * after the last record: a spike that reaches past it is flagged. */
+        c->gap_open = true;
+        attribute_ready(x, c, INT64_MAX);
+    } else if (last || !may_have_lost) {
+        attribute_ready(x, c, INT64_MAX); /* read empty, nothing dropped: every event is in */
     }
-    attribute_ready(x, c, INT64_MAX); /* the buffer is empty: every event is in */
 }
 
 static bool add_pending(struct explain *x, struct explain_cpu *c, const struct pending_spike *p)
@@ -281,7 +383,7 @@ void explain_drained(struct explain *x)
     if (!x->capture)
         return;
     for (int i = 0; i < x->ncpu; i++)
-        read_cpu(x, i);
+        read_cpu(x, i, false);
 }
 
 uint64_t explain_spikes(const struct explain *x)
@@ -315,7 +417,8 @@ void explain_finish(struct explain *x)
     if (!x->capture)
         return;
     trace_capture_disable(x->capture);
-    explain_drained(x);
+    for (int i = 0; i < x->ncpu; i++)
+        read_cpu(x, i, true);
     x->events = trace_capture_events(x->capture);
     x->events_lost = trace_capture_lost(x->capture);
     x->kept = spikes_sorted_by_time(&x->store, &x->kept_count);

@@ -4,11 +4,10 @@
  * spike; after every drain pass the collector calls explain_drained, which
  * reads the trace buffers into a bounded per-CPU window of recent events
  * and attributes (trace/attribute.h) every pending spike whose events have
- * all arrived; the spike store (trace/spikes.h) keeps the largest and the
- * summary. Everything is allocated by explain_open, before the engine
- * starts; nothing here touches the measuring threads. Without tracepoints
- * the same threshold detects and counts the spikes, and at the end the
- * telemetry windows explain them (trace/window_explain.h).
+ * all arrived, flagging those whose events the capture lost; the spike store (trace/spikes.h) keeps
+ * the largest and the summary. Everything is allocated by explain_open, before the engine starts;
+ * nothing here touches the measuring threads. Without tracepoints the same threshold detects and
+ * counts the spikes, and at the end the telemetry windows explain them (trace/window_explain.h).
  */
 #ifndef JITTERLAB_TRACE_EXPLAIN_H
 #define JITTERLAB_TRACE_EXPLAIN_H
@@ -44,6 +43,9 @@ struct explain_config {
      * keeps or counts it (i: the CPU's index). */
     void (*attributed)(void *arg, int i, const struct spike *s);
     void *attributed_arg;
+    /* When set, the capture to read instead of opening the tracepoints
+     * (tests: trace_capture_open_memory); explain_free closes it. */
+    struct trace_capture *capture;
 };
 
 struct explain_cpu;

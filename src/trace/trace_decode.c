@@ -255,53 +255,71 @@ static void ring_copy(const uint8_t *data, uint64_t size, uint64_t pos, uint8_t 
         memcpy(dst + first, data, len - first);
 }
 
-/* What PERF_SAMPLE_TID | TIME | CPU | RAW puts before the raw bytes. */
-struct sample_head {
-    uint32_t pid, tid;
-    uint64_t time;
-    uint32_t cpu, res;
-    uint32_t raw_size;
-};
-#define SAMPLE_HEAD_BYTES (4 + 4 + 8 + 4 + 4 + 4)
+/* What PERF_SAMPLE_TIME | RAW puts before the raw bytes: the time and the
+ * raw size. Nothing more is asked of the kernel, since every record costs
+ * the measured CPU: the ring is the CPU's own, and the task the event was
+ * recorded in is the raw part's common_pid (offset 4 in every tracepoint). */
+#define SAMPLE_HEAD_BYTES (8 + 4)
+#define COMMON_PID_OFFSET 4
 
 /* One PERF_RECORD_SAMPLE body (rec, len bytes after the header). */
-static int decode_sample(const struct trace_decoder *d, const uint8_t *rec, size_t len,
+static int decode_sample(const struct trace_decoder *d, const uint8_t *rec, size_t len, int cpu,
                          struct trace_event *ev)
 {
     if (len < SAMPLE_HEAD_BYTES)
         return -1;
-    struct sample_head h;
-    memcpy(&h.pid, rec, 4);
-    memcpy(&h.tid, rec + 4, 4);
-    memcpy(&h.time, rec + 8, 8);
-    memcpy(&h.cpu, rec + 16, 4);
-    memcpy(&h.raw_size, rec + 24, 4);
-    if (h.raw_size > len - SAMPLE_HEAD_BYTES)
+    uint64_t time;
+    uint32_t raw_size;
+    memcpy(&time, rec, 8);
+    memcpy(&raw_size, rec + 8, 4);
+    if (raw_size > len - SAMPLE_HEAD_BYTES || raw_size < COMMON_PID_OFFSET + 4)
         return -1;
+    const uint8_t *raw = rec + SAMPLE_HEAD_BYTES;
+    int32_t pid;
+    memcpy(&pid, raw + COMMON_PID_OFFSET, 4);
     memset(ev, 0, sizeof(*ev));
-    ev->t_ns = (int64_t)h.time;
-    ev->cpu = (int16_t)h.cpu;
-    ev->pid = (int32_t)h.tid;
-    return trace_decode_raw(d, rec + SAMPLE_HEAD_BYTES, h.raw_size, ev);
+    ev->t_ns = (int64_t)time;
+    ev->cpu = (int16_t)cpu;
+    ev->pid = pid;
+    return trace_decode_raw(d, raw, raw_size, ev);
+}
+
+/* A loss at this point of the stream: a TRACE_LOST marker in out[n], or
+ * added to the marker just before it. Returns the new count. */
+static size_t mark_lost(struct trace_event *out, size_t n, uint64_t records, uint64_t *lost)
+{
+    *lost += records;
+    if (n > 0 && out[n - 1].kind == TRACE_LOST) {
+        out[n - 1].arg += (int64_t)records;
+        return n;
+    }
+    memset(&out[n], 0, sizeof(out[n]));
+    out[n].kind = TRACE_LOST;
+    out[n].cpu = -1;
+    out[n].arg = (int64_t)records;
+    return n + 1;
 }
 
 size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t size, uint64_t head,
-                         uint64_t *tail, struct trace_event *out, size_t max, uint64_t *lost)
+                         uint64_t *tail, int cpu, struct trace_event *out, size_t max,
+                         uint64_t *lost)
 {
     size_t n = 0;
     uint64_t pos = *tail;
+    if (max == 0)
+        return 0;
     if (size == 0 || (size & (size - 1)) != 0 || head - pos > size) {
         /* Not a ring, or the writer lapped us: nothing in it can be trusted. */
         if (head != pos)
-            (*lost)++;
+            n = mark_lost(out, n, 1, lost);
         *tail = head;
-        return 0;
+        return n;
     }
     while (n < max && head - pos >= sizeof(struct perf_event_header)) {
         struct perf_event_header h;
         ring_copy(data, size, pos, (uint8_t *)&h, sizeof(h));
         if (h.size < sizeof(h) || h.size > head - pos) {
-            (*lost)++; /* the record boundaries are gone: skip what is left */
+            n = mark_lost(out, n, 1, lost); /* the record boundaries are gone: skip the rest */
             pos = head;
             break;
         }
@@ -313,15 +331,17 @@ size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t 
             rec = d->scratch;
         }
         if (h.type == PERF_RECORD_SAMPLE) {
-            int rc = decode_sample(d, rec, body, &out[n]);
+            int rc = decode_sample(d, rec, body, cpu, &out[n]);
             if (rc > 0)
                 n++;
             else if (rc < 0)
-                (*lost)++;
+                n = mark_lost(out, n, 1, lost);
         } else if (h.type == PERF_RECORD_LOST && body >= 16) {
+            /* The kernel writes it just before the first record that fitted
+             * again: the lost ones lie between the records around it. */
             uint64_t count;
             memcpy(&count, rec + 8, 8);
-            *lost += count;
+            n = mark_lost(out, n, count, lost);
         }
         pos += h.size;
     }

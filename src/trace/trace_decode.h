@@ -81,9 +81,14 @@ int trace_decoder_add_vector(struct trace_decoder *d, struct tep_handle *tep, co
 /* Decodes the records between *tail and head of a perf data area of size
  * bytes (a power of two), at most max events into out (a record that does
  * not fit stays for the next call). Advances *tail past what was consumed,
- * adds lost records (PERF_RECORD_LOST and malformed ones) to *lost. */
+ * adds lost records (PERF_RECORD_LOST and malformed ones) to *lost and
+ * marks where in the stream they were lost with a TRACE_LOST event (one
+ * for consecutive losses), so that the reader can tell which stretch of
+ * time they leave without events. The records are PERF_SAMPLE_TIME | RAW
+ * samples of the ring of one CPU, cpu, which every event gets. */
 size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t size, uint64_t head,
-                         uint64_t *tail, struct trace_event *out, size_t max, uint64_t *lost);
+                         uint64_t *tail, int cpu, struct trace_event *out, size_t max,
+                         uint64_t *lost);
 
 /* Decodes one tracepoint's raw bytes (the PERF_SAMPLE_RAW part) into ev,
  * whose t_ns, cpu and pid the caller has set. 1 decoded, 0 not one of

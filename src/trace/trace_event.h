@@ -33,6 +33,9 @@ enum trace_kind {
     TRACE_WORK_START,    /* workqueue:workqueue_execute_start: id = work address,
                           * name = function symbol or address */
     TRACE_WORK_END,      /* workqueue:workqueue_execute_end: id = work address */
+    TRACE_LOST,          /* not a tracepoint: the capture lost records at this point of the
+                          * stream (PERF_RECORD_LOST, a malformed record); arg = records
+                          * lost, t_ns 0: the records around it bound the gap in time */
     TRACE_KIND_COUNT
 };
 

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t lost = 0, pos = tail;
     for (int pass = 0; pass < 4; pass++) {
         uint64_t before = pos;
-        size_t n = trace_decode_ring(&decoder, ring, ring_size, head, &pos, out, 64, &lost);
+        size_t n = trace_decode_ring(&decoder, ring, ring_size, head, &pos, 1, out, 64, &lost);
         if (n > 64 || pos - before > head - before)
             abort();
         for (size_t i = 0; i < n; i++)

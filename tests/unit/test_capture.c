@@ -1,6 +1,6 @@
 /*
  * Unit tests for the tracepoint capture: the decoder (src/trace/
- * trace_decode.c) on hand-built perf ring buffers, with the formats of
+ * trace_decode.c) on hand-built perf ring buffers (PERF_SAMPLE_TIME | RAW), with the formats of
  * tests/fixtures/trace_formats.h (records that wrap the ring end, a
  * truncated record, a raw field past its record, PERF_RECORD_LOST), and the
  * live capture (src/trace/capture.c) on a pinned sleeper, which needs root
@@ -28,6 +28,7 @@
 #include "trace/capture.h"
 #include "trace/trace_decode.h"
 #include "../fixtures/trace_formats.h"
+#include "test_perf_records.h"
 
 #define RING_BYTES 4096u
 
@@ -62,26 +63,11 @@ static void ring_put(struct ring *r, const void *src, size_t len)
     r->head += len;
 }
 
-/* A PERF_RECORD_SAMPLE (TID | TIME | CPU | RAW) holding raw (padded as the
- * kernel pads it: the record stays a multiple of 8 bytes). */
-static void put_sample(struct ring *r, uint64_t t_ns, uint32_t cpu, uint32_t tid, const void *raw,
+static void put_sample(struct ring *r, uint64_t t_ns, uint32_t tid, const void *raw,
                        uint32_t raw_len)
 {
-    uint32_t padded = raw_len;
-    while ((4 + padded) % 8)
-        padded++;
-    struct perf_event_header h = {.type = PERF_RECORD_SAMPLE,
-                                  .size = (uint16_t)(8 + 24 + 4 + padded)};
-    uint32_t ids[2] = {tid, tid};
-    uint32_t cpus[2] = {cpu, 0};
-    uint8_t pad[8] = {0};
-    ring_put(r, &h, sizeof(h));
-    ring_put(r, ids, sizeof(ids));
-    ring_put(r, &t_ns, sizeof(t_ns));
-    ring_put(r, cpus, sizeof(cpus));
-    ring_put(r, &padded, sizeof(padded));
-    ring_put(r, raw, raw_len);
-    ring_put(r, pad, padded - raw_len);
+    uint8_t rec[PERF_RECORD_MAX];
+    ring_put(r, rec, perf_sample_record(rec, t_ns, tid, raw, raw_len));
 }
 
 static uint16_t event_id(const char *system, const char *name)
@@ -91,26 +77,18 @@ static uint16_t event_id(const char *system, const char *name)
     return (uint16_t)ev->id;
 }
 
-/* sched_switch raw bytes (offsets of the fixture format). */
-static void switch_raw(uint8_t raw[64], const char *prev, int32_t prev_pid, int32_t prev_prio,
-                       int64_t prev_state, const char *next, int32_t next_pid, int32_t next_prio)
+/* sched_switch raw bytes for the fixture's format. */
+static void switch_of(uint8_t raw[64], const char *prev, int32_t prev_pid, int32_t prev_prio,
+                      int64_t prev_state, const char *next, int32_t next_pid, int32_t next_prio)
 {
-    memset(raw, 0, 64);
-    uint16_t type = event_id("sched", "sched_switch");
-    memcpy(raw, &type, 2);
-    strncpy((char *)raw + 8, prev, 16);
-    memcpy(raw + 24, &prev_pid, 4);
-    memcpy(raw + 28, &prev_prio, 4);
-    memcpy(raw + 32, &prev_state, 8);
-    strncpy((char *)raw + 40, next, 16);
-    memcpy(raw + 56, &next_pid, 4);
-    memcpy(raw + 60, &next_prio, 4);
+    switch_raw(raw, event_id("sched", "sched_switch"), prev, prev_pid, prev_prio, prev_state, next,
+               next_pid, next_prio);
 }
 
 static size_t decode(struct ring *r, uint64_t *tail, struct trace_event *out, size_t max,
                      uint64_t *lost)
 {
-    return trace_decode_ring(&decoder, r->data, RING_BYTES, r->head, tail, out, max, lost);
+    return trace_decode_ring(&decoder, r->data, RING_BYTES, r->head, tail, 1, out, max, lost);
 }
 
 static void test_decode_sched_switch_fills_both_tasks(void **state)
@@ -119,8 +97,8 @@ static void test_decode_sched_switch_fills_both_tasks(void **state)
     static struct ring r;
     memset(&r, 0, sizeof(r));
     uint8_t raw[64];
-    switch_raw(raw, "sleeper", 4711, 120, 1, "disturb", 4712, 4);
-    put_sample(&r, 123456789, 1, 4711, raw, sizeof(raw));
+    switch_of(raw, "sleeper", 4711, 120, 1, "disturb", 4712, 4);
+    put_sample(&r, 123456789, 4711, raw, sizeof(raw));
     struct trace_event ev[4];
     uint64_t tail = 0, lost = 0;
     assert_int_equal(decode(&r, &tail, ev, 4, &lost), 1);
@@ -152,25 +130,25 @@ static void test_decode_names_irq_softirq_vector_and_idle_exit(void **state)
     uint32_t loc = (8u << 16) | 16u;
     memcpy(irq + 12, &loc, 4);
     memcpy(irq + 16, "virtio0", 8);
-    put_sample(&r, 10, 1, 0, irq, sizeof(irq));
+    put_sample(&r, 10, 77, irq, sizeof(irq));
     uint8_t soft[12] = {0};
     type = event_id("irq", "softirq_entry");
     memcpy(soft, &type, 2);
     uint32_t vec = 1;
     memcpy(soft + 8, &vec, 4);
-    put_sample(&r, 20, 1, 0, soft, sizeof(soft));
+    put_sample(&r, 20, 0, soft, sizeof(soft));
     uint8_t lt[12] = {0};
     type = event_id("irq_vectors", "local_timer_entry");
     memcpy(lt, &type, 2);
     int32_t vector = 236;
     memcpy(lt + 8, &vector, 4);
-    put_sample(&r, 30, 1, 0, lt, sizeof(lt));
+    put_sample(&r, 30, 0, lt, sizeof(lt));
     uint8_t idle[16] = {0};
     type = event_id("power", "cpu_idle");
     memcpy(idle, &type, 2);
     uint32_t st = UINT32_MAX;
     memcpy(idle + 8, &st, 4);
-    put_sample(&r, 40, 1, 0, idle, sizeof(idle));
+    put_sample(&r, 40, 0, idle, sizeof(idle));
     uint8_t hr[32] = {0};
     type = event_id("timer", "hrtimer_expire_entry");
     memcpy(hr, &type, 2);
@@ -178,13 +156,15 @@ static void test_decode_names_irq_softirq_vector_and_idle_exit(void **state)
     memcpy(hr + 8, &timer, 8);
     memcpy(hr + 16, &now, 8);
     memcpy(hr + 24, &fn, 8);
-    put_sample(&r, 50, 1, 0, hr, sizeof(hr));
+    put_sample(&r, 50, 0, hr, sizeof(hr));
 
     struct trace_event ev[8];
     uint64_t tail = 0, lost = 0;
     assert_int_equal(decode(&r, &tail, ev, 8, &lost), 5);
     assert_int_equal(lost, 0);
     assert_int_equal(ev[0].kind, TRACE_IRQ_ENTRY);
+    assert_int_equal(ev[0].pid, 77); /* the task it interrupted: the raw part's common_pid */
+    assert_int_equal(ev[0].cpu, 1);  /* the ring's CPU */
     assert_int_equal(ev[0].id, 11);
     assert_string_equal(ev[0].name, "virtio0");
     assert_int_equal(ev[1].kind, TRACE_SOFTIRQ_ENTRY);
@@ -210,8 +190,8 @@ static void test_decode_records_crossing_the_wrap_point(void **state)
     r.head = 10 * RING_BYTES - 40;
     uint64_t tail = r.head, lost = 0;
     for (int i = 0; i < 3; i++) {
-        switch_raw(raw, "a", 100 + i, 120, 0, "b", 200 + i, 120);
-        put_sample(&r, (uint64_t)(1000 + i), 1, 1, raw, sizeof(raw));
+        switch_of(raw, "a", 100 + i, 120, 0, "b", 200 + i, 120);
+        put_sample(&r, (uint64_t)(1000 + i), 1, raw, sizeof(raw));
     }
     struct trace_event ev[4];
     assert_int_equal(decode(&r, &tail, ev, 4, &lost), 3);
@@ -229,9 +209,9 @@ static void test_decode_leaves_what_does_not_fit_for_the_next_call(void **state)
     static struct ring r;
     memset(&r, 0, sizeof(r));
     uint8_t raw[64];
-    switch_raw(raw, "a", 1, 120, 0, "b", 2, 120);
+    switch_of(raw, "a", 1, 120, 0, "b", 2, 120);
     for (int i = 0; i < 3; i++)
-        put_sample(&r, (uint64_t)i, 1, 1, raw, sizeof(raw));
+        put_sample(&r, (uint64_t)i, 1, raw, sizeof(raw));
     struct trace_event ev[2];
     uint64_t tail = 0, lost = 0;
     assert_int_equal(decode(&r, &tail, ev, 2, &lost), 2);
@@ -247,15 +227,18 @@ static void test_decode_counts_a_truncated_record_as_lost(void **state)
     static struct ring r;
     memset(&r, 0, sizeof(r));
     uint8_t raw[64];
-    switch_raw(raw, "a", 1, 120, 0, "b", 2, 120);
-    put_sample(&r, 1, 1, 1, raw, sizeof(raw));
-    put_sample(&r, 2, 1, 1, raw, sizeof(raw));
+    switch_of(raw, "a", 1, 120, 0, "b", 2, 120);
+    put_sample(&r, 1, 1, raw, sizeof(raw));
+    put_sample(&r, 2, 1, raw, sizeof(raw));
     r.head -= 16; /* the second record claims more than there is */
     struct trace_event ev[4];
     uint64_t tail = 0, lost = 0;
-    assert_int_equal(decode(&r, &tail, ev, 4, &lost), 1);
+    assert_int_equal(decode(&r, &tail, ev, 4, &lost), 2);
     assert_int_equal(lost, 1);
     assert_int_equal(tail, r.head);
+    assert_int_equal(ev[0].t_ns, 1);
+    assert_int_equal(ev[1].kind, TRACE_LOST); /* the loss follows the record before it */
+    assert_int_equal(ev[1].arg, 1);
 }
 
 static void test_decode_counts_fields_past_the_raw_data_as_lost(void **state)
@@ -264,19 +247,21 @@ static void test_decode_counts_fields_past_the_raw_data_as_lost(void **state)
     static struct ring r;
     memset(&r, 0, sizeof(r));
     uint8_t raw[64];
-    switch_raw(raw, "a", 1, 120, 0, "b", 2, 120);
-    put_sample(&r, 1, 1, 1, raw, 40); /* next_comm, next_pid, next_prio cut off */
+    switch_of(raw, "a", 1, 120, 0, "b", 2, 120);
+    put_sample(&r, 1, 1, raw, 40); /* next_comm, next_pid, next_prio cut off */
     uint8_t irq[16] = {0};
     uint16_t type = event_id("irq", "irq_handler_entry");
     memcpy(irq, &type, 2);
     uint32_t loc = (200u << 16) | 16u; /* name runs past the record */
     memcpy(irq + 12, &loc, 4);
-    put_sample(&r, 2, 1, 1, irq, sizeof(irq));
-    put_sample(&r, 3, 1, 1, raw, sizeof(raw));
+    put_sample(&r, 2, 1, irq, sizeof(irq));
+    put_sample(&r, 3, 1, raw, sizeof(raw));
     struct trace_event ev[4];
     uint64_t tail = 0, lost = 0;
-    assert_int_equal(decode(&r, &tail, ev, 4, &lost), 1);
-    assert_int_equal(ev[0].t_ns, 3);
+    assert_int_equal(decode(&r, &tail, ev, 4, &lost), 2);
+    assert_int_equal(ev[0].kind, TRACE_LOST); /* two losses in a row: one marker */
+    assert_int_equal(ev[0].arg, 2);
+    assert_int_equal(ev[1].t_ns, 3);
     assert_int_equal(lost, 2);
 }
 
@@ -285,17 +270,20 @@ static void test_decode_adds_perf_record_lost(void **state)
     (void)state;
     static struct ring r;
     memset(&r, 0, sizeof(r));
-    struct perf_event_header h = {.type = PERF_RECORD_LOST, .size = 24};
-    uint64_t body[2] = {7, 42};
-    ring_put(&r, &h, sizeof(h));
-    ring_put(&r, body, sizeof(body));
+    uint8_t rec[PERF_RECORD_MAX];
+    ring_put(&r, rec, perf_lost_record(rec, 42));
     uint8_t raw[64];
-    switch_raw(raw, "a", 1, 120, 0, "b", 2, 120);
-    put_sample(&r, 5, 1, 1, raw, sizeof(raw));
+    switch_of(raw, "a", 1, 120, 0, "b", 2, 120);
+    put_sample(&r, 5, 1, raw, sizeof(raw));
     struct trace_event ev[4];
     uint64_t tail = 0, lost = 0;
-    assert_int_equal(decode(&r, &tail, ev, 4, &lost), 1);
+    assert_int_equal(decode(&r, &tail, ev, 4, &lost), 2);
     assert_int_equal(lost, 42);
+    /* in stream order: the gap lies before the record that follows it */
+    assert_int_equal(ev[0].kind, TRACE_LOST);
+    assert_int_equal(ev[0].arg, 42);
+    assert_int_equal(ev[1].kind, TRACE_SWITCH);
+    assert_int_equal(ev[1].t_ns, 5);
 }
 
 static void test_decode_distrusts_a_writer_that_lapped_the_reader(void **state)
@@ -306,7 +294,8 @@ static void test_decode_distrusts_a_writer_that_lapped_the_reader(void **state)
     r.head = 3 * RING_BYTES;
     struct trace_event ev[4];
     uint64_t tail = 0, lost = 0;
-    assert_int_equal(decode(&r, &tail, ev, 4, &lost), 0);
+    assert_int_equal(decode(&r, &tail, ev, 4, &lost), 1);
+    assert_int_equal(ev[0].kind, TRACE_LOST);
     assert_int_equal(lost, 1);
     assert_int_equal(tail, r.head);
 }
