@@ -161,7 +161,7 @@ static void test_result_read_says_what_a_result_so_far_lacks(void **state)
     (void)state;
     struct result_doc doc;
     char err[256] = "";
-    if (read_text(good_doc, &doc, err, sizeof err) != 0)
+    if (read_doc_text(good_doc, &doc, err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_true(doc.exact); /* written before the fields existed: a final result */
     assert_false(doc.in_progress);
@@ -169,7 +169,7 @@ static void test_result_read_says_what_a_result_so_far_lacks(void **state)
     result_doc_free(&doc);
 
     char *text = so_far_doc();
-    if (read_text(text, &doc, err, sizeof err) != 0)
+    if (read_doc_text(text, &doc, err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_true(doc.in_progress);
     assert_false(doc.exact);
@@ -191,7 +191,7 @@ static void test_result_read_says_what_a_result_so_far_lacks(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *t = replaced(text, bad[i].from, bad[i].to);
-        int rc = read_text(t, &doc, err, sizeof err);
+        int rc = read_doc_text(t, &doc, err, sizeof err);
         if (rc != -1 || !strstr(err, bad[i].want))
             fail_msg("%s -> %s: rc %d, err \"%s\", expected \"%s\"", bad[i].from, bad[i].to, rc,
                      err, bad[i].want);
