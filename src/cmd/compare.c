@@ -311,7 +311,7 @@ static int compare_main(int argc, char **argv, char **typed)
     ncmp = p.narms - 1;
     int gate_worse = p.fail_if_worse_pct >= 0 ? gate_count(cmp, ncmp, p.fail_if_worse_pct) : 0;
     if (!p.common.quiet) {
-        text_compare(stdout, &cfg, in, p.narms, cmp, &fam, isatty(STDOUT_FILENO));
+        text_compare(stdout, in, p.narms, cmp, &fam, isatty(STDOUT_FILENO));
         if (p.fail_if_worse_pct >= 0)
             printf("\n--fail-if-worse %g%%: %d of the %d percentile comparisons that can reach "
                    "a verdict worse by more than that\n",

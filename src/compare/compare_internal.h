@@ -1,8 +1,8 @@
 /*
  * What the files of src/compare/ share: one side of one CPU entry (the
  * runs' entries and their pooled histograms), the context a metric is
- * decided in, and the metrics both kinds of document use (compare.c);
- * the noise documents' entry is compare_noise.c.
+ * decided in, and the metrics both kinds of document use
+ * (compare_metrics.c); the noise documents' entry is compare_noise.c.
  */
 #ifndef JITTERLAB_COMPARE_COMPARE_INTERNAL_H
 #define JITTERLAB_COMPARE_COMPARE_INTERNAL_H
@@ -38,6 +38,12 @@ struct ctx {
     bool noise;   /* noise documents */
 };
 
+/* One run's buckets of one distribution, their overflow and statistics
+ * (NULL and 0 where the run lacks it). */
+const struct result_bin *compare_dist_bins(const struct result_cpu *c, enum dist_id id, int *nbins,
+                                           uint64_t *overflow, const struct result_latency **st);
+/* Every metric of one CPU entry, then the verdicts (compare_metrics.c). */
+void compare_cpu(struct ctx *x, struct cpu_comparison *c);
 void compare_set_values(struct metric_result *m, double base, double value);
 /* The test's name and p value (ln), and the smallest ln p it could give. */
 void compare_set_p(struct metric_result *m, const char *test, double log_p, double min_log_p);

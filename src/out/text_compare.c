@@ -129,11 +129,9 @@ static void cpu_table(FILE *out, const struct cpu_comparison *c, const char *bas
     }
 }
 
-void text_compare(FILE *out, const struct compare_config *cfg, const struct compare_input *in,
-                  int narms, const struct arm_comparison *cmp, const struct compare_family *fam,
-                  bool colour)
+void text_compare(FILE *out, const struct compare_input *in, int narms,
+                  const struct arm_comparison *cmp, const struct compare_family *fam, bool colour)
 {
-    (void)cfg;
     fprintf(out, "jitterlab compare: baseline %s (%d %s%s)\n", in[0].label, in[0].nfiles,
             narms > 1 && cmp[0].noise ? "noise run" : "run", in[0].nfiles == 1 ? "" : "s");
     fprintf(out,

@@ -12,8 +12,7 @@
 
 #include "out/json_compare.h"
 
-void text_compare(FILE *out, const struct compare_config *cfg, const struct compare_input *in,
-                  int narms, const struct arm_comparison *cmp,
-                  const struct compare_family *fam, bool colour);
+void text_compare(FILE *out, const struct compare_input *in, int narms,
+                  const struct arm_comparison *cmp, const struct compare_family *fam, bool colour);
 
 #endif

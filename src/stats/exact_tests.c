@@ -255,8 +255,9 @@ int perm_test(const double *a, size_t n_a, const double *b, size_t n_b, int reps
     }
     struct perm_walk w = {
         v, n, n_a, sum_a + sum_b, 0, 1e-9 * (1 + scale), (double)n_a, (double)n_b, 0, -1, 0, 0};
-    out->diff = sum_b / (double)n_b - sum_a / (double)n_a;
-    w.obs = fabs(out->diff);
+    out->mean_a = sum_a / (double)n_a;
+    out->mean_b = sum_b / (double)n_b;
+    w.obs = fabs(out->mean_b - out->mean_a);
     if (log_choose((double)n, (double)n_a) <= log(PERM_EXACT_MAX)) {
         perm_walk(&w, 0, n_a, 0);
         out->exact = 1;

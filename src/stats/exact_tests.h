@@ -48,10 +48,10 @@ struct exact_p poisson_rate_test(uint64_t k_a, double t_a, uint64_t k_b, double 
 void quantile_ci_ranks(uint64_t n, double q, double gamma, int64_t *lo, int64_t *hi);
 
 struct perm_result {
-    double diff;      /* mean(b) - mean(a) */
-    double log_p;     /* two-sided: splits with |diff| as large, share */
-    double min_log_p; /* the smallest p these values allow */
-    int exact;        /* 1: every split, 0: reps random ones */
+    double mean_a, mean_b; /* the test's statistic is their difference */
+    double log_p;          /* two-sided: splits with |diff| as large, share */
+    double min_log_p;      /* the smallest p these values allow */
+    int exact;             /* 1: every split, 0: reps random ones */
 };
 
 /* The permutation test of mean(b) - mean(a) (n_a, n_b >= 1, at most 64 in
