@@ -6,10 +6,26 @@
 # per script); a suite that times out or exits non-zero without a failing
 # check counts as one failure naming it. The last line is always
 # "N passed, N failed, N skipped"; exits 1 on any failure.
+# An e2e script whose first lines hold the line "# runs beside others" (its
+# checks hold whatever else the machine runs: documents, fixture trees,
+# servers, the package build) runs in a pool of E2E_JOBS scripts at a time
+# (default 3) before the others; every other script runs alone, after the
+# pool. E2E_JOBS=1 runs every script alone.
 #   tests/run.sh BUILD [--valgrind] [--unit-only] [PATTERN]
+# (internal) tests/run.sh --one SCRIPT LOGDIR BUILD TOP: one e2e script,
+# its TAP output, exit status, start and end time in LOGDIR
+if [ "$1" = --one ]; then
+    n=$(basename "$2" .sh)
+    date +%s >"$3/$n.start"
+    JL="$4/jitterlab" JL_BUILD="$4" JL_TOP="$5" timeout -k 10 "${E2E_TIMEOUT:-300}" sh "$2" >"$3/$n.out" 2>&1
+    echo $? >"$3/$n.rc"
+    date +%s >"$3/$n.end"
+    exit 0
+fi
 build=${1:-build}; shift || true
 valgrind=""; unit_only=""; pattern=""
 unit_timeout=${UNIT_TIMEOUT:-60}; e2e_timeout=${E2E_TIMEOUT:-300}
+e2e_jobs=${E2E_JOBS:-3}
 for a in "$@"; do
     case "$a" in
     --valgrind) valgrind="valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"; unit_only=1; unit_timeout=$((unit_timeout * 10)) ;;
@@ -22,7 +38,7 @@ build=$(cd "$top" && cd "$build" && pwd) || { echo "no build dir" >&2; exit 1; }
 log=$(mktemp -d "${TMPDIR:-/tmp}/jitterlab-tests.XXXXXX")
 passed=0; failed=0; skipped=0; failures=""
 
-count() { # $1 = TAP output file, $2 = suite name, $3 = exit status, $4 = timeout (s), $5 = start (s)
+count() { # $1 = TAP output file, $2 = suite name, $3 = exit status, $4 = timeout (s), $5 = start (s), [$6 = end (s)]
     # A skip is "ok ... # SKIP"; cmocka writes "not ok N # SKIP": both skipped.
     so=$(grep -Eci '^ok [^#]*#[[:space:]]*skip' "$1")
     sn=$(grep -Eci '^not ok [^#]*#[[:space:]]*skip' "$1")
@@ -37,7 +53,7 @@ count() { # $1 = TAP output file, $2 = suite name, $3 = exit status, $4 = timeou
     [ "$f" -gt 0 ] && failures="$failures $2"
     grep -E '^(not ok|# )' "$1" | grep -v '^# ok' | grep -Eiv '^not ok [^#]*#[[:space:]]*skip' | sed "s|^|  $2: |"
     grep -Ei '^(not )?ok [^#]*#[[:space:]]*skip' "$1" | sed "s|^|  $2: |"
-    echo "$2: $p passed, $f failed, $s skipped ($(($(date +%s) - $5)) s)"
+    echo "$2: $p passed, $f failed, $s skipped ($((${6:-$(date +%s)} - $5)) s)"
 }
 
 for t in "$build"/tests/test_*; do
@@ -50,14 +66,24 @@ for t in "$build"/tests/test_*; do
 done
 
 if [ -z "$unit_only" ]; then
+    pool=""; alone=""
     for s in "$top"/tests/e2e/*.sh; do
         [ -f "$s" ] || continue
         name=$(basename "$s" .sh)
         [ "$name" = lib ] && continue
         [ -n "$pattern" ] && case "$name" in *$pattern*) ;; *) continue ;; esac
-        start=$(date +%s)
-        JL="$build/jitterlab" JL_BUILD="$build" JL_TOP="$top" timeout -k 10 "$e2e_timeout" sh "$s" >"$log/$name.out" 2>&1
-        count "$log/$name.out" "e2e/$name" $? "$e2e_timeout" "$start"
+        if [ "$e2e_jobs" -gt 1 ] && sed -n '1,30p' "$s" | grep -qx '# runs beside others'; then
+            pool="$pool $s"
+        else
+            alone="$alone $s"
+        fi
+    done
+    [ -n "$pool" ] && printf '%s\n' $pool |
+        xargs -P "$e2e_jobs" -I{} sh "$top/tests/run.sh" --one {} "$log" "$build" "$top"
+    for s in $pool $alone; do
+        name=$(basename "$s" .sh)
+        [ -f "$log/$name.rc" ] || sh "$top/tests/run.sh" --one "$s" "$log" "$build" "$top"
+        count "$log/$name.out" "e2e/$name" "$(cat "$log/$name.rc")" "$e2e_timeout" "$(cat "$log/$name.start")" "$(cat "$log/$name.end")"
     done
 fi
 

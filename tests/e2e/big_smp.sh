@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # A big machine through --sysroot: the 256-CPU, 2-socket SMT tree that
 # tests/fixtures/gen-big-smp.py writes (CPU n and n+128 siblings, 2-63 and
 # 130-191 isolated, ~300 IRQs, lists of 450+ characters) and its sparse

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # jitterlab compare end to end. Synthetic run documents of known
 # distributions (helpers/mkrun.py: log-normal latencies in the run's own
 # histogram, seeded) give verdicts that must come out: the same distribution

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # The Debian package, end to end. `make deb` runs in a copy of the working
 # tree (every file git tracks or would track, committed or not; the tree
 # itself is never touched) and must leave build/deb/jitterlab_VERSION_ARCH.deb,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # The docs against the tool: every long option in each subcommand's --help
 # is in the man page and in a README table, and
 # every long option the man page names is taken by some subcommand (or the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # A run without an end, watched by the monitoring systems: a real Prometheus
 # (Debian's, started here on loopback with its own config and storage)
 # scrapes `run --forever --prometheus` every second; the exporter is abused;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # Replays every fuzz target's seed corpus (tests/fuzz/corpus/NAME/*) through
 # the plain driver build/fuzz/replay_NAME (the target's entry point built
 # with the normal compiler; under `make asan`, with the sanitizers). One

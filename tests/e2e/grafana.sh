@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # contrib/ against the exporter it is written for. The Grafana dashboard
 # parses, has its datasource, instance and cpu variables and a unit on every
 # panel, and names only the promised metric families; every metric it (or a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # jitterlab inspect, end to end: the binary on every fixture tree
 # (--sysroot) with the JSON document's shape, the verdict and the finding
 # ids per machine and budget, --strict (exit 3 when not ready), --cpus,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # The page-cost benchmark (bench/page_cost.c), small: 2 pages at most, 2
 # blocks of 12 cycles at 100 us. It exits 0 and prints, for each of the
 # three layouts and each page count 0..2, one line that counted the cycles

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # jitterlab run refuses bad usage and input before measuring anything: exit
 # status 2, a message on stderr that names the option (and says why), and no
 # output file, not even a stray temporary one. Each case runs in an empty
