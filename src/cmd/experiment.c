@@ -25,6 +25,7 @@
 #include "cmd/run_cli.h"
 #include "common/atomic_file.h"
 #include "common/clock.h"
+#include "common/json_text.h"
 #include "common/stop.h"
 #include "common/units.h"
 #include "experiment/plan.h"
@@ -230,7 +231,7 @@ static void save(struct session *ss)
     json_t *doc =
         json_document_new("experiment", JITTERLAB_VERSION, ss->argc, ss->argv, ss->started_at);
     json_object_set_new(doc, "interrupted", json_boolean(ss->interrupted));
-    json_object_set_new(doc, "directory", json_string(ss->dir));
+    json_object_set_new(doc, "directory", json_text_new(ss->dir));
     json_object_set_new(doc, "system", json_system_info(ss->si));
     record_fill(&ss->rec, doc);
     if (json_write_file(doc, ss->json_path) != 0)

@@ -19,6 +19,7 @@
 #include "cmd/tsc_cli.h"
 #include "common/atomic_file.h"
 #include "common/clock.h"
+#include "common/json_text.h"
 #include "common/stop.h"
 #include "common/units.h"
 #include "crosscpu/timebase.h"
@@ -119,7 +120,7 @@ static json_t *json_config(const struct tsc_params *p)
     json_object_set_new(c, "priority", json_integer(p->sched.priority));
     json_object_set_new(c, "sysroot",
                         p->common.sysroot_dir && p->common.sysroot_dir[0]
-                            ? json_string(p->common.sysroot_dir)
+                            ? json_text_new(p->common.sysroot_dir)
                             : json_null());
     json_object_set_new(c, "pair_floor_ns", json_integer(TSC_PAIR_FLOOR_NS));
     json_object_set_new(c, "slice_spin_ns", json_integer(TSC_SLICE_SPIN_NS));

@@ -1,7 +1,7 @@
 /*
  * experiment.json's own part (record.h). Strings that came from a child's
- * output may be anything; they are stored as valid UTF-8 (bytes that are
- * not become '?'), since a JSON document must be text.
+ * output may be anything; they are stored in their text form
+ * (common/safe_text.h), since a JSON document must be text.
  */
 #include "experiment/record.h"
 
@@ -9,28 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A JSON string of bytes that may not be UTF-8 or may hold control bytes. */
-static json_t *output_string(const char *s)
-{
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    size_t n = strlen(s);
-    char *copy = malloc(n + 1);
-    if (!copy)
-        return json_string("");
-    for (size_t i = 0; i <= n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        copy[i] = (c >= 0x80 || (c < 0x20 && c && c != '\n' && c != '\t')) ? '?' : (char)c;
-    }
-    j = json_string(copy);
-    free(copy);
-    return j ? j : json_string("");
-}
+#include "common/json_text.h"
 
 static json_t *text_or_null(const char *s)
 {
-    return s ? output_string(s) : json_null();
+    return s ? json_text_new(s) : json_null();
 }
 
 static json_t *entry_base(const struct experiment_plan *p, int i)
@@ -68,8 +51,8 @@ static json_t *hook_json(const struct child_result *c, const char *command)
 {
     json_t *j = child_json(c);
     if (json_is_object(j)) {
-        json_object_set_new(j, "command", output_string(command));
-        json_object_set_new(j, "output_tail", output_string(c->tail));
+        json_object_set_new(j, "command", json_text_new(command));
+        json_object_set_new(j, "output_tail", json_text_new(c->tail));
     }
     return j;
 }
@@ -196,7 +179,7 @@ void record_session_begin(struct experiment_record *r, int argc, char **argv,
     json_t *args = json_array();
     json_array_append_new(args, json_string("jitterlab"));
     for (int i = 0; i < argc; i++)
-        json_array_append_new(args, output_string(argv[i]));
+        json_array_append_new(args, json_text_new(argv[i]));
     json_array_append_new(r->sessions, json_pack("{s:s, s:n, s:o, s:b, s:b, s:i}", "started_at",
                                                  started_at, "ended_at", "argv", args, "resume",
                                                  resume, "interrupted", 0, "runs_made", 0));
@@ -227,13 +210,13 @@ void record_output(struct experiment_record *r, const char *key, const char *fil
 {
     json_t *cmd = json_array();
     for (int i = 0; i < out->argv.count; i++)
-        json_array_append_new(cmd, output_string(out->argv.word[i]));
+        json_array_append_new(cmd, json_text_new(out->argv.word[i]));
     json_t *j = json_object();
     json_object_set_new(j, "status", json_string(output_status_name(out->status)));
     json_object_set_new(j, "file", out->status == OUTPUT_DONE ? json_string(file) : json_null());
-    json_object_set_new(j, "why", out->why[0] ? output_string(out->why) : json_null());
+    json_object_set_new(j, "why", out->why[0] ? json_text_new(out->why) : json_null());
     json_object_set_new(j, "command", out->argv.count ? cmd : (json_decref(cmd), json_null()));
-    json_object_set_new(j, "cwd", output_string(dir));
+    json_object_set_new(j, "cwd", json_text_new(dir));
     json_t **slot = strcmp(key, "compare") == 0 ? &r->compare : &r->report;
     json_decref(*slot);
     *slot = j;
@@ -246,7 +229,7 @@ json_t *record_plan_json(const struct experiment_plan *p)
         const struct plan_step *s = &p->step[i];
         json_t *argv = json_array();
         for (int k = 0; k < s->argv.count; k++)
-            json_array_append_new(argv, output_string(s->argv.word[k]));
+            json_array_append_new(argv, json_text_new(s->argv.word[k]));
         json_t *step = json_pack("{s:s, s:i}", "name", s->name, "line", s->line);
         for (int k = 0; k < STEP_NKEYS; k++)
             json_object_set_new(step, plan_step_keys[k], text_or_null(s->key[k].text));

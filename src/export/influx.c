@@ -19,6 +19,7 @@
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/dynlib.h"
+#include "common/safe_text.h"
 #include "common/units.h"
 #include "export/curl_api.h"
 #include "export/host_port.h"
@@ -201,8 +202,9 @@ size_t influx_telemetry_line(char *buf, size_t len, const char *host,
          float_field(buf, len, &n, &first, "pkg_temp_c", f->pkg_temp_c) &&
          float_field(buf, len, &n, &first, "pkg_watts", f->pkg_watts);
     for (int k = 0; ok && k < f->nidle && k < CPUIDLE_MAX_STATES; k++) {
-        char key[48], name[40];
-        escape_key(name, sizeof(name), f->idle[k].name);
+        char key[48], name[40], text[40];
+        safe_text(text, sizeof text, f->idle[k].name); /* a line protocol line is UTF-8 */
+        escape_key(name, sizeof(name), text);
         snprintf(key, sizeof(key), "%s_pct", name);
         ok = float_field(buf, len, &n, &first, key, f->idle[k].residency_pct);
     }
@@ -438,7 +440,9 @@ struct influx *influx_open(const struct influx_dest *d, const char *host, char *
     }
     x->dest = *d;
     x->sock = -1;
-    escape_key(x->host, sizeof(x->host), host && *host ? host : "unknown");
+    char host_text[sizeof x->host];
+    safe_text(host_text, sizeof host_text, host && *host ? host : "unknown");
+    escape_key(x->host, sizeof(x->host), host_text);
     int rc = 0;
     if (d->kind == INFLUX_FILE) {
         rc = open_file(x, err, errlen);

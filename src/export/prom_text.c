@@ -11,21 +11,30 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/safe_text.h"
+
 struct page {
     FILE *out;
     bool om; /* OpenMetrics */
 };
 
-/* A label value with \, " and newline escaped. */
+/* A label value with \, " and newline escaped. The exposition formats are
+ * UTF-8, and a name of other bytes would make a scraper drop the whole
+ * page: a byte of no valid UTF-8 sequence is written \xNN, as in the
+ * documents (common/safe_text.h), its backslash escaped as any other. */
 static void label_value(FILE *out, const char *v)
 {
-    for (; *v; v++) {
-        if (*v == '\\' || *v == '"')
+    while (*v) {
+        size_t n = safe_text_utf8_len((const unsigned char *)v);
+        if (n == 0)
+            fprintf(out, "\\\\x%02x", (unsigned char)*v);
+        else if (*v == '\\' || *v == '"')
             fputc('\\', out), fputc(*v, out);
         else if (*v == '\n')
             fputs("\\n", out);
         else
-            fputc(*v, out);
+            fwrite(v, 1, n, out);
+        v += n ? n : 1;
     }
 }
 

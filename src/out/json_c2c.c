@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "common/json_text.h"
 #include "out/json_result.h"
 #include "sys/read_notes.h"
 
@@ -54,7 +55,7 @@ static json_t *topology(const struct c2c_result *r)
         json_object_set_new(e, "llc_id", s ? int_or_null(s->llc_id) : json_null());
         json_object_set_new(e, "llc_level", s ? int_or_null(s->llc_level) : json_null());
         json_object_set_new(e, "thread_siblings",
-                            s && s->thread_siblings[0] ? json_string(s->thread_siblings)
+                            s && s->thread_siblings[0] ? json_text_new(s->thread_siblings)
                                                        : json_null());
         json_array_append_new(a, e);
     }
@@ -133,7 +134,7 @@ void json_c2c_fill(json_t *doc, const struct c2c_result *r)
     json_object_set_new(doc, "timeouts", json_integer((json_int_t)r->rep.timeouts));
     json_object_set_new(doc, "pairs_unstarted", json_integer((json_int_t)r->rep.pairs_unstarted));
     json_object_set_new(doc, "start_error",
-                        r->rep.pairs_unstarted ? json_string(r->rep.start_error) : json_null());
+                        r->rep.pairs_unstarted ? json_text_new(r->rep.start_error) : json_null());
     json_object_set_new(doc, "topology", topology(r));
     json_object_set_new(doc, "pairs", pairs(r->m));
     json_object_set_new(doc, "matrix", matrix(r->m));

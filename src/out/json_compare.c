@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "common/json_text.h"
 #include "out/json_result.h"
 
 static json_t *real_or_null(bool known, double v)
@@ -34,7 +35,7 @@ static json_t *metric_json(enum compare_metric k, const struct metric_result *m)
     json_object_set_new(o, "test", json_string(m->test ? m->test : "none"));
     json_object_set_new(o, "verdict", json_string(verdict_name(m->verdict)));
     if (m->verdict == VERDICT_INSUFFICIENT)
-        json_object_set_new(o, "why", json_string(m->why));
+        json_object_set_new(o, "why", json_text_new(m->why));
     return o;
 }
 
@@ -77,16 +78,17 @@ json_t *json_compare_document(const char *version, int argc, char **argv, const 
                                   fam->level));
     json_object_set_new(doc, "reps", json_integer(cfg->reps));
     json_object_set_new(doc, "seed", json_integer((json_int_t)cfg->seed));
-    json_object_set_new(doc, "baseline", json_string(in[0].label));
+    json_object_set_new(doc, "baseline", json_text_new(in[0].label));
     json_object_set_new(doc, "input_kind",
                         json_string(narms > 1 && cmp[0].noise ? "noise" : "run"));
     json_t *inputs = json_array();
     for (int a = 0; a < narms; a++) {
         json_t *files = json_array();
         for (int f = 0; f < in[a].nfiles; f++)
-            json_array_append_new(files, json_string(in[a].files[f]));
-        json_array_append_new(inputs, json_pack("{s:s,s:o,s:i}", "label", in[a].label, "files",
-                                                files, "runs", in[a].nfiles));
+            json_array_append_new(files, json_text_new(in[a].files[f]));
+        json_array_append_new(inputs,
+                              json_pack("{s:o,s:o,s:i}", "label", json_text_new(in[a].label),
+                                        "files", files, "runs", in[a].nfiles));
     }
     json_object_set_new(doc, "inputs", inputs);
     json_t *comparisons = json_array();
@@ -96,7 +98,7 @@ json_t *json_compare_document(const char *version, int argc, char **argv, const 
         for (int i = 0; i < c->ncpus; i++)
             json_array_append_new(cpus, cpu_json(&c->cpu[i]));
         json_t *o = json_object();
-        json_object_set_new(o, "label", json_string(in[a].label));
+        json_object_set_new(o, "label", json_text_new(in[a].label));
         json_object_set_new(o, "verdict", json_string(verdict_name(c->verdict)));
         json_object_set_new(o, "between_runs", json_boolean(c->between_runs));
         json_object_set_new(o, "budget_ns",

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/json_text.h"
 #include "out/json_result.h"
 #include "sys/pm_qos.h"
 
@@ -22,7 +23,7 @@ static json_t *int_or_null(int64_t v)
 
 static json_t *str_or_null(const char *s)
 {
-    return s && s[0] ? json_string(s) : json_null();
+    return json_text_or_null(s);
 }
 
 static json_t *cpus_array(const struct cpulist *l)
@@ -35,7 +36,7 @@ static json_t *cpus_array(const struct cpulist *l)
 
 static json_t *cmdline_cpus_json(const struct cmdline_cpus *c)
 {
-    return c->present ? json_string(c->text) : json_null();
+    return c->present ? json_text_new(c->text) : json_null();
 }
 
 static json_t *cmdline_json(const struct kernel_cmdline *k)
@@ -50,7 +51,7 @@ static json_t *cmdline_json(const struct kernel_cmdline *k)
             json_array_append_new(flags, json_string("domain"));
         if (k->isolcpus_managed_irq)
             json_array_append_new(flags, json_string("managed_irq"));
-        iso = json_pack("{s:s,s:o}", "cpus", k->isolcpus.text, "flags", flags);
+        iso = json_pack("{s:o,s:o}", "cpus", json_text_new(k->isolcpus.text), "flags", flags);
     }
     json_object_set_new(o, "isolcpus", iso);
     json_object_set_new(o, "nohz_full", cmdline_cpus_json(&k->nohz_full));
@@ -98,7 +99,7 @@ static json_t *cpuidle_json(const struct cpuidle_info *ci)
             const struct cpuidle_state_info *st = &c->state[k];
             json_t *s = json_object();
             json_object_set_new(s, "state", json_integer(st->index));
-            json_object_set_new(s, "name", json_string(st->name));
+            json_object_set_new(s, "name", json_text_new(st->name));
             json_object_set_new(s, "desc", str_or_null(st->desc));
             json_object_set_new(s, "latency_us", int_or_null(st->latency_us));
             json_object_set_new(s, "residency_us", int_or_null(st->residency_us));
@@ -186,7 +187,7 @@ static json_t *irqs_json(const struct irq_table *t, bool all)
                                 v == IRQ_COUNT_UNKNOWN ? json_null() : json_integer((json_int_t)v));
         }
         json_t *o = json_object();
-        json_object_set_new(o, "irq", json_string(irq->id));
+        json_object_set_new(o, "irq", json_text_new(irq->id));
         json_object_set_new(o, "desc", str_or_null(irq->desc));
         json_object_set_new(o, "smp_affinity_list",
                             irq->numeric ? str_or_null(irq->smp_affinity_list) : json_null());
@@ -220,16 +221,16 @@ static json_t *threads_json(const struct inspect_system *s, bool all)
         json_t *o = json_object();
         json_object_set_new(o, "pid", json_integer(k->pid));
         json_object_set_new(o, "tid", json_integer(k->tid));
-        json_object_set_new(o, "comm", json_string(k->comm));
+        json_object_set_new(o, "comm", json_text_new(k->comm));
         json_object_set_new(o, "kernel_thread", json_boolean(k->kernel_thread));
         json_object_set_new(o, "per_cpu", json_boolean(k->per_cpu));
-        json_object_set_new(o, "cpus_allowed", json_string(k->cpus_allowed));
+        json_object_set_new(o, "cpus_allowed", json_text_new(k->cpus_allowed));
         json_object_set_new(o, "processor", json_integer(k->processor));
         json_object_set_new(o, "running_on_target", json_boolean(k->running_on_target));
         json_object_set_new(o, "policy", json_string(policy_name(k->policy)));
         json_object_set_new(o, "rt_priority", json_integer(k->rt_priority));
         char state[2] = {k->state, '\0'};
-        json_object_set_new(o, "state", json_string(state));
+        json_object_set_new(o, "state", json_text_new(state));
         json_array_append_new(list, o);
     }
     return json_pack("{s:i,s:b,s:i,s:i,s:s,s:o}", "scanned", t->scanned, "truncated", t->truncated,
@@ -262,9 +263,9 @@ static json_t *resctrl_json(const struct resctrl_info *r)
         char mask[24], share[24];
         snprintf(mask, sizeof mask, "%llx", (unsigned long long)r->cbm_mask);
         snprintf(share, sizeof share, "%llx", (unsigned long long)r->shareable_bits);
-        l3 = json_pack("{s:s,s:i,s:i,s:i,s:s}", "cbm_mask", mask, "ways", r->cbm_bits,
-                       "min_cbm_bits", r->min_cbm_bits, "num_closids", r->num_closids,
-                       "shareable_bits", share);
+        l3 = json_pack("{s:o,s:i,s:i,s:i,s:o}", "cbm_mask", json_text_new(mask), "ways",
+                       r->cbm_bits, "min_cbm_bits", r->min_cbm_bits, "num_closids", r->num_closids,
+                       "shareable_bits", json_text_new(share));
     }
     json_object_set_new(o, "l3", l3);
     json_t *groups = json_array();
@@ -275,12 +276,12 @@ static json_t *resctrl_json(const struct resctrl_info *r)
             char id[16], mask[24];
             snprintf(id, sizeof id, "%d", g->domain[d].id);
             snprintf(mask, sizeof mask, "%llx", (unsigned long long)g->domain[d].mask);
-            json_object_set_new(masks, id, json_string(mask));
+            json_object_set_new(masks, id, json_text_new(mask));
         }
-        json_array_append_new(groups,
-                              json_pack("{s:s,s:s,s:o,s:o}", "name",
-                                        g->name[0] ? g->name : "(default)", "cpus", g->cpus_list,
-                                        "mode", str_or_null(g->mode), "l3_masks", masks));
+        json_array_append_new(groups, json_pack("{s:o,s:o,s:o,s:o}", "name",
+                                                json_text_new(g->name[0] ? g->name : "(default)"),
+                                                "cpus", json_text_new(g->cpus_list), "mode",
+                                                str_or_null(g->mode), "l3_masks", masks));
     }
     json_object_set_new(o, "groups", groups);
     return o;
@@ -320,8 +321,9 @@ static json_t *system_json(const struct inspect_system *s, bool all)
     json_object_set_new(o, "resctrl", resctrl_json(s->resctrl));
     json_t *unreadable = json_array();
     for (int i = 0; i < s->notes.count; i++)
-        json_array_append_new(unreadable, json_pack("{s:s,s:s}", "path", s->notes.note[i].path,
-                                                    "reason", s->notes.note[i].reason));
+        json_array_append_new(unreadable,
+                              json_pack("{s:o,s:o}", "path", json_text_new(s->notes.note[i].path),
+                                        "reason", json_text_new(s->notes.note[i].reason)));
     json_object_set_new(o, "unreadable", unreadable);
     return o;
 }
@@ -339,8 +341,8 @@ json_t *run_system_json(const struct inspect_system *s)
 static json_t *finding_json(const struct inspect_finding *f)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "id", json_string(f->id));
-    json_object_set_new(o, "area", json_string(f->area));
+    json_object_set_new(o, "id", json_text_new(f->id));
+    json_object_set_new(o, "area", json_text_new(f->area));
     json_object_set_new(o, "severity", json_string(inspect_severity_name(f->severity)));
     struct cpulist *cpus = calloc(1, sizeof *cpus);
     const char *why = NULL;
@@ -351,11 +353,11 @@ static json_t *finding_json(const struct inspect_finding *f)
     free(cpus);
     json_t *ev = json_array();
     for (int i = 0; i < f->nevidence; i++)
-        json_array_append_new(
-            ev, json_pack("{s:s,s:s}", "path", f->evidence[i].path, "value", f->evidence[i].value));
+        json_array_append_new(ev, json_pack("{s:o,s:o}", "path", json_text_new(f->evidence[i].path),
+                                            "value", json_text_new(f->evidence[i].value)));
     json_object_set_new(o, "evidence", ev);
-    json_object_set_new(o, "effect", json_string(f->effect));
-    json_object_set_new(o, "fix", json_string(f->fix));
+    json_object_set_new(o, "effect", json_text_new(f->effect));
+    json_object_set_new(o, "fix", json_text_new(f->fix));
     json_object_set_new(o, "unbounded", json_boolean(f->unbounded));
     return o;
 }
@@ -366,9 +368,9 @@ static json_t *measurement_json(const struct inspect_findings *f)
     if (!f->has_measurement)
         return json_null();
     json_t *o = json_object();
-    json_object_set_new(o, "command", json_string(m->command));
+    json_object_set_new(o, "command", json_text_new(m->command));
     json_object_set_new(o, "done", json_boolean(m->done));
-    json_object_set_new(o, "why", m->done ? json_null() : json_string(m->why));
+    json_object_set_new(o, "why", m->done ? json_null() : json_text_new(m->why));
     if (m->done) {
         json_object_set_new(o, "duration_s", json_real(m->duration_s));
         json_object_set_new(o, "interrupted", json_boolean(m->interrupted));
@@ -395,15 +397,15 @@ json_t *json_inspect_document(const struct inspect_system *s, const struct inspe
     json_object_set_new(doc, "budget_ns", json_integer(f->budget_ns));
     json_object_set_new(doc, "cpus", cpus_array(&s->targets));
     json_object_set_new(doc, "verdict", json_string(inspect_verdict_name(f->verdict)));
-    json_object_set_new(doc, "verdict_reason", json_string(f->verdict_reason));
+    json_object_set_new(doc, "verdict_reason", json_text_new(f->verdict_reason));
     json_t *findings = json_array();
     for (int i = 0; i < f->count; i++)
         json_array_append_new(findings, finding_json(&f->finding[i]));
     json_object_set_new(doc, "findings", findings);
     json_t *unknown = json_array();
     for (int i = 0; i < f->nunknown; i++)
-        json_array_append_new(
-            unknown, json_pack("{s:s,s:s}", "id", f->unknown[i].id, "why", f->unknown[i].why));
+        json_array_append_new(unknown, json_pack("{s:s,s:o}", "id", f->unknown[i].id, "why",
+                                                 json_text_new(f->unknown[i].why)));
     json_object_set_new(doc, "unknown", unknown);
     json_object_set_new(doc, "measurement", measurement_json(f));
     json_object_set_new(doc, "system", inspect_system_json(s));

@@ -10,6 +10,8 @@
 #include <sched.h>
 #include <string.h>
 
+#include "common/json_text.h"
+
 /* A stderr tail as a JSON string: as written when it is UTF-8 (a
  * character the tail cut in half dropped), else with every byte that is
  * not printable ASCII as '?'. */
@@ -52,7 +54,7 @@ json_t *json_load_list(const struct load_spec *specs, int n, const struct load_s
     for (int i = 0; i < n; i++) {
         const struct load_spec *s = &specs[i];
         json_t *o = json_object();
-        json_object_set_new(o, "spec", json_string(s->text));
+        json_object_set_new(o, "spec", json_text_new(s->text));
         json_object_set_new(o, "kind", json_string(load_kind_name(s)));
         json_t *cpus = json_array();
         for (int c = 0; c < s->cpus.count; c++)
@@ -65,7 +67,7 @@ json_t *json_load_list(const struct load_spec *specs, int n, const struct load_s
         json_object_set_new(o, "size_bytes",
                             s->size_bytes ? json_integer((json_int_t)s->size_bytes) : json_null());
         json_object_set_new(o, "command",
-                            load_is_external(s) ? json_string(s->command) : json_null());
+                            load_is_external(s) ? json_text_new(s->command) : json_null());
         json_object_set_new(o, "policy", json_string(load_policy_name(sched->policy)));
         json_object_set_new(o, "nice", json_integer(sched->nice));
         json_t *duty = json_array();

@@ -5,6 +5,7 @@
 
 #include <math.h>
 
+#include "common/json_text.h"
 #include "out/json_result.h"
 #include "trace/explain.h"
 
@@ -43,7 +44,7 @@ static json_t *json_cause_row(const struct noise_cause_row *r, int64_t noise_ns)
 {
     json_t *o = json_object();
     json_object_set_new(o, "kind", json_string(cause_kind_name(r->kind)));
-    json_object_set_new(o, "name", json_string(r->name));
+    json_object_set_new(o, "name", json_text_new(r->name));
     if (r->kind == CAUSE_THREAD) {
         json_object_set_new(o, "pid", json_integer(r->pid));
         json_object_set_new(o, "policy",
@@ -165,7 +166,7 @@ json_t *json_noise_result(const struct noise_report *rep)
     json_t *e = json_object();
     json_object_set_new(e, "method", json_string(rep->method));
     json_object_set_new(e, "reason",
-                        rep->method_reason ? json_string(rep->method_reason) : json_null());
+                        rep->method_reason ? json_text_new(rep->method_reason) : json_null());
     json_object_set_new(e, "events", json_integer((json_int_t)rep->events));
     json_object_set_new(e, "events_lost", json_integer((json_int_t)rep->events_lost));
     json_object_set_new(doc, "explain", e);

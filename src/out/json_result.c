@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "common/json_text.h"
 #include "engine/counters.h"
 #include "engine/workload.h"
 #include "common/atomic_file.h"
@@ -30,7 +31,7 @@ static json_t *json_int_or_null(bool present, int64_t v)
 
 static json_t *json_str_or_null(const char *s)
 {
-    return s && s[0] ? json_string(s) : json_null();
+    return json_text_or_null(s);
 }
 
 json_t *json_latency_stats(const struct running_stats *s, const struct latency_hist *h)
@@ -85,8 +86,8 @@ json_t *json_system_info(const struct system_info *si)
     json_object_set_new(o, "cpu_model", json_str_or_null(si->cpu_model));
     json_object_set_new(o, "arch", json_str_or_null(si->arch));
     json_object_set_new(o, "cpus_online", json_str_or_null(si->cpus_online));
-    json_object_set_new(o, "isolated", json_string(si->isolated));
-    json_object_set_new(o, "nohz_full", json_string(si->nohz_full));
+    json_object_set_new(o, "isolated", json_text_new(si->isolated));
+    json_object_set_new(o, "nohz_full", json_text_new(si->nohz_full));
     json_object_set_new(o, "clocksource", json_str_or_null(si->clocksource));
     json_object_set_new(o, "clocksource_available", json_str_or_null(si->clocksource_available));
     json_object_set_new(o, "hypervisor", json_str_or_null(si->hypervisor));
@@ -206,13 +207,14 @@ static json_t *json_tune(const struct tune_summary *t)
         const struct tune_change *c = &t->plan->change[i];
         bool applied = c->state == TUNE_CHANGE_APPLIED;
         json_array_append_new(applied ? changes : refused,
-                              json_pack("{s:s,s:s,s:s,s:s,s:s}", "action", c->action, "path",
-                                        c->path, "old", c->old_value, "new", c->new_value, "state",
+                              json_pack("{s:s,s:o,s:o,s:o,s:s}", "action", c->action, "path",
+                                        json_text_new(c->path), "old", json_text_new(c->old_value),
+                                        "new", json_text_new(c->new_value), "state",
                                         applied ? "applied" : "refused"));
     }
     for (int i = 0; i < t->plan->nnotes; i++)
-        json_array_append_new(notes, json_string(t->plan->note[i]));
-    return json_pack("{s:s,s:I,s:o,s:o,s:o}", "profile", t->profile, "budget_ns",
+        json_array_append_new(notes, json_text_new(t->plan->note[i]));
+    return json_pack("{s:o,s:I,s:o,s:o,s:o}", "profile", json_text_new(t->profile), "budget_ns",
                      (json_int_t)t->budget_ns, "changes", changes, "refused", refused, "notes",
                      notes);
 }
@@ -224,17 +226,17 @@ static json_t *json_config(const struct run_report *rep)
     json_object_set_new(c, "duration_ns", json_int_or_null(rep->duration_ns > 0, rep->duration_ns));
     json_object_set_new(c, "loops", json_int_or_null(rep->loops > 0, (int64_t)rep->loops));
     json_object_set_new(c, "forever", json_boolean(rep->forever));
-    json_object_set_new(c, "policy", json_string(rep->policy));
+    json_object_set_new(c, "policy", json_text_new(rep->policy));
     json_object_set_new(c, "priority", json_integer(rep->priority));
     json_object_set_new(c, "realtime", json_boolean(rep->realtime));
     json_object_set_new(c, "memory_locked", json_boolean(rep->memory_locked));
     json_object_set_new(c, "memory_lock",
-                        json_string(rep->memory_lock ? rep->memory_lock : "none"));
+                        json_text_new(rep->memory_lock ? rep->memory_lock : "none"));
     json_t *cpus = json_array();
     for (int i = 0; i < rep->cpus->count; i++)
         json_array_append_new(cpus, json_integer(rep->cpus->cpu[i]));
     json_object_set_new(c, "cpus", cpus);
-    json_object_set_new(c, "clock", json_string(rep->clock));
+    json_object_set_new(c, "clock", json_text_new(rep->clock));
     json_object_set_new(c, "tsc_hz", rep->tsc_hz > 0 ? json_real(rep->tsc_hz) : json_null());
     json_object_set_new(c, "tolerance_ns",
                         json_int_or_null(rep->tolerance_ns >= 0, rep->tolerance_ns));
@@ -246,7 +248,7 @@ static json_t *json_config(const struct run_report *rep)
         wl = json_object();
         json_object_set_new(wl, "kind",
                             json_string(w->kind == WORKLOAD_PTRCHASE ? "ptrchase" : "spin"));
-        json_object_set_new(wl, "spec", json_string(w->text));
+        json_object_set_new(wl, "spec", json_text_new(w->text));
         json_object_set_new(wl, "size_bytes",
                             json_int_or_null(w->kind == WORKLOAD_PTRCHASE, (int64_t)w->size_bytes));
         json_object_set_new(wl, "steps",
@@ -313,7 +315,7 @@ static json_t *json_cause_head(unsigned kind, const char *name, int32_t pid)
 {
     json_t *o = json_object();
     json_object_set_new(o, "kind", json_string(cause_kind_name(kind)));
-    json_object_set_new(o, "name", json_string(name));
+    json_object_set_new(o, "name", json_text_new(name));
     if (kind == CAUSE_THREAD)
         json_object_set_new(o, "pid", json_integer(pid));
     return o;
@@ -378,23 +380,24 @@ void json_window_explanation(const struct window_explanation *wx, json_t *window
         json_t *causes = json_array();
         for (int j = 0; j < s->ncauses; j++)
             json_array_append_new(
-                causes, json_pack("{s:s,s:s,s:f,s:f,s:f}", "kind", s->cause[j].kind, "name",
-                                  s->cause[j].name, "value", s->cause[j].value, "baseline",
-                                  s->cause[j].baseline, "excess", s->cause[j].excess));
+                causes, json_pack("{s:s,s:o,s:f,s:f,s:f}", "kind", s->cause[j].kind, "name",
+                                  json_text_new(s->cause[j].name), "value", s->cause[j].value,
+                                  "baseline", s->cause[j].baseline, "excess", s->cause[j].excess));
         json_object_set_new(o, "causes", causes);
-        json_object_set_new(
-            o, "dominant",
-            s->ncauses ? json_pack("{s:s,s:s}", "kind", s->cause[0].kind, "name", s->cause[0].name)
-                       : json_pack("{s:s,s:s}", "kind", "unexplained", "name",
-                                   "nothing above the CPU's usual"));
+        json_object_set_new(o, "dominant",
+                            s->ncauses ? json_pack("{s:s,s:o}", "kind", s->cause[0].kind, "name",
+                                                   json_text_new(s->cause[0].name))
+                                       : json_pack("{s:s,s:s}", "kind", "unexplained", "name",
+                                                   "nothing above the CPU's usual"));
         json_array_append_new(windows, o);
     }
     for (size_t r = 0; r < wx->nrows; r++) {
         const struct window_summary_row *row = &wx->row[r];
-        json_array_append_new(
-            by_cause, json_pack("{s:s,s:s,s:I,s:f,s:I,s:I}", "kind", row->kind, "name", row->name,
-                                "windows", (json_int_t)row->windows, "share", row->share, "spikes",
-                                (json_int_t)row->spikes, "max_ns", (json_int_t)row->max_ns));
+        json_array_append_new(by_cause, json_pack("{s:s,s:o,s:I,s:f,s:I,s:I}", "kind", row->kind,
+                                                  "name", json_text_new(row->name), "windows",
+                                                  (json_int_t)row->windows, "share", row->share,
+                                                  "spikes", (json_int_t)row->spikes, "max_ns",
+                                                  (json_int_t)row->max_ns));
     }
 }
 
@@ -405,9 +408,9 @@ static void json_explain(json_t *doc, const struct run_report *rep, int64_t star
     const struct explain *x = rep->explain;
     bool traced = x->capture != NULL;
     json_t *e = json_object();
-    json_object_set_new(e, "method", json_string(rep->explain_method));
+    json_object_set_new(e, "method", json_text_new(rep->explain_method));
     if (rep->explain_reason)
-        json_object_set_new(e, "reason", json_string(rep->explain_reason));
+        json_object_set_new(e, "reason", json_text_new(rep->explain_reason));
     json_object_set_new(e, "threshold_ns",
                         json_int_or_null(rep->explain_threshold_ns > 0, rep->explain_threshold_ns));
     json_object_set_new(e, "events", json_integer((json_int_t)x->events));
@@ -493,9 +496,9 @@ json_t *json_document_new(const char *kind, const char *version, int argc, char 
     json_t *args = json_array();
     json_array_append_new(args, json_string("jitterlab"));
     for (int i = 0; i < argc; i++)
-        json_array_append_new(args, json_string(argv[i]));
+        json_array_append_new(args, json_text_new(argv[i]));
     json_object_set_new(doc, "argv", args);
-    json_object_set_new(doc, "started_at", json_string(started_at));
+    json_object_set_new(doc, "started_at", json_text_new(started_at));
     return doc;
 }
 
@@ -562,12 +565,12 @@ json_t *json_run_result(const struct run_report *rep)
     }
     if (rep->influx) {
         json_t *o = json_object();
-        json_object_set_new(o, "destination", json_string(rep->influx_dest));
+        json_object_set_new(o, "destination", json_text_new(rep->influx_dest));
         json_object_set_new(o, "points", json_integer((json_int_t)rep->influx->points));
         json_object_set_new(o, "sent", json_integer((json_int_t)rep->influx->sent));
         json_object_set_new(o, "dropped", json_integer((json_int_t)rep->influx->dropped));
         json_object_set_new(o, "last_error",
-                            rep->influx->last_error[0] ? json_string(rep->influx->last_error)
+                            rep->influx->last_error[0] ? json_text_new(rep->influx->last_error)
                                                        : json_null());
         json_object_set_new(doc, "influx", o);
     }

@@ -7,6 +7,8 @@
 
 #include <math.h>
 
+#include "common/json_text.h"
+
 static json_t *real_or_null(double v, double resolution)
 {
     return isfinite(v) ? json_real(round(v / resolution) * resolution) : json_null();
@@ -37,9 +39,9 @@ void json_telemetry_figures(json_t *o, const struct telemetry_cpu_figures *f,
     if (f->irqs >= 0) {
         json_t *top = json_array();
         for (int k = 0; k < f->nirq; k++)
-            json_array_append_new(top,
-                                  json_pack("{s:s,s:s,s:I}", "id", f->irq[k].id, "name",
-                                            f->irq[k].name, "count", (json_int_t)f->irq[k].count));
+            json_array_append_new(top, json_pack("{s:o,s:o,s:I}", "id", json_text_new(f->irq[k].id),
+                                                 "name", json_text_new(f->irq[k].name), "count",
+                                                 (json_int_t)f->irq[k].count));
         json_object_set_new(o, "irq_by_source", top);
     } else {
         json_object_set_new(o, "irq_by_source", json_null());
@@ -56,8 +58,8 @@ void json_telemetry_figures(json_t *o, const struct telemetry_cpu_figures *f,
     if (telemetry_source(t, TELEMETRY_IDLE)->name) {
         json_t *idle = json_array();
         for (int k = 0; k < f->nidle; k++)
-            json_array_append_new(idle, json_pack("{s:s,s:o,s:I}", "state", f->idle[k].name,
-                                                  "residency_pct",
+            json_array_append_new(idle, json_pack("{s:o,s:o,s:I}", "state",
+                                                  json_text_new(f->idle[k].name), "residency_pct",
                                                   real_or_null(f->idle[k].residency_pct, 0.01),
                                                   "entries", (json_int_t)f->idle[k].entries));
         json_object_set_new(o, "idle", idle);
@@ -72,9 +74,9 @@ json_t *json_telemetry_sources(const struct telemetry *t)
     for (int f = 0; f < TELEMETRY_FIGURES; f++) {
         const struct telemetry_source *s = telemetry_source(t, (enum telemetry_figure)f);
         json_t *e = json_object();
-        json_object_set_new(e, "source", s->name ? json_string(s->name) : json_null());
+        json_object_set_new(e, "source", s->name ? json_text_new(s->name) : json_null());
         if (!s->name)
-            json_object_set_new(e, "why", json_string(s->why));
+            json_object_set_new(e, "why", json_text_new(s->why));
         json_object_set_new(o, telemetry_figure_key[f], e);
     }
     return o;
@@ -86,7 +88,7 @@ json_t *json_telemetry_source_names(const struct telemetry *t)
     for (int f = 0; f < TELEMETRY_FIGURES; f++) {
         const struct telemetry_source *s = telemetry_source(t, (enum telemetry_figure)f);
         if (s->name)
-            json_object_set_new(o, telemetry_figure_key[f], json_string(s->name));
+            json_object_set_new(o, telemetry_figure_key[f], json_text_new(s->name));
     }
     return o;
 }

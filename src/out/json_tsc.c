@@ -7,9 +7,11 @@
 
 #include <string.h>
 
+#include "common/json_text.h"
+
 static json_t *str_or_null(const char *s)
 {
-    return s && s[0] ? json_string(s) : json_null();
+    return json_text_or_null(s);
 }
 
 static json_t *real_or_null(bool known, double v)
@@ -24,7 +26,7 @@ static json_t *words(const char *text, const char *sep)
     char buf[256];
     snprintf(buf, sizeof buf, "%s", text);
     for (char *save = NULL, *w = strtok_r(buf, sep, &save); w; w = strtok_r(NULL, sep, &save))
-        json_array_append_new(a, json_string(w));
+        json_array_append_new(a, json_text_new(w));
     return a;
 }
 
@@ -51,7 +53,7 @@ static json_t *json_kernel(const struct tsc_static *st)
     json_object_set_new(o, "log_start_lost", json_boolean(log->start_lost));
     json_t *notes = json_array();
     for (int i = 0; i < log->nlines; i++)
-        json_array_append_new(notes, json_string(log->lines[i]));
+        json_array_append_new(notes, json_text_new(log->lines[i]));
     json_object_set_new(o, "notes", notes);
     json_object_set_new(o, "notes_dropped", json_integer((json_int_t)log->lines_dropped));
     json_object_set_new(o, "detected_mhz", real_or_null(log->detected_mhz > 0, log->detected_mhz));
@@ -169,9 +171,9 @@ static json_t *json_verdict(const struct tsc_verdict *v)
     json_object_set_new(o, "clock_tsc", json_string(v->safe ? "safe" : "unsafe"));
     json_t *reasons = json_array(), *notes = json_array();
     for (int i = 0; i < v->nreasons; i++)
-        json_array_append_new(reasons, json_string(v->reasons[i]));
+        json_array_append_new(reasons, json_text_new(v->reasons[i]));
     for (int i = 0; i < v->nnotes; i++)
-        json_array_append_new(notes, json_string(v->notes[i]));
+        json_array_append_new(notes, json_text_new(v->notes[i]));
     json_object_set_new(o, "reasons", reasons);
     json_object_set_new(o, "notes", notes);
     json_object_set_new(o, "offset_tolerance_cycles", json_integer(TSC_OFFSET_TOLERANCE_CYCLES));

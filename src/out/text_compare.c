@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/safe_text.h"
+
 /* A p value from its log: tiny ones as 3.2e-71 or 1.0e-1234, never 0. */
 static void p_text(char *buf, size_t len, double log_p)
 {
@@ -132,7 +134,10 @@ static void cpu_table(FILE *out, const struct cpu_comparison *c, const char *bas
 void text_compare(FILE *out, const struct compare_input *in, int narms,
                   const struct arm_comparison *cmp, const struct compare_family *fam, bool colour)
 {
-    fprintf(out, "jitterlab compare: baseline %s (%d %s%s)\n", in[0].label, in[0].nfiles,
+    /* labels are file names or given on the command line: any bytes */
+    char base[256], other[256];
+    safe_text_term(base, sizeof base, in[0].label);
+    fprintf(out, "jitterlab compare: baseline %s (%d %s%s)\n", base, in[0].nfiles,
             narms > 1 && cmp[0].noise ? "noise run" : "run", in[0].nfiles == 1 ? "" : "s");
     fprintf(out,
             "alpha %.3g for the whole comparison: %d of %d tests can reach a verdict; each "
@@ -142,7 +147,8 @@ void text_compare(FILE *out, const struct compare_input *in, int narms,
             100 * (1 - fam->level));
     for (int a = 1; a < narms; a++) {
         const struct arm_comparison *c = &cmp[a - 1];
-        fprintf(out, "\n%s against %s (%d run%s%s): %s\n", in[a].label, in[0].label, in[a].nfiles,
+        safe_text_term(other, sizeof other, in[a].label);
+        fprintf(out, "\n%s against %s (%d run%s%s): %s\n", other, base, in[a].nfiles,
                 in[a].nfiles == 1 ? "" : "s",
                 c->between_runs ? "; the spread between runs decides" : "",
                 verdict_name(c->verdict));
@@ -151,10 +157,10 @@ void text_compare(FILE *out, const struct compare_input *in, int narms,
                          "the drift between runs;\n   repeat the runs and compare --group, or "
                          "use jitterlab experiment)\n");
         /* the merged entry first, single CPUs after it when there are several */
-        cpu_table(out, &c->cpu[c->ncpus - 1], in[0].label, in[a].label, colour, c->noise);
+        cpu_table(out, &c->cpu[c->ncpus - 1], base, other, colour, c->noise);
         for (int i = 0; c->ncpus > 2 && i < c->ncpus - 1; i++) {
             fputc('\n', out);
-            cpu_table(out, &c->cpu[i], in[0].label, in[a].label, colour, c->noise);
+            cpu_table(out, &c->cpu[i], base, other, colour, c->noise);
         }
     }
 }

@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "common/safe_text.h"
+
 #define RED    "\033[1;31m"
 #define YELLOW "\033[33m"
 #define CYAN   "\033[36m"
@@ -30,6 +32,15 @@ static const char *severity_colour(enum inspect_severity sev)
     return GREEN;
 }
 
+/* Findings quote what the machine holds (thread and IRQ names, file
+ * contents): shown in the terminal form, so that no byte of theirs is a
+ * control sequence. */
+static void put_term(FILE *out, const char *before, const char *s)
+{
+    char buf[SAFE_TEXT_TERM_LEN(sizeof((struct inspect_finding *)0)->fix)];
+    fprintf(out, "%s%s", before, safe_text_term(buf, sizeof buf, s));
+}
+
 static void print_finding(FILE *out, const struct inspect_finding *f, bool colour)
 {
     const char *name = inspect_severity_name(f->severity);
@@ -42,13 +53,17 @@ static void print_finding(FILE *out, const struct inspect_finding *f, bool colou
     if (f->cpus[0])
         fprintf(out, " (CPU%s %s)", strpbrk(f->cpus, ",-") ? "s" : "", f->cpus);
     if (f->severity == INSPECT_OK) {
-        fprintf(out, ": %s\n", f->effect);
+        put_term(out, ": ", f->effect);
+        fputc('\n', out);
         return;
     }
-    fprintf(out, "\n            %s\n", f->effect);
-    for (int i = 0; i < f->nevidence; i++)
-        fprintf(out, "            %s = %s\n", f->evidence[i].path, f->evidence[i].value);
-    fprintf(out, "            fix: %s\n", f->fix);
+    put_term(out, "\n            ", f->effect);
+    for (int i = 0; i < f->nevidence; i++) {
+        put_term(out, "\n            ", f->evidence[i].path);
+        put_term(out, " = ", f->evidence[i].value);
+    }
+    put_term(out, "\n            fix: ", f->fix);
+    fputc('\n', out);
 }
 
 static void print_header(FILE *out, const struct inspect_system *s,
@@ -92,13 +107,19 @@ void text_inspect_report(FILE *out, const struct inspect_system *s,
     }
     if (f->nunknown > 0) {
         fprintf(out, "\nunknown (not checked)\n");
-        for (int i = 0; i < f->nunknown; i++)
-            fprintf(out, "  %s: %s\n", f->unknown[i].id, f->unknown[i].why);
+        for (int i = 0; i < f->nunknown; i++) {
+            put_term(out, "  ", f->unknown[i].id);
+            put_term(out, ": ", f->unknown[i].why);
+            fputc('\n', out);
+        }
     }
     if (s->notes.count > 0) {
         fprintf(out, "\nunreadable (ignored)\n");
-        for (int i = 0; i < s->notes.count; i++)
-            fprintf(out, "  %s: %s\n", s->notes.note[i].path, s->notes.note[i].reason);
+        for (int i = 0; i < s->notes.count; i++) {
+            put_term(out, "  ", s->notes.note[i].path);
+            put_term(out, ": ", s->notes.note[i].reason);
+            fputc('\n', out);
+        }
     }
     static const char *const shout[] = {"READY", "UNVERIFIED", "NOT READY"};
     static const char *const paint[] = {GREEN, YELLOW, RED};

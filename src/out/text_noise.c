@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/safe_text.h"
 #include "common/units.h"
 #include "trace/explain.h"
 
@@ -140,7 +141,8 @@ int text_noise_live(FILE *out, const struct noise_live_cpu *c, int n, int64_t el
  * "thread worker SCHED_OTHER (pids 12 60%, 13 40%)", by their time. */
 static void cause_label(const struct noise_cause_row *r, char *buf, size_t len)
 {
-    char sched[48], pids[160];
+    char sched[48], pids[160], name[SAFE_TEXT_TERM_LEN(sizeof r->name)];
+    safe_text_term(name, sizeof name, r->name);
     const char *policy =
         r->kind == CAUSE_THREAD ? explain_thread_policy(r->pid, r->prio, r->policy) : "";
     if (cause_user_priority(r->prio) > 0)
@@ -153,11 +155,11 @@ static void cause_label(const struct noise_cause_row *r, char *buf, size_t len)
         snprintf(buf, len, "%s (%llu smaller causes folded)", r->name,
                  (unsigned long long)r->folded);
     else if (r->kind == CAUSE_THREAD && cause_pids_text(&r->pids, true, 3, pids, sizeof pids) > 0)
-        snprintf(buf, len, "thread %s %s (%s)", r->name, sched, pids);
+        snprintf(buf, len, "thread %s %s (%s)", name, sched, pids);
     else if (r->kind == CAUSE_THREAD)
-        snprintf(buf, len, "thread %s/%d %s", r->name, (int)r->pid, sched);
+        snprintf(buf, len, "thread %s/%d %s", name, (int)r->pid, sched);
     else if (r->name[0])
-        snprintf(buf, len, "%s %s", cause_kind_name(r->kind), r->name);
+        snprintf(buf, len, "%s %s", cause_kind_name(r->kind), name);
     else
         snprintf(buf, len, "%s", cause_kind_name(r->kind));
 }
@@ -170,7 +172,7 @@ static void causes_line(const struct noise_cause_row *rows, size_t n, int64_t to
     int64_t rest = total;
     size_t k = 0;
     for (; k < n && k < max && (k == 0 || pct(rows[k].ns, total) >= 0.5); k++) {
-        char label[256];
+        char label[448];
         cause_label(&rows[k], label, sizeof label);
         int w = snprintf(buf + used, len - used, "%s%.0f%% %s", k ? ", " : "",
                          pct(rows[k].ns, total), label);
@@ -196,18 +198,19 @@ static void print_gap(FILE *out, const struct noise_report *rep, const struct sp
             len);
     for (unsigned j = 0; j < g->ncauses && j < SPIKE_CAUSES_MAX; j++) {
         const struct spike_cause *c = &g->causes[j];
-        char ns[32];
+        char ns[32], name[SAFE_TEXT_TERM_LEN(sizeof c->name)];
         format_duration(c->ns, ns, sizeof ns);
+        safe_text_term(name, sizeof name, c->name);
         if (c->kind == CAUSE_THREAD && c->prio < 100)
-            fprintf(out, "%s thread %s/%d %s %d %s", j ? "," : "", c->name, (int)c->pid,
+            fprintf(out, "%s thread %s/%d %s %d %s", j ? "," : "", name, (int)c->pid,
                     explain_thread_policy(c->pid, c->prio, c->policy), cause_user_priority(c->prio),
                     ns);
         else if (c->kind == CAUSE_THREAD)
-            fprintf(out, "%s thread %s/%d %s %s", j ? "," : "", c->name, (int)c->pid,
+            fprintf(out, "%s thread %s/%d %s %s", j ? "," : "", name, (int)c->pid,
                     explain_thread_policy(c->pid, c->prio, c->policy), ns);
         else
             fprintf(out, "%s %s%s%s %s", j ? "," : "", cause_kind_name(c->kind),
-                    c->name[0] ? " " : "", c->name, ns);
+                    c->name[0] ? " " : "", name, ns);
     }
     fputc('\n', out);
 }
@@ -338,7 +341,9 @@ void text_noise_summary(FILE *out, const struct noise_report *rep)
                      "what caused each gap):\n");
         for (size_t r = 0; r < rep->windows->nrows; r++) {
             const struct window_summary_row *row = &rep->windows->row[r];
-            fprintf(out, "  %3.0f%% of windows: %s %s\n", 100.0 * row->share, row->kind, row->name);
+            char name[SAFE_TEXT_TERM_LEN(sizeof row->name)];
+            fprintf(out, "  %3.0f%% of windows: %s %s\n", 100.0 * row->share, row->kind,
+                    safe_text_term(name, sizeof name, row->name));
         }
     }
 #undef SHOWN

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/safe_text.h"
 #include "common/units.h"
 
 static double us(int64_t ns)
@@ -148,11 +149,11 @@ static void text_window_spikes(FILE *out, const struct run_report *rep)
             rep->explain_reason ? rep->explain_reason : "unavailable");
     for (size_t r = 0; r < wx->nrows && r < TEXT_SPIKE_ROWS; r++) {
         const struct window_summary_row *row = &wx->row[r];
-        char max[32];
+        char max[32], name[SAFE_TEXT_TERM_LEN(sizeof row->name)];
         format_duration(row->max_ns, max, sizeof(max));
         fprintf(out, "  %.0f%% of %zu windows with spikes: %s %s (%llu spikes, max %s)\n",
-                row->share * 100, wx->nspike, row->kind, row->name, (unsigned long long)row->spikes,
-                max);
+                row->share * 100, wx->nspike, row->kind,
+                safe_text_term(name, sizeof name, row->name), (unsigned long long)row->spikes, max);
     }
     if (wx->nrows > TEXT_SPIKE_ROWS)
         fprintf(out, "  (%zu more causes in the JSON result)\n", wx->nrows - TEXT_SPIKE_ROWS);

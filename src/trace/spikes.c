@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/safe_text.h"
 #include "common/units.h"
 
 int spikes_init(struct spike_store *store, size_t keep, int ncpu)
@@ -253,7 +254,9 @@ int spike_summary_text(const struct spike_summary_row *row, uint64_t total_spike
 {
     if (!policy)
         policy = cause_policy_name(row->prio);
-    char median[32], who[256], sched[48], pids[160] = "";
+    char median[32], who[384], sched[48], pids[160] = "";
+    char name[SAFE_TEXT_TERM_LEN(sizeof row->name)];
+    safe_text_term(name, sizeof name, row->name);
     format_duration(row->median_ns, median, sizeof median);
     const char *kind = cause_kind_name(row->kind);
     if (row->kind == CAUSE_THREAD && cause_user_priority(row->prio) > 0)
@@ -263,18 +266,18 @@ int spike_summary_text(const struct spike_summary_row *row, uint64_t total_spike
     if (row->kind == CAUSE_THREAD && row->pids)
         cause_pids_text(row->pids, false, 3, pids, sizeof pids);
     if (row->kind == CAUSE_THREAD && pids[0])
-        snprintf(who, sizeof who, "thread %s %s (%s)", row->name, sched, pids);
+        snprintf(who, sizeof who, "thread %s %s (%s)", name, sched, pids);
     else if (row->kind == CAUSE_THREAD)
-        snprintf(who, sizeof who, "thread %s/%d %s", row->name, (int)row->pid, sched);
+        snprintf(who, sizeof who, "thread %s/%d %s", name, (int)row->pid, sched);
     else if (row->folded > 0 && strcmp(row->name, SPIKES_OTHER_NAME) == 0)
         snprintf(who, sizeof who, "%s (%llu smaller cause%s folded)", row->name,
                  (unsigned long long)row->folded, row->folded == 1 ? "" : "s");
     else if (!row->name[0])
         snprintf(who, sizeof who, "%s", kind);
     else if (row->kind == CAUSE_UNEXPLAINED)
-        snprintf(who, sizeof who, "%s (%s)", kind, row->name);
+        snprintf(who, sizeof who, "%s (%s)", kind, name);
     else
-        snprintf(who, sizeof who, "%s %s", kind, row->name);
+        snprintf(who, sizeof who, "%s %s", kind, name);
     double pct = total_spikes ? 100.0 * (double)row->count / (double)total_spikes : 0.0;
     return snprintf(buf, len, "%.0f%% of %llu spike%s: %s, median %s", pct,
                     (unsigned long long)total_spikes, total_spikes == 1 ? "" : "s", who, median);

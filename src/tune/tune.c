@@ -22,6 +22,8 @@
 
 #include "common/clock.h"
 #include "common/atomic_file.h"
+#include "common/json_text.h"
+#include "common/safe_text.h"
 #include "sys/sysroot.h"
 #include "tune/tune_dirs.h"
 
@@ -102,6 +104,23 @@ static int journal_open(const char *state_path, FILE **fp, char *err, size_t err
     return 0;
 }
 
+/*
+ * A string field of the journal: with "escaped" (journals since machine
+ * strings are stored in their text form) the bytes it stands for, in
+ * *owned (the caller frees it); NULL if absent or not a text form.
+ */
+static const char *journal_string(json_t *o, const char *key, bool escaped, char **owned)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    if (!s || !escaped)
+        return s;
+    size_t n = strlen(s) + 1;
+    *owned = malloc(n);
+    if (*owned && safe_text_decode(s, *owned, n) >= 0)
+        return *owned;
+    return NULL;
+}
+
 int tune_journal_load(const char *state_path, struct tune_journal *j, char *err, size_t errlen)
 {
     memset(j, 0, sizeof(*j));
@@ -126,19 +145,25 @@ int tune_journal_load(const char *state_path, struct tune_journal *j, char *err,
             j->mode = (enum tune_mode)m;
     j->pid = (long)json_integer_value(json_object_get(doc, "pid"));
     j->complete = json_is_true(json_object_get(doc, "complete"));
-    const char *sr = json_string_value(json_object_get(doc, "sysroot"));
+    bool escaped = json_is_true(json_object_get(doc, "escaped"));
+    char *owned[5] = {NULL};
+    const char *sr = journal_string(doc, "sysroot", escaped, &owned[0]);
     snprintf(j->sysroot, sizeof(j->sysroot), "%s", sr ? sr : "");
-    const char *created = json_string_value(json_object_get(doc, "created_at"));
+    const char *created = journal_string(doc, "created_at", escaped, &owned[1]);
     snprintf(j->created_at, sizeof(j->created_at), "%s", created ? created : "");
+    free(owned[0]);
+    free(owned[1]);
     size_t i;
     json_t *c;
     json_array_foreach(changes, i, c)
     {
         const char *action = json_string_value(json_object_get(c, "action"));
-        const char *path = json_string_value(json_object_get(c, "path"));
-        const char *old_value = json_string_value(json_object_get(c, "old"));
-        const char *new_value = json_string_value(json_object_get(c, "new"));
-        const char *what = json_string_value(json_object_get(c, "what"));
+        for (int k = 0; k < 4; k++)
+            owned[k] = NULL;
+        const char *path = journal_string(c, "path", escaped, &owned[0]);
+        const char *old_value = journal_string(c, "old", escaped, &owned[1]);
+        const char *new_value = journal_string(c, "new", escaped, &owned[2]);
+        const char *what = journal_string(c, "what", escaped, &owned[3]);
         /* "op" is optional: journals before cache-partition hold writes only */
         json_t *op_field = json_object_get(c, "op");
         int op =
@@ -170,6 +195,8 @@ int tune_journal_load(const char *state_path, struct tune_journal *j, char *err,
                 why = "out of memory";
             }
         }
+        for (int k = 0; k < 4; k++)
+            free(owned[k]);
         if (why) {
             tune_plan_free(&j->changes);
             json_decref(doc);
@@ -202,16 +229,19 @@ int tune_journal_save(const char *state_path, const struct tune_journal *j, char
     json_object_set_new(doc, "tool", json_string("jitterlab"));
     json_object_set_new(doc, "schema", json_integer(1));
     json_object_set_new(doc, "kind", json_string("tune-state"));
-    json_object_set_new(doc, "created_at", json_string(j->created_at));
+    json_object_set_new(doc, "created_at", json_text_new(j->created_at));
     json_object_set_new(doc, "mode", json_string(mode_names[j->mode]));
     json_object_set_new(doc, "pid", json_integer(j->pid));
     json_object_set_new(doc, "complete", json_boolean(j->complete));
-    json_object_set_new(doc, "sysroot", json_string(j->sysroot));
+    json_object_set_new(doc, "sysroot", json_text_new(j->sysroot));
+    /* machine strings below are in their text form (common/safe_text.h) */
+    json_object_set_new(doc, "escaped", json_true());
     json_t *arr = json_array();
     for (int i = 0; i < j->changes.n; i++) {
         const struct tune_change *c = &j->changes.change[i];
-        json_t *e = json_pack("{s:s,s:s,s:s,s:s,s:s}", "action", c->action, "path", c->path, "what",
-                              c->what, "old", c->old_value, "new", c->new_value);
+        json_t *e = json_pack("{s:s,s:o,s:o,s:o,s:o}", "action", c->action, "path",
+                              json_text_new(c->path), "what", json_text_new(c->what), "old",
+                              json_text_new(c->old_value), "new", json_text_new(c->new_value));
         if (c->op != TUNE_OP_WRITE) /* absent = write: older journals read the same */
             json_object_set_new(e, "op", json_string(tune_op_name(c->op)));
         json_array_append_new(arr, e);

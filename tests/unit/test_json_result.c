@@ -418,6 +418,45 @@ static void test_scalar_arrays_are_written_on_one_line(void **state)
     json_decref(doc);
 }
 
+/* A thread may name itself any bytes: its spike and window causes keep
+ * the name, in the text form, instead of losing the key or the entry. */
+static void test_causes_keep_names_that_are_not_utf8(void **state)
+{
+    (void)state;
+    static const char hostile[] = "bad\xff\x1b[31m\\";
+    static const char form[] = "bad\\xff\x1b[31m\\\\";
+    struct spike sp = {.cpu = 1, .ncauses = 1};
+    sp.causes[0].kind = CAUSE_THREAD;
+    snprintf(sp.causes[0].name, sizeof sp.causes[0].name, "%s", hostile);
+    const char *policy[SPIKE_CAUSES_MAX] = {"SCHED_FIFO"};
+    json_t *o = json_spike(&sp, policy, 0);
+    json_t *cause = json_array_get(json_object_get(o, "causes"), 0);
+    assert_string_equal(json_string_value(json_object_get(cause, "name")), form);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(o, "dominant"), "name")),
+                        form);
+    json_decref(o);
+
+    static struct window_spike ws = {.cpu = 1, .spikes = 1, .ncauses = 1};
+    ws.cause[0].kind = "thread";
+    snprintf(ws.cause[0].name, sizeof ws.cause[0].name, "%s", hostile);
+    static struct window_explanation wx = {.nspike = 1, .nrows = 1};
+    wx.spike = &ws;
+    wx.row[0].kind = "thread";
+    snprintf(wx.row[0].name, sizeof wx.row[0].name, "%s", hostile);
+    json_t *windows = json_array(), *by_cause = json_array();
+    json_window_explanation(&wx, windows, by_cause);
+    assert_int_equal(json_array_size(windows), 1);
+    assert_int_equal(json_array_size(by_cause), 1);
+    json_t *w = json_array_get(windows, 0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(json_object_get(w, "causes"), 0), "name")),
+        form);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(by_cause, 0), "name")),
+                        form);
+    json_decref(windows);
+    json_decref(by_cause);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -432,6 +471,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_final_result_with_ring_drops_stays_exact, setup,
                                         teardown),
         cmocka_unit_test(test_scalar_arrays_are_written_on_one_line),
+        cmocka_unit_test(test_causes_keep_names_that_are_not_utf8),
         cmocka_unit_test_setup_teardown(test_run_system_object_keeps_counts_and_lists_relevant_ones,
                                         temp_tree_setup, temp_tree_teardown),
     };

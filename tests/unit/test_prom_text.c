@@ -370,6 +370,20 @@ static void test_prom_info_label_values_are_escaped(void **state)
     free(p.text);
 }
 
+/* A label of bytes that are not UTF-8 keeps the page UTF-8: \xNN. */
+static void test_prom_label_values_are_valid_utf8(void **state)
+{
+    (void)state;
+    struct metrics_config cfg;
+    struct metrics_cpu c[2];
+    state_full(&cfg, c, false);
+    snprintf(cfg.info.cpu_model, sizeof(cfg.info.cpu_model), "Acme\xff caf\xc3\xa9");
+    struct page p;
+    render(&p, &cfg, c, 2, false);
+    assert_non_null(strstr(p.text, "cpu_model=\"Acme\\\\xff caf\xc3\xa9\""));
+    free(p.text);
+}
+
 static void test_prom_spike_and_idle_label_values_are_escaped(void **state)
 {
     (void)state;
@@ -539,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_prom_openmetrics_names_counter_families_without_total),
         cmocka_unit_test(test_prom_text_format_has_gauge_info_and_no_eof),
         cmocka_unit_test(test_prom_info_label_values_are_escaped),
+        cmocka_unit_test(test_prom_label_values_are_valid_utf8),
         cmocka_unit_test(test_prom_spike_and_idle_label_values_are_escaped),
         cmocka_unit_test(test_prom_telemetry_families_from_the_cpu_that_has_them),
         cmocka_unit_test(test_prom_response_histogram_only_with_a_workload),

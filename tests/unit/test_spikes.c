@@ -184,6 +184,23 @@ static void test_summary_tells_same_named_threads_apart_by_priority(void **state
     spikes_free(&st);
 }
 
+/* A name is shown, not obeyed: an escape sequence and bytes that are not
+ * UTF-8 reach the terminal as \xNN. */
+static void test_summary_text_shows_control_bytes_of_a_name(void **state)
+{
+    (void)state;
+    struct spike_store st;
+    assert_int_equal(spikes_init(&st, 5, 2), 0);
+    struct spike s = one_part(1, 1, 100000, CAUSE_THREAD, "\x1b[2Jx\xff", 100, 99 - 10);
+    spikes_add(&st, &s);
+    struct spike_summary_row rows[SPIKES_GROUPS_MAX + 1];
+    assert_int_equal(spikes_summary(&st, rows, SPIKES_GROUPS_MAX + 1), 1);
+    char buf[200];
+    spike_summary_text(&rows[0], st.total, "SCHED_FIFO", buf, sizeof buf);
+    assert_non_null(strstr(buf, "thread \\x1b[2Jx\\xff/100 SCHED_FIFO 10,"));
+    spikes_free(&st);
+}
+
 static void test_summary_keeps_the_last_policy_seen(void **state)
 {
     (void)state;
@@ -308,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_keep_zero_only_counts),
         cmocka_unit_test(test_summary_keeps_a_restarted_thread_one_group_by_pid),
         cmocka_unit_test(test_summary_tells_same_named_threads_apart_by_priority),
+        cmocka_unit_test(test_summary_text_shows_control_bytes_of_a_name),
         cmocka_unit_test(test_summary_keeps_the_last_policy_seen),
         cmocka_unit_test(test_summary_is_sorted_by_count_and_bounded),
         cmocka_unit_test(test_summary_text),

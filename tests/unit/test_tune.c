@@ -148,15 +148,21 @@ static void test_tune_value_matches_what_the_kernel_reads_back(void **state)
     assert_false(tune_value_matches("1", "10"));
 }
 
+/* A fresh file name for a journal (path: a mkstemp template) and an empty j. */
+static void new_journal(char *path, struct tune_journal *j)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    memset(j, 0, sizeof(*j));
+}
+
 static void test_tune_journal_round_trip(void **state)
 {
     (void)state;
     char path[] = "/tmp/jl-tune-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
     static struct tune_journal j, back;
-    memset(&j, 0, sizeof(j));
+    new_journal(path, &j);
     j.mode = TUNE_MODE_RUN;
     j.pid = 4242;
     j.complete = true;
@@ -185,6 +191,29 @@ static void test_tune_journal_round_trip(void **state)
     tune_plan_free(&back.changes);
     unlink(path);
     assert_int_equal(tune_journal_load(path, &back, err, sizeof(err)), 1);
+}
+
+/* A value that is not UTF-8 (any bytes a file held) comes back byte for
+ * byte: the journal stores its text form and decodes it. */
+static void test_tune_journal_round_trips_bytes_that_are_not_utf8(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/jl-tune-XXXXXX";
+    static struct tune_journal j, back;
+    new_journal(path, &j);
+    snprintf(j.sysroot, sizeof(j.sysroot), "/tree\\x41\xff");
+    tune_plan_add(&j.changes, "thp", "/sys/kernel/mm/transparent_hugepage/enabled",
+                  "always \x5b\xc3(madvise)\x1b[0m", "never", "what\xfe");
+    char err[256];
+    assert_int_equal(tune_journal_save(path, &j, err, sizeof(err)), 0);
+    assert_int_equal(tune_journal_load(path, &back, err, sizeof(err)), 0);
+    assert_string_equal(back.sysroot, "/tree\\x41\xff");
+    assert_int_equal(back.changes.n, 1);
+    assert_string_equal(back.changes.change[0].old_value, "always \x5b\xc3(madvise)\x1b[0m");
+    assert_string_equal(back.changes.change[0].what, "what\xfe");
+    tune_plan_free(&j.changes);
+    tune_plan_free(&back.changes);
+    unlink(path);
 }
 
 static const char *const rl_path = "/sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us";
@@ -601,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_tune_profiles_and_opt_in_actions),
         cmocka_unit_test(test_tune_value_matches_what_the_kernel_reads_back),
         cmocka_unit_test(test_tune_journal_round_trip),
+        cmocka_unit_test(test_tune_journal_round_trips_bytes_that_are_not_utf8),
         cmocka_unit_test(test_tune_state_path_prefers_the_option_then_the_environment),
         cmocka_unit_test_setup_teardown(test_tune_restore_report_without_snapshot_writes_to_err,
                                         temp_tree_setup, temp_tree_teardown),

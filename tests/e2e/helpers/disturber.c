@@ -4,8 +4,9 @@
  * DURATION_S and is hard bounded: every loop also stops once the run has
  * lasted DURATION_S + 1 s, whatever the arguments or the clock did.
  *
- *     disturber spin CPU PRIO SPIN_US PERIOD_US DURATION_S
- *         a thread named "disturb" on CPU at SCHED_FIFO PRIO busy-spins
+ *     disturber spin CPU PRIO SPIN_US PERIOD_US DURATION_S [NAME]
+ *         a thread named "disturb" (or NAME, any bytes, cut at 15 by the
+ *         kernel) on CPU at SCHED_FIFO PRIO busy-spins
  *         SPIN_US every PERIOD_US (absolute wake-ups on CLOCK_MONOTONIC).
  *         Prints "tid N" (the pid the kernel reports for that thread) as
  *         soon as it runs, and "injections N" at exit.
@@ -178,7 +179,7 @@ static int run_ipi(struct job *j, int with_ipis)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: disturber spin CPU PRIO SPIN_US PERIOD_US DURATION_S\n"
+    fprintf(stderr, "usage: disturber spin CPU PRIO SPIN_US PERIOD_US DURATION_S [NAME]\n"
                     "       disturber ipi|busy CPU DURATION_S\n");
     return 2;
 }
@@ -187,12 +188,12 @@ int main(int argc, char **argv)
 {
     long cpu, prio = 0, spin_us = 0, period_us = 1, duration_s;
     struct job j = {0};
-    if (argc == 7 && strcmp(argv[1], "spin") == 0) {
+    if ((argc == 7 || argc == 8) && strcmp(argv[1], "spin") == 0) {
         if (parse(argv[2], 0, CPU_SETSIZE - 1, &cpu) || parse(argv[3], 1, 99, &prio) ||
             parse(argv[4], 1, 10000000, &spin_us) || parse(argv[5], 1, 100000000, &period_us) ||
             parse(argv[6], 1, 3600, &duration_s))
             return usage();
-        j.name = "disturb";
+        j.name = argc == 8 ? argv[7] : "disturb";
     } else if (argc == 4 && (strcmp(argv[1], "ipi") == 0 || strcmp(argv[1], "busy") == 0)) {
         if (parse(argv[2], 0, CPU_SETSIZE - 1, &cpu) || parse(argv[3], 1, 3600, &duration_s))
             return usage();
