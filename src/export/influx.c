@@ -60,18 +60,35 @@ struct influx {
     struct curl_slist *headers;
 };
 
-/* Escapes a tag value or field key: commas, equals signs and spaces. */
-static size_t escape_key(char *out, size_t len, const char *in)
+/* Line-protocol escaping, self-contained. A measurement escapes commas and
+ * spaces; tag keys and values and field keys also equals signs; a string
+ * field value double quotes and backslashes. Elsewhere a backslash is
+ * literal, but where a reader would take it for an escape (before a comma,
+ * equals sign, space or backslash, or last: a tag value may not end in
+ * one) InfluxDB 1.x and 2.x disagree or refuse the line, so it is written
+ * as the four characters \x5c. Line breaks cannot be written: dropped. A
+ * character is written whole or not at all. */
+size_t influx_escape(char *out, size_t len, const char *in, enum influx_part part)
 {
+    const char *special = part == INFLUX_MEASUREMENT ? ", " : part == INFLUX_KEY ? ",= " : "\"\\";
     size_t n = 0;
-    for (; *in && n + 2 < len; in++) {
-        if (*in == ',' || *in == '=' || *in == ' ')
-            out[n++] = '\\';
+    for (; *in; in++) {
+        char esc[5] = {*in, '\0'};
         if (*in == '\n' || *in == '\r')
             continue;
-        out[n++] = *in;
+        if (part != INFLUX_STRING && *in == '\\' &&
+            (in[1] == '\0' || in[1] == '\\' || strchr(", =", in[1])))
+            memcpy(esc, "\\x5c", 5);
+        else if (strchr(special, *in))
+            esc[0] = '\\', esc[1] = *in, esc[2] = '\0';
+        size_t k = strlen(esc);
+        if (n + k >= len)
+            break;
+        memcpy(out + n, esc, k);
+        n += k;
     }
-    out[n] = '\0';
+    if (len)
+        out[n] = '\0';
     return n;
 }
 
@@ -202,7 +219,7 @@ size_t influx_telemetry_line(char *buf, size_t len, const char *host,
          float_field(buf, len, &n, &first, "pkg_watts", f->pkg_watts);
     for (int k = 0; ok && k < f->nidle && k < CPUIDLE_MAX_STATES; k++) {
         char key[48], name[40];
-        escape_key(name, sizeof(name), f->idle[k].name);
+        influx_escape(name, sizeof(name), f->idle[k].name, INFLUX_KEY);
         snprintf(key, sizeof(key), "%s_pct", name);
         ok = float_field(buf, len, &n, &first, key, f->idle[k].residency_pct);
     }
@@ -438,7 +455,8 @@ struct influx *influx_open(const struct influx_dest *d, const char *host, char *
     }
     x->dest = *d;
     x->sock = -1;
-    escape_key(x->host, sizeof(x->host), host && *host ? host : "unknown");
+    if (influx_escape(x->host, sizeof(x->host), host ? host : "", INFLUX_KEY) == 0)
+        snprintf(x->host, sizeof(x->host), "unknown"); /* a tag value may not be empty */
     int rc = 0;
     if (d->kind == INFLUX_FILE) {
         rc = open_file(x, err, errlen);

@@ -36,6 +36,13 @@ struct influx_dest {
 /* 0, or -1 with why (a UDP host is resolved here). */
 int influx_dest_parse(const char *text, struct influx_dest *d, char *why, size_t whylen);
 
+/* What a text becomes in a line: INFLUX_KEY for tag keys and values and
+ * field keys. */
+enum influx_part { INFLUX_MEASUREMENT, INFLUX_KEY, INFLUX_STRING };
+/* Escapes in for its part of a line into out[len] (always NUL-terminated,
+ * cut only between whole characters); returns the length written. */
+size_t influx_escape(char *out, size_t len, const char *in, enum influx_part part);
+
 /* Formatting, pure: one line with its newline into buf; returns its length,
  * or 0 when it does not fit or there is nothing to write. */
 size_t influx_window_line(char *buf, size_t len, const char *host, const struct interval_stats *w,
