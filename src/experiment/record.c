@@ -5,6 +5,8 @@
  */
 #include "experiment/record.h"
 
+#include "common/redact.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,12 @@
 /* A JSON string of bytes that may not be UTF-8 or may hold control bytes. */
 static json_t *output_string(const char *s)
 {
+    if (redact_needed(s)) { /* a URL's credentials in a command line */
+        char *shown = redact_dup(s);
+        json_t *r = output_string(shown ? shown : "");
+        free(shown);
+        return r;
+    }
     json_t *j = json_string(s);
     if (j)
         return j;

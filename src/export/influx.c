@@ -19,6 +19,7 @@
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/dynlib.h"
+#include "common/redact.h"
 #include "common/units.h"
 #include "export/curl_api.h"
 #include "export/host_port.h"
@@ -95,6 +96,8 @@ size_t influx_escape(char *out, size_t len, const char *in, enum influx_part par
 int influx_dest_parse(const char *text, struct influx_dest *d, char *why, size_t whylen)
 {
     memset(d, 0, sizeof(*d));
+    snprintf(d->shown, sizeof(d->shown), "%s", text);
+    redact_in_place(d->shown, sizeof(d->shown));
     if (strlen(text) >= sizeof(d->text)) {
         snprintf(why, whylen, "too long");
         return -1;
@@ -114,6 +117,10 @@ int influx_dest_parse(const char *text, struct influx_dest *d, char *why, size_t
         char host[256];
         const char *port_text;
         long port;
+        if (memchr(text + 6, '@', strcspn(text + 6, "/?#"))) {
+            snprintf(why, whylen, "UDP takes no credentials: udp://HOST:PORT");
+            return -1;
+        }
         if (host_port_split(text + 6, host, sizeof(host), &port_text) != 0 || !host[0] ||
             !*port_text) {
             snprintf(why, whylen, "a UDP destination is udp://HOST:PORT");

@@ -29,6 +29,7 @@ enum influx_kind { INFLUX_FILE, INFLUX_UDP, INFLUX_HTTP };
 struct influx_dest {
     enum influx_kind kind;
     char text[2048];            /* the path or URL as given */
+    char shown[2048];           /* as messages and records show it: no credentials */
     struct sockaddr_storage sa; /* UDP */
     socklen_t salen;
 };
