@@ -424,8 +424,8 @@ static int create_dir(const struct experiment_params *p, const char *dir, const 
     struct atomic_file f;
     /* a copy holding a URL's credentials is for the owner's eyes only */
     if (atomic_file_open(&f, path) != 0 ||
-        (redact_needed(text) && fchmod(fileno(f.fp), 0600) != 0) || fwrite(text, 1, len, f.fp) != len ||
-        atomic_file_commit(&f) != 0) {
+        (redact_needed(text) && fchmod(fileno(f.fp), 0600) != 0) ||
+        fwrite(text, 1, len, f.fp) != len || atomic_file_commit(&f) != 0) {
         fprintf(stderr, "jitterlab: experiment: cannot write %s: %s\n", path, strerror(errno));
         return EXIT_RUNTIME;
     }

@@ -31,8 +31,10 @@ static void test_redact_user_info_and_secret_query_parameters(void **state)
                     "http://***@127.0.0.1:8086/write?db=jl&u=***&p=***");
     expect_redacted("--influx=https://tok@en@h/api/v2/write?org=o&bucket=b&token=t0k",
                     "--influx=https://***@h/api/v2/write?org=o&bucket=b&token=***");
-    expect_redacted("http://h:8086/write?P=x;Password=y#frag", "http://h:8086/write?P=***;Password=***#frag");
-    expect_redacted("a http://u:p@a/ and udp://v:q@b:1 end", "a http://***@a/ and udp://***@b:1 end");
+    expect_redacted("http://h:8086/write?P=x;Password=y#frag",
+                    "http://h:8086/write?P=***;Password=***#frag");
+    expect_redacted("a http://u:p@a/ and udp://v:q@b:1 end",
+                    "a http://***@a/ and udp://***@b:1 end");
     expect_redacted("http://h/write?db=x&u=", "http://h/write?db=x&u=***");
 }
 
