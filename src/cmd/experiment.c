@@ -26,6 +26,7 @@
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/json_text.h"
+#include "common/redact.h"
 #include "common/stop.h"
 #include "common/units.h"
 #include "experiment/plan.h"
@@ -262,6 +263,7 @@ static void format_command(const char *exe, char *const *argv, char *buf, size_t
             strncat(buf, " ", len - strlen(buf) - 1);
         words_quote(i == 0 && exe ? exe : argv[i], buf, len);
     }
+    redact_in_place(buf, len);
 }
 
 static void run_started(void *ctx, const struct run_record *r, char *const *argv)
@@ -378,6 +380,7 @@ static void print_plan(struct session *ss, const struct runner_config *cfg, cons
                 continue;
             hook[0] = '\0';
             words_quote(s->key[k].text, hook, sizeof(hook));
+            redact_in_place(hook, sizeof(hook));
             printf("%27s%-7s sh -c %s\n", "", k == STEP_BEFORE ? "before:" : "after:", hook);
         }
     }
@@ -420,8 +423,10 @@ static int create_dir(const struct experiment_params *p, const char *dir, const 
     char path[4200];
     snprintf(path, sizeof(path), "%s/experiment.ini", dir);
     struct atomic_file f;
-    if (atomic_file_open(&f, path) != 0 || fwrite(text, 1, len, f.fp) != len ||
-        atomic_file_commit(&f) != 0) {
+    /* a copy holding a URL's credentials is for the owner's eyes only */
+    if (atomic_file_open(&f, path) != 0 ||
+        (redact_needed(text) && fchmod(fileno(f.fp), 0600) != 0) ||
+        fwrite(text, 1, len, f.fp) != len || atomic_file_commit(&f) != 0) {
         fprintf(stderr, "jitterlab: experiment: cannot write %s: %s\n", path, strerror(errno));
         return EXIT_RUNTIME;
     }

@@ -462,10 +462,10 @@ static int run_main(int argc, char **argv, char **typed)
     exporting = false;
     run_export_close(&exp);
     rep.influx = p.influx_text ? &exp.influx_counts : NULL;
-    rep.influx_dest = p.influx_text;
+    rep.influx_dest = p.influx.shown;
     if (rep.influx && rep.influx->dropped)
         fprintf(stderr, "jitterlab: --influx %s: %llu of %llu points not delivered (last: %s)\n",
-                p.influx_text, (unsigned long long)rep.influx->dropped,
+                p.influx.shown, (unsigned long long)rep.influx->dropped,
                 (unsigned long long)rep.influx->points, rep.influx->last_error);
 
     if (!p.common.quiet)

@@ -398,7 +398,7 @@ static int run_option(void *params, int c, const char *arg)
     case OPT_INFLUX:
         p->influx_text = arg;
         if (influx_dest_parse(arg, &p->influx, why_buf, sizeof(why_buf)) != 0)
-            rc = usage_error("--influx", arg, why_buf);
+            rc = usage_error("--influx", p->influx.shown, why_buf);
         break;
     case OPT_WORKLOAD:
         p->workload_text = arg;

@@ -46,7 +46,7 @@ int run_export_open(struct run_export *x, const struct run_params *p, const stru
     if (p->influx_text) {
         x->influx = influx_open(&p->influx, si->hostname, err, sizeof(err));
         if (!x->influx) {
-            fprintf(stderr, "jitterlab: --influx %s: %s\n", p->influx_text, err);
+            fprintf(stderr, "jitterlab: --influx %s: %s\n", p->influx.shown, err);
             return -1;
         }
     }

@@ -78,8 +78,12 @@ void tsc_read_flags(const struct sysroot *sr, struct tsc_flags *f)
     *f = (struct tsc_flags){true, tsc, cons, nonstop, rel, known, rdtscp};
 }
 
+/* Only the kernel's records: root may write any text to /dev/kmsg (it
+ * arrives with facility user, never 0), and no such record is a verdict. */
 static void take_kmsg(void *arg, const struct kmsg_record *rec)
 {
+    if (rec->facility != 0)
+        return;
     tsc_kernel_log_add(arg, rec->text);
 }
 

@@ -140,53 +140,85 @@ static enum tsc_kmsg_kind unstable_kind(const char *reason, struct tsc_kmsg_matc
     return TSC_KMSG_UNSTABLE;
 }
 
+/* The rest of s after prefix, or NULL. */
+static const char *after(const char *s, const char *prefix)
+{
+    return starts_with(s, prefix) ? s + strlen(prefix) : NULL;
+}
+
+/* "tsc: Detected 3499.912 MHz TSC" or "tsc: Refined TSC clocksource
+ * calibration: 3499.998 MHz", num pointing at the figure. */
+static enum tsc_kmsg_kind mhz_kind(const char *num, enum tsc_kmsg_kind kind,
+                                   struct tsc_kmsg_match *m)
+{
+    char *end;
+    double mhz = strtod(num, &end);
+    if (end == num || !starts_with(end, " MHz") || !(mhz > 0) || !isfinite(mhz))
+        return TSC_KMSG_NOTE;
+    m->mhz = mhz;
+    return kind;
+}
+
+/* A record of arch/x86/kernel/tsc.c, after its "tsc: " prefix. */
+static enum tsc_kmsg_kind classify_tsc(const char *t, struct tsc_kmsg_match *m)
+{
+    const char *p;
+    if ((p = after(t, "Marking TSC unstable due to ")) != NULL)
+        return unstable_kind(p, m);
+    if ((p = after(t, "Detected ")) != NULL)
+        return mhz_kind(p, TSC_KMSG_DETECTED, m);
+    if ((p = after(t, "Refined TSC clocksource calibration: ")) != NULL)
+        return mhz_kind(p, TSC_KMSG_REFINED, m);
+    return TSC_KMSG_NOTE;
+}
+
+/* A record of kernel/time/clocksource.c, after its "clocksource: " prefix
+ * (the watchdog's continuation lines are indented). */
+static enum tsc_kmsg_kind classify_clocksource(const char *t)
+{
+    t += strspn(t, " ");
+    if (!has_tsc_word(t))
+        return TSC_KMSG_NONE;
+    /* the watchdog's own line; an "Override clocksource tsc is unstable"
+     * only repeats an earlier verdict (or tsc=unstable) */
+    if ((starts_with(t, "timekeeping watchdog on CPU") && strcasestr(t, "unstable")) ||
+        starts_with(t, "Clocksource tsc unstable"))
+        return TSC_KMSG_WATCHDOG;
+    if (starts_with(t, "CPUs ") && strstr(t, " for clocksource tsc") &&
+        (strstr(t, " ahead of CPU") || strstr(t, " behind CPU")))
+        return TSC_KMSG_SKEW;
+    /* a clocksource's registration ("tsc: mask: ...") says nothing */
+    if (strstr(t, ": mask: 0x") && strstr(t, "max_idle_ns"))
+        return TSC_KMSG_NONE;
+    return TSC_KMSG_NOTE;
+}
+
+/* Only the kernel's own phrases, each at the start of the record after its
+ * subsystem's prefix: any other record may quote a user's words (a crashed
+ * program's name and file in its segfault line), and none of these can be
+ * forged by a task name (TASK_COMM_LEN, 15 characters, is what such a
+ * record starts with). tsc_sync.c and kernel/sched/clock.c print without a
+ * prefix, with phrases longer than that. */
 static enum tsc_kmsg_kind classify(const char *t, struct tsc_kmsg_match *m)
 {
     const char *p;
-    /* the command line names tsc= but says nothing the kernel found */
-    if (starts_with(t, "Command line:") || starts_with(t, "Kernel command line:"))
-        return TSC_KMSG_NONE;
-    if ((p = strstr(t, "Marking TSC unstable due to ")) != NULL)
-        return unstable_kind(p + strlen("Marking TSC unstable due to "), m);
-    if ((p = strstr(t, "Measured ")) != NULL && strstr(t, "cycles TSC warp between CPUs")) {
+    if ((p = after(t, "tsc: ")) != NULL)
+        return classify_tsc(p, m);
+    if ((p = after(t, "clocksource: ")) != NULL)
+        return classify_clocksource(p);
+    if ((p = after(t, "Measured ")) != NULL) {
         char *end;
-        long long w = strtoll(p + strlen("Measured "), &end, 10);
-        m->warp_cycles = end != p + strlen("Measured ") && w >= 0 ? w : -1;
+        long long w = strtoll(p, &end, 10);
+        if (end == p || !starts_with(end, " cycles TSC warp between CPUs"))
+            return TSC_KMSG_NONE;
+        m->warp_cycles = w >= 0 ? w : -1;
         return TSC_KMSG_SYNC_FAILED;
     }
-    if (strstr(t, "TSC synchronization") && strcasestr(t, "failed"))
-        return TSC_KMSG_SYNC_FAILED;
-    if (strstr(t, "for clocksource tsc") &&
-        (strstr(t, " ahead of CPU") || strstr(t, " behind CPU")))
-        return TSC_KMSG_SKEW;
-    if (has_tsc_word(t) && strcasestr(t, "clocksource") && strcasestr(t, "unstable"))
-        /* the watchdog's own line; an "Override clocksource tsc is
-         * unstable" only repeats an earlier verdict (or tsc=unstable) */
-        return strcasestr(t, "watchdog") ? TSC_KMSG_WATCHDOG : TSC_KMSG_NOTE;
-    if (strstr(t, "TSC found unstable after boot"))
+    if (starts_with(t, "TSC synchronization "))
+        return strcasestr(t, "failed") ? TSC_KMSG_SYNC_FAILED : TSC_KMSG_NOTE;
+    if (starts_with(t, "TSC found unstable after boot"))
         return TSC_KMSG_AFTER_BOOT;
-    if (strcasestr(t, "TSC unstable")) {
-        snprintf(m->reason, sizeof m->reason, "\"%s\"", t);
-        return TSC_KMSG_UNSTABLE;
-    }
-    if ((p = strstr(t, "tsc: Detected ")) != NULL ||
-        (p = strstr(t, "Refined TSC clocksource calibration: ")) != NULL) {
-        bool refined = p[0] == 'R';
-        const char *num = p + (refined ? strlen("Refined TSC clocksource calibration: ")
-                                       : strlen("tsc: Detected "));
-        char *end;
-        double mhz = strtod(num, &end);
-        if (end != num && starts_with(end, " MHz") && mhz > 0 && isfinite(mhz)) {
-            m->mhz = mhz;
-            return refined ? TSC_KMSG_REFINED : TSC_KMSG_DETECTED;
-        }
-        return TSC_KMSG_NOTE;
-    }
-    /* a clocksource's registration ("clocksource: tsc: mask: ...") says nothing */
-    if (strstr(t, " mask: 0x") && strstr(t, "max_idle_ns"))
-        return TSC_KMSG_NONE;
-    if (strstr(t, "TSC") || starts_with(t, "tsc:") ||
-        (has_tsc_word(t) && strcasestr(t, "clocksource")))
+    if (starts_with(t, "TSC ") || starts_with(t, "[Firmware Bug]: TSC "))
         return TSC_KMSG_NOTE;
     return TSC_KMSG_NONE;
 }

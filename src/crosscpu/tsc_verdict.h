@@ -112,7 +112,9 @@ struct tsc_kmsg_match {
     char reason[128];    /* UNSTABLE, BOOT_PARAM: after "due to" */
 };
 
-/* Classifies one record's text. */
+/* Classifies one kernel record's text by the kernel's own phrases, each
+ * anchored at the start after its subsystem's prefix ("tsc: ",
+ * "clocksource: "): a phrase elsewhere in a record is not the kernel's. */
 enum tsc_kmsg_kind tsc_kmsg_classify(const char *text, struct tsc_kmsg_match *m);
 
 struct tsc_kernel_log {

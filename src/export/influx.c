@@ -19,7 +19,10 @@
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/dynlib.h"
-#include "common/safe_text.h"
+    char host_text[sizeof x->host];
+    safe_text(host_text, sizeof host_text, host ? host : "");
+    if (influx_escape(x->host, sizeof(x->host), host_text, INFLUX_KEY) == 0)
+        snprintf(x->host, sizeof(x->host), "unknown"); /* a tag value may not be empty */
 #include "common/units.h"
 #include "export/curl_api.h"
 #include "export/host_port.h"
@@ -61,24 +64,43 @@ struct influx {
     struct curl_slist *headers;
 };
 
-/* Escapes a tag value or field key: commas, equals signs and spaces. */
-static size_t escape_key(char *out, size_t len, const char *in)
+/* Line-protocol escaping, self-contained. A measurement escapes commas and
+ * spaces; tag keys and values and field keys also equals signs; a string
+ * field value double quotes and backslashes. Elsewhere a backslash is
+ * literal, but where a reader would take it for an escape (before a comma,
+ * equals sign, space or backslash, or last: a tag value may not end in
+ * one) InfluxDB 1.x and 2.x disagree or refuse the line, so it is written
+ * as the four characters \x5c. Line breaks cannot be written: dropped. A
+ * character is written whole or not at all. */
+size_t influx_escape(char *out, size_t len, const char *in, enum influx_part part)
 {
+    const char *special = part == INFLUX_MEASUREMENT ? ", " : part == INFLUX_KEY ? ",= " : "\"\\";
     size_t n = 0;
-    for (; *in && n + 2 < len; in++) {
-        if (*in == ',' || *in == '=' || *in == ' ')
-            out[n++] = '\\';
+    for (; *in; in++) {
+        char esc[5] = {*in, '\0'};
         if (*in == '\n' || *in == '\r')
             continue;
-        out[n++] = *in;
+        if (part != INFLUX_STRING && *in == '\\' &&
+            (in[1] == '\0' || in[1] == '\\' || strchr(", =", in[1])))
+            memcpy(esc, "\\x5c", 5);
+        else if (strchr(special, *in))
+            esc[0] = '\\', esc[1] = *in, esc[2] = '\0';
+        size_t k = strlen(esc);
+        if (n + k >= len)
+            break;
+        memcpy(out + n, esc, k);
+        n += k;
     }
-    out[n] = '\0';
+    if (len)
+        out[n] = '\0';
     return n;
 }
 
 int influx_dest_parse(const char *text, struct influx_dest *d, char *why, size_t whylen)
 {
     memset(d, 0, sizeof(*d));
+    snprintf(d->shown, sizeof(d->shown), "%s", text);
+    redact_in_place(d->shown, sizeof(d->shown));
     if (strlen(text) >= sizeof(d->text)) {
         snprintf(why, whylen, "too long");
         return -1;
@@ -98,6 +120,10 @@ int influx_dest_parse(const char *text, struct influx_dest *d, char *why, size_t
         char host[256];
         const char *port_text;
         long port;
+        if (memchr(text + 6, '@', strcspn(text + 6, "/?#"))) {
+            snprintf(why, whylen, "UDP takes no credentials: udp://HOST:PORT");
+            return -1;
+        }
         if (host_port_split(text + 6, host, sizeof(host), &port_text) != 0 || !host[0] ||
             !*port_text) {
             snprintf(why, whylen, "a UDP destination is udp://HOST:PORT");
@@ -204,7 +230,7 @@ size_t influx_telemetry_line(char *buf, size_t len, const char *host,
     for (int k = 0; ok && k < f->nidle && k < CPUIDLE_MAX_STATES; k++) {
         char key[48], name[40], text[40];
         safe_text(text, sizeof text, f->idle[k].name); /* a line protocol line is UTF-8 */
-        escape_key(name, sizeof(name), text);
+        influx_escape(name, sizeof(name), text, INFLUX_KEY);
         snprintf(key, sizeof(key), "%s_pct", name);
         ok = float_field(buf, len, &n, &first, key, f->idle[k].residency_pct);
     }
@@ -441,8 +467,9 @@ struct influx *influx_open(const struct influx_dest *d, const char *host, char *
     x->dest = *d;
     x->sock = -1;
     char host_text[sizeof x->host];
-    safe_text(host_text, sizeof host_text, host && *host ? host : "unknown");
-    escape_key(x->host, sizeof(x->host), host_text);
+    safe_text(host_text, sizeof host_text, host ? host : "");
+    if (influx_escape(x->host, sizeof(x->host), host_text, INFLUX_KEY) == 0)
+        snprintf(x->host, sizeof(x->host), "unknown"); /* a tag value may not be empty */
     int rc = 0;
     if (d->kind == INFLUX_FILE) {
         rc = open_file(x, err, errlen);

@@ -29,12 +29,20 @@ enum influx_kind { INFLUX_FILE, INFLUX_UDP, INFLUX_HTTP };
 struct influx_dest {
     enum influx_kind kind;
     char text[2048];            /* the path or URL as given */
+    char shown[2048];           /* as messages and records show it: no credentials */
     struct sockaddr_storage sa; /* UDP */
     socklen_t salen;
 };
 
 /* 0, or -1 with why (a UDP host is resolved here). */
 int influx_dest_parse(const char *text, struct influx_dest *d, char *why, size_t whylen);
+
+/* What a text becomes in a line: INFLUX_KEY for tag keys and values and
+ * field keys. */
+enum influx_part { INFLUX_MEASUREMENT, INFLUX_KEY, INFLUX_STRING };
+/* Escapes in for its part of a line into out[len] (always NUL-terminated,
+ * cut only between whole characters); returns the length written. */
+size_t influx_escape(char *out, size_t len, const char *in, enum influx_part part);
 
 /* Formatting, pure: one line with its newline into buf; returns its length,
  * or 0 when it does not fit or there is nothing to write. */

@@ -17,6 +17,7 @@
 #include "engine/counters.h"
 #include "engine/workload.h"
 #include "common/atomic_file.h"
+#include "common/redact.h"
 #include "crosscpu/timebase.h"
 #include "out/json_inspect.h"
 #include "out/json_load.h"
@@ -495,8 +496,11 @@ json_t *json_document_new(const char *kind, const char *version, int argc, char 
     json_object_set_new(doc, "version", json_string(version));
     json_t *args = json_array();
     json_array_append_new(args, json_string("jitterlab"));
-    for (int i = 0; i < argc; i++)
-        json_array_append_new(args, json_text_new(argv[i]));
+    for (int i = 0; i < argc; i++) {
+        char *shown = redact_dup(argv[i]); /* a URL's credentials never */
+        json_array_append_new(args, json_text_new(shown ? shown : ""));
+        free(shown);
+    }
     json_object_set_new(doc, "argv", args);
     json_object_set_new(doc, "started_at", json_text_new(started_at));
     return doc;

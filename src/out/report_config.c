@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/redact.h"
 #include "out/report_html_internal.h"
 
 #define LIST_ROWS   32   /* entries of a list of objects shown */
@@ -32,6 +33,11 @@ struct kv_list {
 
 static void add(struct kv_list *l, int run, const char *key, char *value)
 {
+    if (value && redact_needed(value)) { /* a result written before redaction */
+        char *shown = redact_dup(value);
+        free(value);
+        value = shown;
+    }
     if (!value || l->rows_of[run] >= MAX_ROWS) {
         l->truncated = l->truncated || value;
         l->failed = l->failed || !value;

@@ -69,12 +69,15 @@ int task_parse_stat(const char *stat, struct task_info *t)
 }
 
 /* "Cpus_allowed_list:\t0-3" from a status text (scratch: the line is cut
- * there with a NUL). The list itself, not a copy: a big machine's list
- * ("64,66,68,...") outgrows the task's short text. */
-static char *status_allowed_list(char *status)
+ * there with a NUL). The key only at the start of a line: the "Name:" line
+ * above it is the task's own choice. The list itself, not a copy: a big
+ * machine's list ("64,66,68,...") outgrows the task's short text. */
+char *task_status_allowed_list(char *status)
 {
     const char *key = "Cpus_allowed_list:";
-    char *p = strstr(status, key);
+    char *p = status;
+    while (p && strncmp(p, key, strlen(key)) != 0)
+        p = (p = strchr(p, '\n')) ? p + 1 : NULL;
     if (!p)
         return NULL;
     p += strlen(key);
@@ -124,7 +127,7 @@ static void look_at_thread(struct walk *w, int pid, int tid)
         return;
     w->out->scanned++;
     const char *why = NULL;
-    const char *allowed = status_allowed_list(w->status);
+    const char *allowed = task_status_allowed_list(w->status);
     if (!allowed || cpulist_parse(allowed, w->allowed, &why) != 0) {
         read_notes_add(w->notes, path, "no readable Cpus_allowed_list");
         return;

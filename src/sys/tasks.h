@@ -47,5 +47,8 @@ void tasks_free(struct task_table *t);
 /* Parses one /proc/.../stat line into t (pid, comm, state, flags, processor,
  * policy, priority). Returns 0 or -1 (exposed for tests). */
 int task_parse_stat(const char *stat, struct task_info *t);
+/* The Cpus_allowed_list value of a /proc/.../status text, cut in place; NULL
+ * when no line starts with that key (exposed for tests). */
+char *task_status_allowed_list(char *status);
 
 #endif

@@ -67,11 +67,14 @@ static const char *state_dir_refusal(const char *state_path, char *buf, size_t l
     return NULL;
 }
 
-/* Opens the journal for reading: 0 (*fp set), 1 absent, -1 refused. */
-static int journal_open(const char *state_path, FILE **fp, char *err, size_t errlen)
+/* Opens the journal for reading: 0 (*fp set, *owner its owner), 1 absent,
+ * -1 refused. Without trust only a regular file is asked for: what is read
+ * then is only told, never written. */
+static int journal_open(const char *state_path, FILE **fp, bool trust, uid_t *owner, char *err,
+                        size_t errlen)
 {
     *fp = NULL;
-    if (state_dir_refusal(state_path, err, errlen))
+    if (trust && state_dir_refusal(state_path, err, errlen))
         return -1;
     int fd = open(state_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0 && errno == ENOENT)
@@ -85,6 +88,8 @@ static int journal_open(const char *state_path, FILE **fp, char *err, size_t err
     const char *why = NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         why = "not a regular file";
+    else if (!trust)
+        why = NULL;
     else if (st.st_uid != geteuid())
         why = "owned by another user";
     else if (st.st_mode & (S_IWGRP | S_IWOTH))
@@ -95,6 +100,7 @@ static int journal_open(const char *state_path, FILE **fp, char *err, size_t err
         close(fd);
         return -1;
     }
+    *owner = st.st_uid;
     *fp = fdopen(fd, "r");
     if (!*fp) {
         snprintf(err, errlen, "%s: %s", state_path, strerror(errno));
@@ -121,11 +127,12 @@ static const char *journal_string(json_t *o, const char *key, bool escaped, char
     return NULL;
 }
 
-int tune_journal_load(const char *state_path, struct tune_journal *j, char *err, size_t errlen)
+static int journal_load(const char *state_path, struct tune_journal *j, bool trust, uid_t *owner,
+                        char *err, size_t errlen)
 {
     memset(j, 0, sizeof(*j));
     FILE *fp;
-    int opened = journal_open(state_path, &fp, err, errlen);
+    int opened = journal_open(state_path, &fp, trust, owner, err, errlen);
     if (opened != 0)
         return opened;
     json_error_t jerr;
@@ -619,22 +626,38 @@ int tune_restore_with(const char *state_path, const struct tune_io *io,
     return 0;
 }
 
+int tune_journal_load(const char *state_path, struct tune_journal *j, char *err, size_t errlen)
+{
+    uid_t owner;
+    return journal_load(state_path, j, true, &owner, err, errlen);
+}
+
+/* Only a session that died before restoring is worth a word: a finished
+ * `tune apply` keeps its journal on purpose, and a journal this user may
+ * not act on (root's, for a normal user) is read, not judged: restore
+ * checks trust, a warning only tells. A journal this user cannot read at
+ * all says nothing either way. */
 void tune_stale_warning(const char *state_path, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (access(state_path, F_OK) != 0)
-        return;
+    static const char *const what[] = {"a `jitterlab tune apply` that did not finish",
+                                       "a `jitterlab run --tune`", "a `jitterlab tune hold`"};
     static struct tune_journal j;
     char err[256];
-    if (tune_journal_load(state_path, &j, err, sizeof(err)) != 0) {
-        snprintf(buf, len, "%s", err);
+    uid_t owner = geteuid();
+    int loaded = journal_load(state_path, &j, false, &owner, err, sizeof(err));
+    if (loaded != 0) {
+        if (loaded < 0 && errno != EACCES && owner == geteuid())
+            snprintf(buf, len, "%s", err); /* this user's own journal is damaged */
         return;
     }
     bool alive = j.pid > 0 && (kill((pid_t)j.pid, 0) == 0 || errno == EPERM);
     if (!alive && (j.mode != TUNE_MODE_APPLY || !j.complete))
         snprintf(buf, len,
-                 "settings changed by jitterlab (%s, pid %ld, %s) were never restored: %d "
-                 "values in %s; run `jitterlab tune restore`",
-                 mode_names[j.mode], j.pid, j.created_at, j.changes.n, state_path);
+                 "%s (pid %ld, started %s) ended without putting back %d setting%s it "
+                 "changed; the machine may still run with them. %s `jitterlab tune restore` "
+                 "puts them back (journal: %s)",
+                 what[j.mode], j.pid, j.created_at, j.changes.n, j.changes.n == 1 ? "" : "s",
+                 owner == geteuid() ? "Running" : "As root,", state_path);
     tune_plan_free(&j.changes);
 }

@@ -50,6 +50,32 @@ t("telemetry fields merge into the window's point (same time)", 'any(p.get("busy
 i = d["influx"]
 t("result: every point sent, none dropped", 'i["sent"] == i["points"] and i["dropped"] == 0 and i["points"] >= len(iv)', 'i')
 PY
+    # hostnames with every line-protocol special character, each from a
+    # fixture tree's /proc/sys/kernel/hostname: the server takes every point
+    # and keeps the name (a backslash that would read as an escape arrives
+    # as the four characters \x5c)
+    FXH=$T/hostfx
+    cp -R "$JL_TOP/tests/fixtures/tsc-invariant-clean" "$FXH"
+    mkdir -p "$FXH/proc/sys/kernel"
+    i=0
+    for name in 'back\slash' 'trailing\' 'com,ma' 'equ=als' 'sp ace' 'dou"ble' 'esc\,aped'; do
+        i=$((i + 1))
+        printf '%s\n' "$name" >"$FXH/proc/sys/kernel/hostname"
+        curl -s -XPOST "http://127.0.0.1:$HPORT/query" --data-urlencode "q=CREATE DATABASE h$i" >/dev/null
+        "$JL" run --sysroot "$FXH" -a 1 -i 1ms -D 1s --report-every 500ms -q \
+            --influx "http://127.0.0.1:$HPORT/write?db=h$i" --json "$T/h$i.json" 2>"$T/err"
+        rc_is "hostname '$name': run exits 0" 0 $?
+        curl -s -G "http://127.0.0.1:$HPORT/query" --data-urlencode db=h$i \
+            --data-urlencode "q=SHOW TAG VALUES FROM jitterlab WITH KEY = host" >"$T/hq$i.json"
+        pyt "$T/h$i.json" q="$T/hq$i.json" name="$name" <<'PY'
+want = v["name"].replace("\\", "\\x5c") if v["name"].endswith("\\") or "\\," in v["name"] else v["name"]
+r = json.load(open(v["q"]))["results"][0]
+got = [x[1] for x in r.get("series", [{}])[0].get("values", [])]
+i = d["influx"]
+t("hostname %r: every point taken by the server" % v["name"], 'i["points"] > 0 and i["sent"] == i["points"] and i["dropped"] == 0', 'i')
+t("hostname %r: the server holds it" % v["name"], 'got == [want]', '(got, want)')
+PY
+    done
     kill -TERM "$DB_PID"; wait "$DB_PID" 2>/dev/null; DB_PID=
 fi
 

@@ -74,7 +74,7 @@ wait $pid 2>/dev/null
 n_changed=$(changed_files intel-ipc-untuned | wc -l)
 if [ "$n_changed" -gt 0 ] && [ "$n_changed" -lt 12 ]; then ok "apply killed half-way ($n_changed of 12 files changed)"; else not_ok "apply killed half-way" "$n_changed files changed"; fi
 JITTERLAB_TUNE_STATE=$S "$JL" run --help >/dev/null 2>"$T/err"
-check "the next invocation warns about the unrestored settings" grep -q 'never restored.*jitterlab tune restore' "$T/err"
+check "the next invocation warns about the unrestored settings" grep -q 'tune apply. that did not finish .*ended without putting back.*Running .jitterlab tune restore' "$T/err"
 "$JL" tune restore --state "$S" >"$T/out" 2>"$T/err"
 rc_is "restore after SIGKILL exits 0" 0 $?
 check "restore after SIGKILL: tree byte-identical" diff -r "$FIX/intel-ipc-untuned" "$T/tree"
@@ -440,7 +440,7 @@ kill -KILL $pid
 wait $pid 2>/dev/null
 check "run --tune killed with SIGKILL leaves its snapshot" test -s "$S"
 JITTERLAB_TUNE_STATE=$S "$JL" load --help >/dev/null 2>"$T/err"
-check "... and the next invocation warns about it" grep -q 'WARNING: settings changed by jitterlab (run' "$T/err"
+check "... and the next invocation warns about it" grep -q 'WARNING: a .jitterlab run --tune. (pid' "$T/err"
 "$JL" tune restore --state "$S" >"$T/out" 2>"$T/err"
 rc_is "... and tune restore recovers it" 0 $?
 check "... timer migration back" test "$(cat /proc/sys/kernel/timer_migration)" = "$tm_before"

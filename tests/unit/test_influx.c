@@ -30,6 +30,37 @@
 
 /* ---- destinations ------------------------------------------------------- */
 
+static void expect_escape(const char *in, enum influx_part part, const char *want)
+{
+    char out[128];
+    influx_escape(out, sizeof out, in, part);
+    if (strcmp(out, want) != 0)
+        fail_msg("'%s': '%s', want '%s'", in, out, want);
+}
+
+static void test_influx_escape_per_part_of_the_line(void **state)
+{
+    (void)state;
+    expect_escape("a,b c=d", INFLUX_MEASUREMENT, "a\\,b\\ c=d");
+    expect_escape("a,b c=d", INFLUX_KEY, "a\\,b\\ c\\=d");
+    expect_escape("say \"hi\" \\o/", INFLUX_STRING, "say \\\"hi\\\" \\\\o/");
+    /* a backslash: literal, unless a reader would take it for an escape */
+    expect_escape("a\\b", INFLUX_KEY, "a\\b");
+    expect_escape("host\\", INFLUX_KEY, "host\\x5c");
+    expect_escape("a\\,b", INFLUX_KEY, "a\\x5c\\,b");
+    expect_escape("a\\ b", INFLUX_KEY, "a\\x5c\\ b");
+    expect_escape("a\\=b", INFLUX_KEY, "a\\x5c\\=b");
+    expect_escape("a\\\\b", INFLUX_KEY, "a\\x5c\\b");
+    expect_escape("a\"b", INFLUX_KEY, "a\"b");
+    expect_escape("line\nbreak\r", INFLUX_KEY, "linebreak");
+    /* cut between whole characters only */
+    char out[6];
+    assert_int_equal(influx_escape(out, sizeof out, "abc\\", INFLUX_KEY), 3);
+    assert_string_equal(out, "abc");
+    assert_int_equal(influx_escape(out, sizeof out, "ab,c", INFLUX_KEY), 5);
+    assert_string_equal(out, "ab\\,c");
+}
+
 static void test_influx_dest_file_is_anything_without_a_scheme(void **state)
 {
     (void)state;
@@ -521,6 +552,7 @@ static void test_influx_http_to_a_closed_port_counts_the_points_dropped(void **s
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_influx_escape_per_part_of_the_line),
         cmocka_unit_test(test_influx_dest_file_is_anything_without_a_scheme),
         cmocka_unit_test(test_influx_dest_udp_resolves_ipv4_and_ipv6),
         cmocka_unit_test(test_influx_dest_http_keeps_the_url),

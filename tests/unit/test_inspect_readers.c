@@ -175,6 +175,18 @@ static void test_stat_line_with_blanks_and_parens_in_comm(void **state)
     assert_int_equal(task_parse_stat("12 (x)", &t), -1);
 }
 
+static void test_status_allowed_list_only_at_a_line_start(void **state)
+{
+    (void)state;
+    char status[] = "Name:\tCpus_allowed_list:\t3\nUmask:\t0022\nCpus_allowed:\t3\n"
+                    "Cpus_allowed_list:\t0-1\nMems_allowed_list:\t0\n";
+    assert_string_equal(task_status_allowed_list(status), "0-1");
+    char none[] = "Name:\tx Cpus_allowed_list: 2\nState:\tS (sleeping)\n";
+    assert_null(task_status_allowed_list(none));
+    char first[] = "Cpus_allowed_list:\t5";
+    assert_string_equal(task_status_allowed_list(first), "5");
+}
+
 static void test_sysfs_selected_word(void **state)
 {
     (void)state;
@@ -397,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_kernel_config_lines),
         cmocka_unit_test(test_kernel_config_refuses_a_garbled_hz),
         cmocka_unit_test(test_stat_line_with_blanks_and_parens_in_comm),
+        cmocka_unit_test(test_status_allowed_list_only_at_a_line_start),
         cmocka_unit_test(test_sysfs_selected_word),
         cmocka_unit_test(test_reads_intel_fixture_idle_states_and_cpufreq),
         cmocka_unit_test(test_reads_vm_fixture_irqs_and_threads),

@@ -229,6 +229,27 @@ static void test_kmsg_lines_classified(void **state)
     expect_kind("", TSC_KMSG_NONE);
 }
 
+/* A crashed program's segfault line starts with its name (at most 15
+ * characters) and names its file: neither is the kernel's verdict. */
+static void test_kmsg_phrases_quoted_by_other_records_are_not_verdicts(void **state)
+{
+    (void)state;
+    expect_kind("Marking TSC uns[4242]: segfault at 0 ip 0000560a1b2c3139 sp 00007ffc8e1f2a30 "
+                "error 6 in Marking TSC unstable due to clocksource watchdog[560a1b2c3000+1000]",
+                TSC_KMSG_NONE);
+    expect_kind("tsc: x[4243]: segfault at 0 ip 0000560a1b2c3139 sp 00007ffc8e1f2a30 error 6 in "
+                "Marking TSC unstable due to clocksource watchdog[560a1b2c3000+1000]",
+                TSC_KMSG_NOTE);
+    expect_kind("clocksource: x[1]: segfault at 0 in timekeeping watchdog marking tsc unstable",
+                TSC_KMSG_NOTE);
+    expect_kind("a.out[7]: segfault at 0 in Measured 9 cycles TSC warp between CPUs[5+1]",
+                TSC_KMSG_NONE);
+    expect_kind("a.out[7]: segfault at 0 in TSC found unstable after boot[5+1]", TSC_KMSG_NONE);
+    expect_kind("a.out[7]: segfault at 0 in tsc: Detected 9999.000 MHz TSC[5+1]", TSC_KMSG_NONE);
+    expect_kind("a.out[7]: segfault in CPUs 0 ahead of CPU 1 for clocksource tsc", TSC_KMSG_NONE);
+    expect_kind("Measured [7]: segfault in  cycles TSC warp between CPUs", TSC_KMSG_NONE);
+}
+
 static void test_kernel_log_collects_verdicts_and_figures(void **state)
 {
     (void)state;
@@ -576,6 +597,11 @@ static void test_fixture_invariant_clean_is_safe(void **state)
     assert_true(s.log.refined_mhz > 3499.99 && s.log.refined_mhz < 3500.0);
     assert_true(v.safe);
     assert_true(v.kernel_mhz == s.log.refined_mhz);
+    /* the log's user-space records and its crafted segfault line: no verdict */
+    assert_false(s.log.watchdog || s.log.boot_param || s.log.after_boot || s.log.skew ||
+                 s.log.unstable || s.log.sync_failed);
+    for (int i = 0; i < s.log.nlines; i++)
+        assert_null(strstr(s.log.lines[i], "due to clocksource watchdog"));
 }
 
 static void test_fixture_watchdog_unstable_is_unsafe(void **state)
@@ -644,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_offset_behind_odd_rtt_and_rejected_rounds),
         cmocka_unit_test(test_rate_summary_spread_and_tolerance),
         cmocka_unit_test(test_kmsg_lines_classified),
+        cmocka_unit_test(test_kmsg_phrases_quoted_by_other_records_are_not_verdicts),
         cmocka_unit_test(test_kernel_log_collects_verdicts_and_figures),
         T(test_verdict_clean_machine_is_safe),
         T(test_verdict_no_tsc_and_no_flags),
