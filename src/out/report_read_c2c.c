@@ -153,9 +153,12 @@ static int read_c2c(struct jreader *r, struct report_c2c *c)
          jr_int(r, cfg, "config", "rounds", 0, INT64_MAX, JR_OPTIONAL, &c->rounds) != 0))
         return -1;
     if (read_cpus(r, m, c) != 0 || read_matrix(r, m, "median_ns", c->ncpu, c->median_ns) != 0 ||
-        read_matrix(r, m, "min_ns", c->ncpu, c->min_ns) != 0)
+        read_matrix(r, m, "min_ns", c->ncpu, c->min_ns) != 0 || read_topology(r, c) != 0 ||
+        read_groups(r, c) != 0)
         return -1;
-    return read_topology(r, c) != 0 ? -1 : read_groups(r, c);
+    /* copied into median_ns and min_ns: the largest part of the tree */
+    json_object_del(c->root, "matrix");
+    return 0;
 }
 
 void report_c2c_free(struct report_c2c *c)
