@@ -52,9 +52,11 @@ static void report_usage(FILE *out)
             "  -q, --quiet             print nothing but errors\n"
             "  -h, --help              this text\n"
             "\n"
-            "At most %d results. Exit status 2 when an option or a document is wrong\n"
+            "At most %d results, each document at most %u MiB and all of them together\n"
+            "at most %u MiB. Exit status 2 when an option or a document is wrong\n"
             "(nothing is written then).\n",
-            REPORT_DEFAULT_OUTPUT, REPORT_MAX_C2C, REPORT_MAX_RESULTS);
+            REPORT_DEFAULT_OUTPUT, REPORT_MAX_C2C, REPORT_MAX_RESULTS, RESULT_READ_MAX_BYTES >> 20,
+            RESULT_READ_TOTAL_MAX_BYTES >> 20);
 }
 
 enum { OPT_LABEL = 256, OPT_COMPARE, OPT_INSPECT, OPT_SVG, OPT_TITLE, OPT_C2C };
