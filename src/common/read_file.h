@@ -1,9 +1,9 @@
 /*
- * Reading an input file the user names (a result document, an
- * experiment's records): a regular file only, at most a given size, opened
- * for a parser that reads it as a stream (so that its text is never held
- * beside the parsed tree). The commands that read many documents also cap their total
- * (inputs_over_total), since each costs memory while it is worked on.
+ * Opening an input file the user names (a result document): a regular
+ * file only, at most a given size, for a parser that reads it as a stream
+ * (so that its text is never held beside the parsed tree). The commands
+ * that read many documents also cap their total (inputs_over_total), since
+ * each costs memory while it is worked on.
  */
 #ifndef JITTERLAB_COMMON_READ_FILE_H
 #define JITTERLAB_COMMON_READ_FILE_H
