@@ -215,13 +215,15 @@ static int read_idle(struct jreader *r, struct report_run *run, const json_t *e,
         if (jr_string(r, s, w2, "state", JR_REQUIRED, &name) != 0 ||
             jr_number(r, s, w2, "residency_pct", 0, 100, JR_OPTIONAL, &pct) != 0)
             return -1;
+        char shown[REPORT_IDLE_NAME]; /* a longer name by its start */
+        snprintf(shown, sizeof shown, "%s", name);
         int slot = -1;
         for (int j = 0; j < run->nidle && slot < 0; j++)
-            if (strcmp(run->idle_name[j], name) == 0)
+            if (strcmp(run->idle_name[j], shown) == 0)
                 slot = j;
         if (slot < 0 && run->nidle < REPORT_IDLE_STATES) {
             slot = run->nidle++;
-            run->idle_name[slot] = name;
+            memcpy(run->idle_name[slot], shown, sizeof shown);
         }
         if (slot >= 0) /* states beyond the first REPORT_IDLE_STATES names are not drawn */
             w->v[TM_IDLE0 + slot] = pct;
@@ -403,13 +405,14 @@ static int read_run(struct jreader *r, struct report_run *run)
                report_read_explain(r, run) != 0) {
         return -1;
     }
-    /* The page takes the histograms from core and the windows from the
-     * series made of them; only the header, system, config, argv, the
-     * telemetry (idle state names) and the explain part are still looked
-     * up in the tree. The bulk of a long run on many CPUs goes now. */
+    /* The page takes the histograms from core and the windows and
+     * telemetry from the series made of them; only the header, system,
+     * config, argv and the explain part are still looked up in the tree.
+     * The bulk of a long run on many CPUs goes now. */
     json_object_del(run->root, "cpus");
     json_object_del(run->root, "all");
     json_object_del(run->root, "intervals");
+    json_object_del(run->root, "telemetry");
     return 0;
 }
 

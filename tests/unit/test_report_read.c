@@ -455,7 +455,7 @@ static void test_report_read_takes_a_noise_result(void **state)
 
 /* A report holds up to ten results until its page is written: what it
  * has copied out of a document's tree (the CPU entries, the merged entry,
- * the report windows) must not stay in the tree as well. */
+ * the report windows, the telemetry) must not stay in the tree as well. */
 static void test_report_read_keeps_no_copied_part_of_the_tree(void **state)
 {
     (void)state;
@@ -471,6 +471,8 @@ static void test_report_read_keeps_no_copied_part_of_the_tree(void **state)
     assert_null(json_object_get(run.root, "cpus"));
     assert_null(json_object_get(run.root, "all"));
     assert_null(json_object_get(run.root, "intervals"));
+    assert_true(run.has_telemetry);
+    assert_null(json_object_get(run.root, "telemetry"));
     assert_non_null(run.system); /* still shown from the tree */
     report_run_free(&run);
 }
