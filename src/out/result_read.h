@@ -29,9 +29,9 @@
 
 /* All the documents one report or compare reads together. Each is parsed
  * whole (about 8 times its size while it is read, freed once its figures
- * are taken) and its figures kept (about its size again): a day's run on
- * 256 CPUs with three full histograms per CPU is 37 MB, so ten of them
- * fit, in well under a GiB (docs/benchmarks.md, input memory). */
+ * are taken) and its figures kept (under its size): a day's run on 256
+ * CPUs with three full histograms per CPU is 37 MB, so ten of them fit,
+ * in about half a GiB (docs/benchmarks.md, input memory). */
 #define RESULT_READ_TOTAL_MAX_BYTES (512u * 1024u * 1024u)
 
 /* latency_ns: null in the document (no samples) leaves known = false. */
