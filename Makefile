@@ -4,8 +4,10 @@
 # deps step (installs missing Debian packages when root, prints the command
 # otherwise), then build in a sub-make so that pkg-config sees the freshly
 # installed libraries. `make asan` builds a sanitized tree in build-asan/ and
-# runs the whole suite with it; `make valgrind` runs the unit tests under
-# valgrind; `make lint` runs clang-format (check only) and cppcheck.
+# runs the whole suite with it, then replays the fuzz corpora under valgrind
+# with a plain build (a read into a neighbouring heap block passes ASan's
+# redzones, not memcheck); `make valgrind` runs the unit tests and the
+# corpora under valgrind; `make lint` runs clang-format (check only) and cppcheck.
 # `make mutants` runs the mutation harness (tools/mutants.sh). `make install`
 # also installs the service files (contrib/); `make deb` builds the Debian
 # package into build/deb/.
@@ -133,6 +135,8 @@ asan: deps
 	    EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    EXTRA_LDFLAGS="-fsanitize=address,undefined" tests
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh build-asan
+	@$(MAKE) --no-print-directory -j$(NPROC) $(REPLAY_BIN)
+	@JL_REPLAY_VALGRIND=1 sh tests/run.sh $(BUILD) fuzz_corpus
 
 # Mutation testing (not part of test): each tests/mutants/*.mutant is applied
 # to a copy of the tree and must make a test fail. MUTANTS_FULL=1 runs the
@@ -143,6 +147,7 @@ mutants:
 valgrind: deps
 	@$(MAKE) --no-print-directory tests
 	@sh tests/run.sh $(BUILD) --valgrind
+	@JL_REPLAY_VALGRIND=1 sh tests/run.sh $(BUILD) fuzz_corpus
 
 lint:
 	clang-format --dry-run --Werror $(SRC) $(wildcard src/*/*.h) $(UNIT_SRC) $(HELPER_SRC) bench/*.c

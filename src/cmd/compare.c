@@ -262,7 +262,14 @@ static int compare_main(int argc, char **argv, char **typed)
     struct compare_arm arms[COMPARE_MAX_ARMS];
     struct arm_comparison cmp[COMPARE_MAX_ARMS];
     int read = 0, ncmp = 0;
+    static const char *paths[COMPARE_MAX_FILES];
+    int npaths = 0;
+    for (int a = 0; a < p.narms; a++)
+        for (int f = 0; f < p.nfiles[a]; f++)
+            paths[npaths++] = p.files[a][f];
     rc = EXIT_USAGE;
+    if (check_inputs_total("compare", NULL, paths, npaths) != 0)
+        goto done;
     for (int a = 0; a < p.narms; a++) {
         for (int f = 0; f < p.nfiles[a]; f++) {
             char err[256];

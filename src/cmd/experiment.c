@@ -144,6 +144,7 @@ struct session {
     char exe[PATH_MAX]; /* this program, as the command lines show it */
     bool interrupted;
     int runs_made;
+    char note[200]; /* the judged result's latencies, for the line that ends the run */
 };
 
 /* Reads the experiment file whole. NULL after the message (exit 2). */
@@ -241,15 +242,30 @@ static void save(struct session *ss)
     json_decref(doc);
 }
 
+/* "p50 ... us, p99 ... us, max ... us" of a result's latencies, else "". */
+static void latency_note(const struct result_doc *doc, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (doc->all.latency.known)
+        snprintf(buf, len, "p50 %.1f us, p99 %.1f us, max %.1f us",
+                 (double)doc->all.latency.p50 / 1e3, (double)doc->all.latency.p99 / 1e3,
+                 (double)doc->all.latency.max / 1e3);
+}
+
+/* Whether a run's result will do; its latencies are noted from the same
+ * reading, so that each document is read once. */
 static int judge(void *ctx, const char *path, char *why, size_t whylen)
 {
-    (void)ctx;
+    struct session *ss = ctx;
     struct result_doc doc;
+    ss->note[0] = '\0';
     if (result_read_file(path, &doc, why, whylen) != 0)
         return -1;
     int rc = strcmp(doc.kind, "run") != 0 ? -1 : doc.interrupted ? 1 : 0;
     if (rc < 0)
         snprintf(why, whylen, "a document of kind \"%s\", not \"run\"", doc.kind);
+    else
+        latency_note(&doc, ss->note, sizeof ss->note);
     result_doc_free(&doc);
     return rc;
 }
@@ -269,6 +285,7 @@ static void format_command(const char *exe, char *const *argv, char *buf, size_t
 static void run_started(void *ctx, const struct run_record *r, char *const *argv)
 {
     struct session *ss = ctx;
+    ss->note[0] = '\0';
     if (ss->p->common.quiet)
         return;
     char name[PLAN_NAME_MAX + 32], cmd[8192];
@@ -277,22 +294,6 @@ static void run_started(void *ctx, const struct run_record *r, char *const *argv
     printf("[%d/%d] %.*s: %s\n", ss->plan.run[r->index].order, ss->plan.nruns,
            (int)(strlen(name) - 5), name, cmd);
     fflush(stdout);
-}
-
-/* " (p99 12.3 us, max 45.6 us)" of a finished run's file, else "". */
-static void latency_note(const char *dir, const char *file, char *buf, size_t len)
-{
-    char path[4400], err[200];
-    struct result_doc doc;
-    buf[0] = '\0';
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-    if (result_read_file(path, &doc, err, sizeof(err)) != 0)
-        return;
-    if (doc.all.latency.known)
-        snprintf(buf, len, "p50 %.1f us, p99 %.1f us, max %.1f us",
-                 (double)doc.all.latency.p50 / 1e3, (double)doc.all.latency.p99 / 1e3,
-                 (double)doc.all.latency.max / 1e3);
-    result_doc_free(&doc);
 }
 
 static void last_line(const char *tail, char *buf, size_t len)
@@ -312,11 +313,11 @@ static void run_ended(void *ctx, const struct run_record *r)
     record_run(&ss->rec, r);
     ss->runs_made++;
     save(ss);
-    char name[PLAN_NAME_MAX + 32], note[200], line[300], how[300];
+    char name[PLAN_NAME_MAX + 32], line[300], how[300];
     runner_file_name(&ss->plan, r->index, name, sizeof(name));
     name[strlen(name) - 5] = '\0';
     if (r->status == RUN_DONE) {
-        latency_note(ss->dir, r->file, note, sizeof(note));
+        const char *note = ss->note;
         if (!ss->p->common.quiet)
             printf("  %s: done in %.1f s%s%s%s\n", name, r->run.duration_s, note[0] ? " (" : "",
                    note, note[0] ? ")" : "");

@@ -18,6 +18,8 @@
 #include "cmd/cmd.h"
 #include "common/units.h"
 #include "common/atomic_file.h"
+#include "common/read_file.h"
+#include "out/result_read.h"
 
 /* One common option: -1 taken, else an exit code. */
 static int common_option(const struct cli_command *cmd, struct cli_common *co, int c, char **argv)
@@ -194,6 +196,21 @@ int check_cpus_online(const char *opt, const char *text, const struct cpulist *c
         }
     }
     return 0;
+}
+
+int check_inputs_total(const char *cmd, const char *const *opts, const char *const *paths, int n)
+{
+    uint64_t total;
+    int over = inputs_over_total(paths, n, RESULT_READ_TOTAL_MAX_BYTES, &total);
+    if (over < 0)
+        return 0;
+    const char *opt = opts && opts[over] ? opts[over] : cmd;
+    fprintf(stderr,
+            "jitterlab: %s %s: the documents add up to %llu MiB with this one, more than the "
+            "%u MiB one %s reads together\n",
+            opt, paths[over], (unsigned long long)((total + (1u << 20) - 1) >> 20),
+            RESULT_READ_TOTAL_MAX_BYTES >> 20, cmd);
+    return EXIT_USAGE;
 }
 
 int check_output_path(const char *opt, const char *path)

@@ -154,6 +154,11 @@ void cli_pin_to_housekeeping(const struct cpulist *measured, const struct system
                              bool quiet);
 /* 0, or EXIT_USAGE when path could not be written (nothing is created). */
 int check_output_path(const char *opt, const char *path);
+/* 0, or EXIT_USAGE with a message naming the input (with the option it
+ * came with, or the command) that takes the documents paths[0 .. n) beyond
+ * RESULT_READ_TOTAL_MAX_BYTES together: refused before any is read.
+ * opts[i] may be NULL (a plain argument); opts itself too. */
+int check_inputs_total(const char *cmd, const char *const *opts, const char *const *paths, int n);
 
 /* An output option and its path (NULL: not asked for). */
 struct cli_output {

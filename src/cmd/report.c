@@ -52,9 +52,11 @@ static void report_usage(FILE *out)
             "  -q, --quiet             print nothing but errors\n"
             "  -h, --help              this text\n"
             "\n"
-            "At most %d results. Exit status 2 when an option or a document is wrong\n"
+            "At most %d results, each document at most %u MiB and all of them together\n"
+            "at most %u MiB. Exit status 2 when an option or a document is wrong\n"
             "(nothing is written then).\n",
-            REPORT_DEFAULT_OUTPUT, REPORT_MAX_C2C, REPORT_MAX_RESULTS);
+            REPORT_DEFAULT_OUTPUT, REPORT_MAX_C2C, REPORT_MAX_RESULTS, RESULT_READ_MAX_BYTES >> 20,
+            RESULT_READ_TOTAL_MAX_BYTES >> 20);
 }
 
 enum { OPT_LABEL = 256, OPT_COMPARE, OPT_INSPECT, OPT_SVG, OPT_TITLE, OPT_C2C };
@@ -251,6 +253,19 @@ static int read_inputs(const struct report_params *p, struct report_run *runs,
                        struct report_c2c *c2c)
 {
     char err[512];
+    /* every document the page shows, with the option that names it */
+    const char *paths[REPORT_MAX_RESULTS + 2 + REPORT_MAX_C2C], *opts[sizeof paths / sizeof *paths];
+    int n = 0;
+    for (int i = 0; i < p->nfiles; i++, n++)
+        paths[n] = p->files[i], opts[n] = NULL;
+    if (p->compare_path)
+        paths[n] = p->compare_path, opts[n++] = "--compare";
+    if (p->inspect_path)
+        paths[n] = p->inspect_path, opts[n++] = "--inspect";
+    for (int i = 0; i < p->nc2c; i++, n++)
+        paths[n] = p->c2c_paths[i], opts[n] = "--c2c";
+    if (check_inputs_total("report", opts, paths, n) != 0)
+        return EXIT_USAGE;
     for (int i = 0; i < p->nfiles; i++) {
         if (report_run_read(p->files[i], &runs[i], err, sizeof err) != 0) {
             fprintf(stderr, "jitterlab: report %s: %s\n", p->files[i], err);

@@ -12,11 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int read_whole_file(const char *path, size_t max, char **text, size_t *len, char *err,
-                    size_t errlen)
+FILE *open_input_file(const char *path, size_t max, size_t *size, char *err, size_t errlen)
 {
-    *text = NULL;
-    *len = 0;
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused
      * below like every other file that is not regular */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -25,31 +22,33 @@ int read_whole_file(const char *path, size_t max, char **text, size_t *len, char
         snprintf(err, errlen, "%s", strerror(errno));
         if (fd >= 0)
             close(fd);
-        return -1;
+        return NULL;
     }
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "not a regular file");
         fclose(f);
-        return -1;
+        return NULL;
     }
     if ((uintmax_t)st.st_size > max) {
         snprintf(err, errlen, "larger than %zu MiB", max >> 20);
         fclose(f);
-        return -1;
+        return NULL;
     }
-    size_t n = (size_t)st.st_size;
-    char *buf = malloc(n + 1);
-    size_t got = buf ? fread(buf, 1, n, f) : 0;
-    int rd_err = ferror(f);
-    fclose(f);
-    if (!buf || got != n || rd_err) {
-        snprintf(err, errlen, "%s", buf ? "short read" : "out of memory");
-        free(buf);
-        return -1;
+    *size = (size_t)st.st_size;
+    return f;
+}
+
+int inputs_over_total(const char *const *paths, int n, uint64_t max, uint64_t *total)
+{
+    *total = 0;
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode))
+            continue; /* its reader says why */
+        *total += (uint64_t)st.st_size;
+        if (*total > max)
+            return i;
     }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return 0;
+    return -1;
 }

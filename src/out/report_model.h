@@ -20,6 +20,7 @@
 
 #define REPORT_MAX_RESULTS 10 /* one colour each */
 #define REPORT_IDLE_STATES 8  /* idle states drawn per result */
+#define REPORT_IDLE_NAME   32 /* bytes of a state's name kept, with its NUL */
 /* Spike causes kept per spike (the writer keeps 8, and folds the rest). */
 #define REPORT_SPIKE_CAUSES 16
 /* Spikes (or spike windows) kept per result: the largest. */
@@ -127,7 +128,7 @@ struct report_run {
     struct report_cpu all;
     bool has_intervals, has_telemetry;
     int nidle;
-    const char *idle_name[REPORT_IDLE_STATES];
+    char idle_name[REPORT_IDLE_STATES][REPORT_IDLE_NAME]; /* copied: the tree's telemetry goes */
     /* --explain */
     bool has_explain;
     const char *explain_method, *explain_reason;

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/read_file.h"
 #include "out/report_json.h"
 #include "out/report_model.h"
 #include "out/report_read_internal.h"
@@ -216,13 +215,15 @@ static int read_idle(struct jreader *r, struct report_run *run, const json_t *e,
         if (jr_string(r, s, w2, "state", JR_REQUIRED, &name) != 0 ||
             jr_number(r, s, w2, "residency_pct", 0, 100, JR_OPTIONAL, &pct) != 0)
             return -1;
+        char shown[REPORT_IDLE_NAME]; /* a longer name by its start */
+        snprintf(shown, sizeof shown, "%s", name);
         int slot = -1;
         for (int j = 0; j < run->nidle && slot < 0; j++)
-            if (strcmp(run->idle_name[j], name) == 0)
+            if (strcmp(run->idle_name[j], shown) == 0)
                 slot = j;
         if (slot < 0 && run->nidle < REPORT_IDLE_STATES) {
             slot = run->nidle++;
-            run->idle_name[slot] = name;
+            memcpy(run->idle_name[slot], shown, sizeof shown);
         }
         if (slot >= 0) /* states beyond the first REPORT_IDLE_STATES names are not drawn */
             w->v[TM_IDLE0 + slot] = pct;
@@ -371,9 +372,11 @@ static int read_header(struct jreader *r, struct report_run *run)
     return 0;
 }
 
-static int read_run(struct jreader *r, const char *text, size_t len, struct report_run *run)
+/* The figures of the parsed document run->root, which the run owns from
+ * here on. */
+static int read_run(struct jreader *r, struct report_run *run)
 {
-    if (result_read_buffer(text, len, &run->core, r->err, r->errlen) != 0)
+    if (result_read_tree(run->root, &run->core, r->err, r->errlen) != 0)
         return -1;
     run->noise = strcmp(run->core.kind, "noise") == 0;
     if (strcmp(run->core.kind, "run") != 0 && !run->noise) {
@@ -383,10 +386,6 @@ static int read_run(struct jreader *r, const char *text, size_t len, struct repo
                                                                     : "";
         return jr_fail(r, "kind", "\"%s\", not a run result%s", run->core.kind, hint);
     }
-    json_error_t jerr;
-    run->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!run->root)
-        return jr_fail(r, "document", "not JSON (line %d: %s)", jerr.line, jerr.text);
     if (read_header(r, run) != 0)
         return -1;
     run->ncpu = run->core.ncpus;
@@ -402,11 +401,30 @@ static int read_run(struct jreader *r, const char *text, size_t len, struct repo
         for (int i = 0; i < run->ncpu; i++)
             if (noise_windows(r, &run->cpu[i]) != 0)
                 return -1;
-        return 0;
-    }
-    if (read_intervals(r, run) != 0 || read_telemetry(r, run) != 0)
+    } else if (read_intervals(r, run) != 0 || read_telemetry(r, run) != 0 ||
+               report_read_explain(r, run) != 0) {
         return -1;
-    return report_read_explain(r, run);
+    }
+    /* The page takes the histograms from core and the windows and
+     * telemetry from the series made of them; only the header, system,
+     * config, argv and the explain part are still looked up in the tree.
+     * The bulk of a long run on many CPUs goes now. */
+    json_object_del(run->root, "cpus");
+    json_object_del(run->root, "all");
+    json_object_del(run->root, "intervals");
+    json_object_del(run->root, "telemetry");
+    return 0;
+}
+
+static int read_parsed(struct report_run *run, const char *path, char *err, size_t errlen)
+{
+    struct jreader r = {err, errlen};
+    if (read_run(&r, run) != 0) {
+        report_run_free(run);
+        run->path = path;
+        return -1;
+    }
+    return 0;
 }
 
 int report_run_read_buffer(const char *text, size_t len, struct report_run *run, char *err,
@@ -417,23 +435,20 @@ int report_run_read_buffer(const char *text, size_t len, struct report_run *run,
     run->path = path;
     run->duration_s = NAN;
     struct jreader r = {err, errlen};
-    if (read_run(&r, text, len, run) != 0) {
-        report_run_free(run);
-        run->path = path;
-        return -1;
-    }
-    return 0;
+    json_error_t jerr;
+    if (len > RESULT_READ_MAX_BYTES)
+        return jr_fail(&r, "document", "larger than %u MiB", RESULT_READ_MAX_BYTES >> 20);
+    if (!(run->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)))
+        return jr_fail(&r, "document", "not JSON (line %d: %s)", jerr.line, jerr.text);
+    return read_parsed(run, path, err, errlen);
 }
 
 int report_run_read(const char *path, struct report_run *run, char *err, size_t errlen)
 {
-    char *text;
-    size_t len;
     memset(run, 0, sizeof *run);
     run->path = path;
-    if (read_whole_file(path, RESULT_READ_MAX_BYTES, &text, &len, err, errlen) != 0)
+    run->duration_s = NAN;
+    if (!(run->root = result_load_file(path, err, errlen)))
         return -1;
-    int rc = report_run_read_buffer(text, len, run, err, errlen);
-    free(text);
-    return rc;
+    return read_parsed(run, path, err, errlen);
 }

@@ -4,8 +4,9 @@
  * a row per "from" CPU, null on the diagonal and for pairs not measured),
  * the topology of each CPU and the summary per group. Untrusted: the
  * matrix must be square over unique CPU ids, every latency null or a
- * finite number of at most an hour in ns, and at most
- * REPORT_C2C_MAX_CPUS CPUs.
+ * finite number of at most an hour in ns, and at least one, at most
+ * REPORT_C2C_MAX_CPUS CPUs (the page indexes the matrix's first and last
+ * CPU, so an empty matrix is refused here rather than guarded there).
  */
 #include <math.h>
 #include <stdio.h>
@@ -61,10 +62,12 @@ static int read_cpus(struct jreader *r, const json_t *m, struct report_c2c *c)
     if (jr_array(r, m, "matrix", "cpus", JR_REQUIRED, REPORT_C2C_MAX_CPUS, &cpus) != 0)
         return -1;
     c->ncpu = (int)json_array_size(cpus);
+    if (c->ncpu == 0)
+        return jr_fail(r, "matrix.cpus", "empty: a matrix needs at least one CPU");
     size_t cells = (size_t)c->ncpu * (size_t)c->ncpu;
-    c->cpu = calloc(c->ncpu ? (size_t)c->ncpu : 1, sizeof *c->cpu);
-    c->median_ns = calloc(cells ? cells : 1, sizeof *c->median_ns);
-    c->min_ns = calloc(cells ? cells : 1, sizeof *c->min_ns);
+    c->cpu = calloc((size_t)c->ncpu, sizeof *c->cpu);
+    c->median_ns = calloc(cells, sizeof *c->median_ns);
+    c->min_ns = calloc(cells, sizeof *c->min_ns);
     if (!c->cpu || !c->median_ns || !c->min_ns)
         return jr_fail(r, "matrix", "out of memory");
     for (int i = 0; i < c->ncpu; i++) {
@@ -150,9 +153,12 @@ static int read_c2c(struct jreader *r, struct report_c2c *c)
          jr_int(r, cfg, "config", "rounds", 0, INT64_MAX, JR_OPTIONAL, &c->rounds) != 0))
         return -1;
     if (read_cpus(r, m, c) != 0 || read_matrix(r, m, "median_ns", c->ncpu, c->median_ns) != 0 ||
-        read_matrix(r, m, "min_ns", c->ncpu, c->min_ns) != 0)
+        read_matrix(r, m, "min_ns", c->ncpu, c->min_ns) != 0 || read_topology(r, c) != 0 ||
+        read_groups(r, c) != 0)
         return -1;
-    return read_topology(r, c) != 0 ? -1 : read_groups(r, c);
+    /* copied into median_ns and min_ns: the largest part of the tree */
+    json_object_del(c->root, "matrix");
+    return 0;
 }
 
 void report_c2c_free(struct report_c2c *c)

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/read_file.h"
 #include "out/report_json.h"
 #include "out/report_model.h"
 #include "out/report_read_internal.h"
@@ -39,32 +38,39 @@ static bool one_of(const char *s, const char *const *set)
     return false;
 }
 
-int report_load_doc_buffer(struct jreader *r, const char *text, size_t len, const char *want,
-                           json_t **root)
+/* Checks the header of the parsed *root: on failure the tree is freed. */
+static int check_kind(struct jreader *r, json_t **root, const char *want)
 {
-    *root = NULL;
     struct result_doc hdr;
-    int rc = result_read_buffer(text, len, &hdr, r->err, r->errlen);
+    int rc = result_read_tree(*root, &hdr, r->err, r->errlen);
     if (rc == 0 && strcmp(hdr.kind, want) != 0)
         rc = jr_fail(r, "kind", "\"%s\", not a%s %s document", hdr.kind, want[0] == 'i' ? "n" : "",
                      want);
     result_doc_free(&hdr);
-    json_error_t jerr;
-    if (rc == 0 && !(*root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)))
-        rc = jr_fail(r, "document", "not JSON (line %d: %s)", jerr.line, jerr.text);
+    if (rc != 0) {
+        json_decref(*root);
+        *root = NULL;
+    }
     return rc;
+}
+
+int report_load_doc_buffer(struct jreader *r, const char *text, size_t len, const char *want,
+                           json_t **root)
+{
+    json_error_t jerr;
+    *root = NULL;
+    if (len > RESULT_READ_MAX_BYTES)
+        return jr_fail(r, "document", "larger than %u MiB", RESULT_READ_MAX_BYTES >> 20);
+    if (!(*root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)))
+        return jr_fail(r, "document", "not JSON (line %d: %s)", jerr.line, jerr.text);
+    return check_kind(r, root, want);
 }
 
 int report_load_doc(struct jreader *r, const char *path, const char *want, json_t **root)
 {
-    char *text;
-    size_t len;
-    *root = NULL;
-    if (read_whole_file(path, RESULT_READ_MAX_BYTES, &text, &len, r->err, r->errlen) != 0)
+    if (!(*root = result_load_file(path, r->err, r->errlen)))
         return -1;
-    int rc = report_load_doc_buffer(r, text, len, want, root);
-    free(text);
-    return rc;
+    return check_kind(r, root, want);
 }
 
 /* An array of at most max items of one JSON type (strings or integers). */

@@ -14,8 +14,9 @@
 /* 0, or -1 with the reason in r. run->root, run->cpu are read. */
 int report_read_explain(struct jreader *r, struct report_run *run);
 
-/* Reads path (at most RESULT_READ_MAX_BYTES), checks its header and that
- * its kind is want, and parses it into *root. 0, or -1 with the reason. */
+/* Parses path (at most RESULT_READ_MAX_BYTES) into *root, once, and
+ * checks its header and that its kind is want. 0, or -1 with the reason
+ * (and *root NULL). */
 int report_load_doc(struct jreader *r, const char *path, const char *want, json_t **root);
 /* The same on text in memory. */
 int report_load_doc_buffer(struct jreader *r, const char *text, size_t len, const char *want,

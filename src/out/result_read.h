@@ -21,9 +21,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 /* Larger files are refused before parsing: a run on 4096 CPUs with every
  * histogram bin filled is well below this. */
 #define RESULT_READ_MAX_BYTES (256u * 1024u * 1024u)
+
+/* All the documents one report or compare reads together. Each is parsed
+ * whole (about 8 times its size while it is read, freed once its figures
+ * are taken) and its figures kept (under its size): a day's run on 256
+ * CPUs with three full histograms per CPU is 37 MB, so ten of them fit,
+ * in about half a GiB (docs/benchmarks.md, input memory). */
+#define RESULT_READ_TOTAL_MAX_BYTES (512u * 1024u * 1024u)
 
 /* latency_ns: null in the document (no samples) leaves known = false. */
 struct result_latency {
@@ -125,10 +134,17 @@ struct result_doc {
     int64_t threshold_ns;  /* noise: config.threshold_ns, the shortest gap; -1 otherwise */
 };
 
-/* 0, or -1 with err saying why (and *doc left empty). */
+/* 0, or -1 with err saying why (and *doc left empty). result_read_tree
+ * reads a document parsed already; the others parse it first. */
+int result_read_tree(const json_t *root, struct result_doc *doc, char *err, size_t errlen);
 int result_read_buffer(const char *text, size_t len, struct result_doc *doc, char *err,
                        size_t errlen);
 int result_read_file(const char *path, struct result_doc *doc, char *err, size_t errlen);
 void result_doc_free(struct result_doc *doc);
+
+/* The regular file path (at most RESULT_READ_MAX_BYTES) parsed as JSON
+ * straight from the file, duplicate keys refused: the caller's tree to
+ * json_decref, or NULL with the reason in err. Nothing of it is checked. */
+json_t *result_load_file(const char *path, char *err, size_t errlen);
 
 #endif

@@ -141,6 +141,8 @@ static void test_c2c_reader_refuses_hostile_shapes(void **state)
             "not a number or null");
     refused(HEADER "\"matrix\":{\"cpus\":[0,-1],\"median_ns\":[],\"min_ns\":[]}}", "not a CPU id");
     refused(HEADER "\"other\":1}", "matrix");
+    /* the page labels the matrix by its last CPU: none is refused here */
+    refused(HEADER "\"matrix\":{\"cpus\":[],\"median_ns\":[],\"min_ns\":[]}}", "at least one CPU");
     refused("{\"tool\":\"jitterlab\",\"schema\":1,\"kind\":\"inspect\",\"version\":\"0.1.0\"}",
             "not a c2c document");
 }

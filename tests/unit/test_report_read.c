@@ -453,9 +453,34 @@ static void test_report_read_takes_a_noise_result(void **state)
     assert_string_equal(why, "cpus: not an array");
 }
 
+/* A report holds up to ten results until its page is written: what it
+ * has copied out of a document's tree (the CPU entries, the merged entry,
+ * the report windows, the telemetry) must not stay in the tree as well. */
+static void test_report_read_keeps_no_copied_part_of_the_tree(void **state)
+{
+    (void)state;
+    const char *top = getenv("JL_TOP");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fuzz/corpus/report_read/run-telemetry.json",
+             top ? top : ".");
+    struct report_run run;
+    char why[256] = "";
+    if (report_run_read(path, &run, why, sizeof why) != 0)
+        fail_msg("%s: %s", path, why);
+    assert_true(run.cpu[0].latency.nbins > 0);
+    assert_null(json_object_get(run.root, "cpus"));
+    assert_null(json_object_get(run.root, "all"));
+    assert_null(json_object_get(run.root, "intervals"));
+    assert_true(run.has_telemetry);
+    assert_null(json_object_get(run.root, "telemetry"));
+    assert_non_null(run.system); /* still shown from the tree */
+    report_run_free(&run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_report_read_keeps_no_copied_part_of_the_tree),
         cmocka_unit_test(test_report_read_takes_a_noise_result),
         cmocka_unit_test(test_a_minimal_result_reads),
         cmocka_unit_test(test_intervals_are_grouped_per_cpu_in_time_order),
