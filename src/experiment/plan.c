@@ -257,7 +257,9 @@ static void experiment_value(struct parse_state *st, const char *key, const char
         break;
     case EXP_REPEAT:
         if (parse_int_range(value, 1, PLAN_MAX_REPEAT, &v, &why) != 0)
-            fail_at(st, st->line, "[experiment] repeat '%s': must be a whole number from 1 to %d",
+            fail_at(st, st->line,
+                    "[experiment] repeat '%s': must be a whole number from 1 to %d (the runs "
+                    "one compare group holds)",
                     value, PLAN_MAX_REPEAT);
         else
             p->repeat = (int)v;

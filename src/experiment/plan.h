@@ -14,11 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compare/compare.h"
 #include "experiment/words.h"
 
 #define PLAN_MAX_STEPS      16
 #define PLAN_NAME_MAX       64 /* characters of an experiment or step name */
-#define PLAN_MAX_REPEAT     1000
+/* Every repeat of a step is one file of its compare group. */
+#define PLAN_MAX_REPEAT     COMPARE_MAX_RUNS_PER_ARM
 #define PLAN_DEFAULT_REPEAT 3
 #define PLAN_MAX_SETTLE_NS  (INT64_C(3600) * 1000000000)
 /* The experiment file, at most; experiment files are a few hundred bytes. */

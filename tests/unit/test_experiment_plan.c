@@ -162,9 +162,11 @@ static const struct bad_case bad_cases[] = {
     {"[experiment]\nname = x\nname = y\n" TWO_STEPS,
      "e.ini:3: [experiment] name: given twice (first at line 2)"},
     {"[experiment]\nname = x\nrepeat = 0\n" TWO_STEPS,
-     "e.ini:3: [experiment] repeat '0': must be a whole number from 1 to 1000"},
-    {"[experiment]\nname = x\nrepeat = 1001\n" TWO_STEPS,
-     "e.ini:3: [experiment] repeat '1001': must be a whole number from 1 to 1000"},
+     "e.ini:3: [experiment] repeat '0': must be a whole number from 1 to 32 (the runs one "
+     "compare group holds)"},
+    {"[experiment]\nname = x\nrepeat = 33\n" TWO_STEPS,
+     "e.ini:3: [experiment] repeat '33': must be a whole number from 1 to 32 (the runs one "
+     "compare group holds)"},
     {"[experiment]\nname = x\norder = random\n" TWO_STEPS,
      "e.ini:3: [experiment] order 'random': must be interleaved or blocked"},
     {"[experiment]\nname = x\nsettle = 1 s\n" TWO_STEPS,
@@ -255,6 +257,11 @@ static void test_plan_steps_and_names_at_their_limits(void **state)
     strcat(text, "[step one-too-many]\nrun = -a 1\n");
     assert_int_equal(parse(text, err, sizeof(err)), -1);
     assert_string_equal(err, "e.ini:35: [step one-too-many]: more than 16 steps");
+    /* as many repeats as one compare group holds */
+    parse_ok("[experiment]\nname = x\nrepeat = 32\n" TWO_STEPS);
+    assert_int_equal(plan.repeat, COMPARE_MAX_RUNS_PER_ARM);
+    assert_int_equal(plan.nruns, 2 * COMPARE_MAX_RUNS_PER_ARM);
+    plan_free(&plan);
     assert_true(plan_name_valid("a.B_9-z", 7));
     assert_false(plan_name_valid("", 0));
     assert_false(plan_name_valid("a b", 3));
