@@ -68,6 +68,11 @@ bool plan_name_valid(const char *name, size_t len)
 {
     if (len == 0 || len > PLAN_NAME_MAX)
         return false;
+    /* A plain word: it becomes file names that children get as arguments,
+     * where "-h-1.json" would read as an option. */
+    if (!((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z') ||
+          (name[0] >= '0' && name[0] <= '9')))
+        return false;
     for (size_t i = 0; i < len; i++) {
         char c = name[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -93,7 +98,9 @@ static void begin_step(struct parse_state *st, const char *name, size_t n)
     struct experiment_plan *p = st->plan;
     if (!plan_name_valid(name, n)) {
         fail_at(st, st->line,
-                "[step %.*s]: a step name is 1 to %d letters, digits, '_', '.' or '-'", (int)n,
+                "[step %.*s]: a step name is 1 to %d letters, digits, '_', '.' or '-', "
+                "starting with a letter or digit",
+                (int)n,
                 name, PLAN_NAME_MAX);
         return;
     }
@@ -250,7 +257,8 @@ static void experiment_value(struct parse_state *st, const char *key, const char
     case EXP_NAME:
         if (!plan_name_valid(value, strlen(value)))
             fail_at(st, st->line,
-                    "[experiment] name '%s': must be 1 to %d letters, digits, '_', '.' or '-'",
+                    "[experiment] name '%s': must be 1 to %d letters, digits, '_', '.' or '-', "
+                    "starting with a letter or digit",
                     value, PLAN_NAME_MAX);
         else
             snprintf(p->name, sizeof(p->name), "%s", value);

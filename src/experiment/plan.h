@@ -76,7 +76,8 @@ void plan_free(struct experiment_plan *plan);
  * entries. */
 void plan_order(int nsteps, int repeat, bool blocked, struct plan_run *out);
 
-/* name is 1..PLAN_NAME_MAX characters of [A-Za-z0-9_.-]. */
+/* name is 1..PLAN_NAME_MAX characters of [A-Za-z0-9_.-], the first a
+ * letter or digit. */
 bool plan_name_valid(const char *name, size_t len);
 
 #endif

@@ -286,15 +286,13 @@ bool runner_output_plan(const struct runner_config *cfg, enum runner_output whic
          * (the report draws at most REPORT_STEPS_MAX results, one colour
          * each); the verdicts of compare.json cover every run. */
         rc |= append(out, "report");
-        int n = 0;
+        int first[REPORT_STEPS_MAX], n = 0;
         for (int s = 0; s < p->nsteps && n < REPORT_STEPS_MAX; s++)
             for (int i = 0; i < p->nruns; i++) {
                 if (!have[i] || p->run[i].step != s)
                     continue;
-                char name[PLAN_NAME_MAX + 32];
-                runner_file_name(p, i, name, sizeof(name));
-                rc |= append(out, name) | append(out, "--label") | append(out, p->step[s].name);
-                n++;
+                rc |= append(out, "--label") | append(out, p->step[s].name);
+                first[n++] = i;
                 break;
             }
         if (n == 0) {
@@ -305,6 +303,13 @@ bool runner_output_plan(const struct runner_config *cfg, enum runner_output whic
         if (with_compare)
             rc |= append(out, "--compare") | append(out, "compare.json");
         rc |= append(out, "-o") | append(out, "report.html");
+        /* The files last, after "--": none of them reads as an option. */
+        rc |= append(out, "--");
+        for (int k = 0; k < n; k++) {
+            char name[PLAN_NAME_MAX + 32];
+            runner_file_name(p, first[k], name, sizeof(name));
+            rc |= append(out, name);
+        }
     }
     if (rc != 0) {
         out->status = OUTPUT_FAILED;

@@ -74,7 +74,8 @@ t("compare.json done, grouped by step, the first the baseline", 'c["status"] == 
 cj = json.load(open(os.path.join(v["dir"], "compare.json")))
 t("compare.json is a compare document with baseline a, both runs each", 'cj["kind"] == "compare" and cj["baseline"] == "a" and [i["runs"] for i in cj["inputs"]] == [2, 2]', '{k: cj.get(k) for k in ("kind", "baseline", "inputs")}')
 r = d["report"]
-t("report.html done, one run a step in its name, with the verdicts", 'r["status"] == "done" and r["file"] == "report.html" and r["command"][2:6] == ["a-1.json", "--label", "a", "b-1.json"] and "compare.json" in r["command"]', 'r')
+t("report.html done, one run a step in its name, with the verdicts", 'r["status"] == "done" and r["file"] == "report.html" and r["command"][2:6] == ["--label", "a", "--label", "b"] and "compare.json" in r["command"]', 'r')
+t("report gets its files after --, so none reads as an option", 'r["command"][-3:] == ["--", "a-1.json", "b-1.json"]', 'r["command"]')
 html = open(os.path.join(v["dir"], "report.html")).read()
 t("report.html is a page", '"<html" in html[:2000].lower() and "</html>" in html[-200:].lower()')
 EOF
@@ -194,6 +195,13 @@ run = -a 1 -D 1s
 before = touch $T/json-in-run.ran
 [step b]
 run = -a 1 -D 1s --json x.json
+EOF
+badfile dash-step 3 '\[step -h\]: a step name is 1 to 64 letters.*starting with a letter or digit' <<EOF
+[experiment]
+name = bad
+[step -h]
+run = -a 1 -D 1s
+before = touch $T/dash-step.ran
 EOF
 
 mkdir "$T/exists"

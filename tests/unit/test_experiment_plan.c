@@ -145,7 +145,11 @@ static const struct bad_case bad_cases[] = {
                                 "NAME])"},
     {EXP "[step]\nrun = -a 1\n", "e.ini:3: [step]: a step needs a name: [step NAME]"},
     {EXP "[step a/b]\nrun = -a 1\n",
-     "e.ini:3: [step a/b]: a step name is 1 to 64 letters, digits, '_', '.' or '-'"},
+     "e.ini:3: [step a/b]: a step name is 1 to 64 letters, digits, '_', '.' or '-', starting "
+     "with a letter or digit"},
+    {EXP "[step -h]\nrun = -a 1\n",
+     "e.ini:3: [step -h]: a step name is 1 to 64 letters, digits, '_', '.' or '-', starting "
+     "with a letter or digit"},
     {EXP "[step a]\nrun = -a 1\n[step b]\nrun = -a 1\n\n[step a]\nrun = -a 1\n",
      "e.ini:8: [step a]: a second step of that name (the first is at line 3)"},
     {EXP TWO_STEPS "[experiment]\n",
@@ -158,7 +162,8 @@ static const struct bad_case bad_cases[] = {
     {"[experiment]\nname = x\nrepeats = 3\n" TWO_STEPS,
      "e.ini:3: [experiment] repeats: unknown key (keys: name, repeat, order, settle)"},
     {"[experiment]\nname = x y\n" TWO_STEPS,
-     "e.ini:2: [experiment] name 'x y': must be 1 to 64 letters, digits, '_', '.' or '-'"},
+     "e.ini:2: [experiment] name 'x y': must be 1 to 64 letters, digits, '_', '.' or '-', "
+     "starting with a letter or digit"},
     {"[experiment]\nname = x\nname = y\n" TWO_STEPS,
      "e.ini:3: [experiment] name: given twice (first at line 2)"},
     {"[experiment]\nname = x\nrepeat = 0\n" TWO_STEPS,
@@ -265,6 +270,12 @@ static void test_plan_steps_and_names_at_their_limits(void **state)
     assert_true(plan_name_valid("a.B_9-z", 7));
     assert_false(plan_name_valid("", 0));
     assert_false(plan_name_valid("a b", 3));
+    /* a plain word: nothing a child could take for an option */
+    assert_false(plan_name_valid("-h", 2));
+    assert_false(plan_name_valid("-o", 2));
+    assert_false(plan_name_valid(".x", 2));
+    assert_false(plan_name_valid("_x", 2));
+    assert_true(plan_name_valid("9-x", 3));
     char name[PLAN_NAME_MAX + 2];
     memset(name, 'n', sizeof(name));
     assert_true(plan_name_valid(name, PLAN_NAME_MAX));
