@@ -35,8 +35,10 @@
 #include "sys/system_info.h"
 
 /* A run may overrun its own duration by this much (setup, tuning, writing
- * its document) before the experiment stops it. */
+ * its document) before the experiment stops it, and the run fails. */
 #define RUN_SLACK_NS (120 * NS_PER_S)
+/* A test aid: every run's time limit in ms instead (a limit reached fast). */
+#define RUN_LIMIT_ENV "JITTERLAB_EXPERIMENT_RUN_LIMIT_MS"
 
 static void experiment_usage(FILE *out)
 {
@@ -60,9 +62,9 @@ static void experiment_usage(FILE *out)
             "  -h, --help              this text\n"
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP) stops the running measurement, runs its after and\n"
-            "ends; --resume continues. Exit codes: 0 ok (also when interrupted), 1 a run\n"
-            "failed or was skipped, 2 bad usage or experiment file, 3 a run exceeded its\n"
-            "--budget.\n");
+            "ends; --resume continues. A run that overruns its duration by 120 s is stopped\n"
+            "and fails. Exit codes: 0 ok (also when interrupted), 1 a run failed or was\n"
+            "skipped, 2 bad usage or experiment file, 3 a run exceeded its --budget.\n");
 }
 
 enum { OPT_RESUME = 256, OPT_DRY_RUN };
@@ -187,6 +189,9 @@ static int check_run_words(const struct plan_step *s, int n, int k, const char *
         why = "not accepted by jitterlab run (see the message above)";
     else if (rp->common.json_path)
         why = "--json is the experiment's to give (it writes DIR/STEP-REPEAT.json)";
+    else if (rp->forever)
+        why = "--forever (or -D 0) runs until stopped; a step's run needs an end (-D DURATION "
+              "or -l LOOPS)";
     if (!why) {
         struct sysroot sr;
         sysroot_init(&sr, rp->common.sysroot_dir);
@@ -207,10 +212,29 @@ static int check_run_words(const struct plan_step *s, int n, int k, const char *
     return why ? EXIT_USAGE : 0;
 }
 
+/* $JITTERLAB_EXPERIMENT_RUN_LIMIT_MS: 0 when unset, -1 after the message. */
+static int64_t run_limit_from_env(void)
+{
+    const char *text = getenv(RUN_LIMIT_ENV);
+    long ms;
+    const char *why;
+    if (!text)
+        return 0;
+    if (parse_int_range(text, 1, 86400000L, &ms, &why) != 0) {
+        fprintf(stderr, "jitterlab: %s=%s: must be a whole number of ms from 1 to 86400000\n",
+                RUN_LIMIT_ENV, text);
+        return -1;
+    }
+    return (int64_t)ms * NS_PER_MS;
+}
+
 /* Every step's run options, then with its loads, then with its tuning, so
  * that a message names the line that brought the bad word. */
 int experiment_check_steps(const struct experiment_plan *plan, const char *file, int64_t *limit_ns)
 {
+    int64_t forced_ns = run_limit_from_env();
+    if (forced_ns < 0)
+        return EXIT_USAGE;
     for (int i = 0; i < plan->nsteps; i++) {
         const struct plan_step *s = &plan->step[i];
         int rc = check_run_words(s, s->run_end, STEP_RUN, file, NULL);
@@ -221,6 +245,8 @@ int experiment_check_steps(const struct experiment_plan *plan, const char *file,
                                  file, &limit_ns[i]);
         if (rc != 0)
             return rc;
+        if (forced_ns)
+            limit_ns[i] = forced_ns;
     }
     return 0;
 }

@@ -160,6 +160,13 @@ static void run_measurement(const struct runner_config *cfg, int i, struct run_r
     } else if (!rec->run_started) {
         rec->status = RUN_FAILED;
         snprintf(rec->why, sizeof(rec->why), "jitterlab run %s", how);
+    } else if (rec->run.timed_out) {
+        /* Not an interruption: nobody asked it to stop, it overran. */
+        char limit[32];
+        format_duration(spec.limit_ns, limit, sizeof(limit));
+        rec->status = RUN_FAILED;
+        snprintf(rec->why, sizeof(rec->why),
+                 "stopped at its time limit of %s; its partial result was removed", limit);
     } else if (rec->run.interrupted || judged == 1) {
         rec->status = RUN_INTERRUPTED;
         snprintf(rec->why, sizeof(rec->why),

@@ -25,7 +25,7 @@ experiment() {
 ; $1: two steps, two repeats
 [experiment]
 name = $1
-repeat = 2
+repeat = ${REPEAT:-2}
 settle = 0
 
 [step a]
@@ -132,6 +132,17 @@ EOF
 check "--resume: compare.json exists" test -f "$T/int/compare.json"
 check "--resume: report.html exists" test -f "$T/int/report.html"
 
+# --- a run stopped by its time limit fails ------------------------------------
+# (the limit, 120 s past the run's duration, shortened for the test)
+REPEAT=1 experiment lim "-a 1 -D 5s -q"
+JITTERLAB_EXPERIMENT_RUN_LIMIT_MS=300 "$JL" experiment "$T/lim.ini" -o "$T/lim" >"$T/lim.out" 2>"$T/err"
+rc_is "a run stopped at its time limit: exit 1" 1 $?
+check "a run stopped at its time limit: says so" grep -q "^jitterlab: experiment: b-1: stopped at its time limit of 300 ms" "$T/err"
+pyt "$T/lim/experiment.json" <<'EOF'
+t("time limit: the runs failed, not interrupted, and have no file", '[(r["status"], r["file"]) for r in d["runs"]] == [("failed", None)] * 2 and d["interrupted"] is False', 'd["runs"]')
+t("time limit: why names the limit", 'all("time limit" in r["why"] for r in d["runs"])', '[r["why"] for r in d["runs"]]')
+EOF
+
 # --- bad experiment files -----------------------------------------------------
 # badfile NAME LINE WANT(ERE) < FILE: exit 2, WANT on stderr naming FILE:LINE,
 # no directory (neither -o nor the default one) and nothing ran.
@@ -203,6 +214,17 @@ name = bad
 run = -a 1 -D 1s
 before = touch $T/dash-step.ran
 EOF
+for end in --forever "-D 0"; do
+    badfile "unbounded${end% 0}" 4 '\[step a\] run: --forever \(or -D 0\) runs until stopped; a step.s run needs an end' <<EOF
+[experiment]
+name = bad
+[step a]
+run = -a 1 $end
+before = touch $T/unbounded${end% 0}.ran
+[step b]
+run = -a 1 -D 1s
+EOF
+done
 
 mkdir "$T/exists"
 experiment ex "-a 1 -D 1s -q"
