@@ -362,14 +362,25 @@ static void run_ended(void *ctx, const struct run_record *r)
     fflush(stdout);
 }
 
-static void have_files(const struct session *ss, bool *have)
+/* have[i]: run i's STEP-REPEAT.json is a finished run's result, read as
+ * compare will read it; a file that is not (empty, cut short, edited) is
+ * made again, and with tell the experiment says so. */
+static void have_files(const struct session *ss, bool *have, bool tell)
 {
     for (int i = 0; i < ss->plan.nruns; i++) {
-        char name[PLAN_NAME_MAX + 32], path[4400];
+        char name[PLAN_NAME_MAX + 32], path[4400], why[400] = "";
         struct stat sb;
         runner_file_name(&ss->plan, i, name, sizeof(name));
         snprintf(path, sizeof(path), "%s/%s", ss->dir, name);
         have[i] = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+        if (have[i] && judge(NULL, path, why, sizeof(why)) != 0) {
+            have[i] = false;
+            if (tell)
+                fprintf(stderr,
+                        "jitterlab: experiment: %s: not a finished run's result (%s); the run "
+                        "is made again\n",
+                        path, why[0] ? why : "it says it was interrupted");
+        }
     }
 }
 
@@ -477,7 +488,7 @@ static bool write_outputs(struct session *ss, const struct runner_config *cfg, b
 {
     struct output_record out = {0};
     bool ok = true;
-    have_files(ss, have);
+    have_files(ss, have, false);
     bool compared = false;
     for (int w = OUTPUT_COMPARE; w <= OUTPUT_REPORT; w++) {
         enum runner_output which = (enum runner_output)w;
@@ -565,7 +576,7 @@ static int run_session(struct session *ss, const char *text, size_t len, const i
     if (rc == 0 && p->resume_dir) {
         if (!p->dry_run && (lock = lock_dir(ss->dir)) < 0)
             rc = EXIT_USAGE;
-        have_files(ss, have);
+        have_files(ss, have, true);
         if (rc == 0)
             rc = load_record(ss, have);
     } else if (rc == 0 && !p->dry_run && (rc = create_dir(p, ss->dir, text, len)) == 0) {

@@ -132,6 +132,19 @@ EOF
 check "--resume: compare.json exists" test -f "$T/int/compare.json"
 check "--resume: report.html exists" test -f "$T/int/report.html"
 
+# --- --resume makes again a result that is not a finished run's ---------------
+: >"$T/int/a-2.json"
+"$JL" experiment --resume "$T/int" >"$T/resume2.out" 2>"$T/err"
+rc_is "--resume over an empty result: exits 0" 0 $?
+check "--resume over an empty result: says it makes the run again" grep -q "^jitterlab: experiment: $T/int/a-2.json: not a finished run's result" "$T/err"
+check "--resume over an empty result: makes that run only" test "$(grep -c '^\[[0-9]/4\] a-2: ' "$T/resume2.out")" = 1 -a "$(grep -c '^\[[0-9]/4\]' "$T/resume2.out")" = 1
+pyt "$T/int/a-2.json" <<'EOF'
+t("--resume over an empty result: a-2.json is a finished run again", 'd["kind"] == "run" and d["interrupted"] is False')
+EOF
+pyt "$T/int/experiment.json" <<'EOF'
+t("--resume over an empty result: compare and report written", 'd["compare"]["status"] == "done" and d["report"]["status"] == "done" and [r["status"] for r in d["runs"]] == ["done"] * 4', '(d["compare"], d["runs"])')
+EOF
+
 # --- a run stopped by its time limit fails ------------------------------------
 # (the limit, 120 s past the run's duration, shortened for the test)
 REPEAT=1 experiment lim "-a 1 -D 5s -q"
