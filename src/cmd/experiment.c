@@ -50,7 +50,8 @@ static void experiment_usage(FILE *out)
             "command line, run `repeat` times, interleaved (A B A B ..., so that drift hits\n"
             "every step alike) or blocked, `settle` apart, each run in a child process with\n"
             "the step's before and after commands (sh -c). Every step's options are checked\n"
-            "before anything runs. DIR gets STEP-REPEAT.json per finished run, experiment.ini,\n"
+            "before anything runs. DIR gets STEP-REPEAT.json per finished run (and the outputs\n"
+            "the step's save key names, STEP-REPEAT.samples.csv, ...), experiment.ini,\n"
             "experiment.json, compare.json and report.html (docs/experiments.md).\n"
             "\n"
             "  -o, --output DIR        results directory, which must not exist (default\n"
@@ -183,13 +184,30 @@ static int check_run_words(const struct plan_step *s, int n, int k, const char *
     struct system_info *si = calloc(1, sizeof(*si));
     int rc = rp && si ? run_parse_args(n, argv, rp) : EXIT_RUNTIME;
     const char *why = NULL;
+    const struct plan_save_kind *per_run = NULL;
+    char buf[300];
+    if (rc < 0) {
+        const char *given[PLAN_SAVE_KINDS] = {
+            [SAVE_SAMPLES] = rp->samples_path,
+            [SAVE_HISTOGRAM] = rp->hist_path,
+            [SAVE_INTERVALS] = rp->intervals_path,
+        };
+        for (int w = PLAN_SAVE_KINDS - 1; w >= 0; w--)
+            per_run = given[w] ? &plan_save_kinds[w] : per_run;
+    }
     if (rc == EXIT_OK)
         why = "-h/--help prints a text and measures nothing";
     else if (rc >= 0)
         why = "not accepted by jitterlab run (see the message above)";
     else if (rp->common.json_path)
         why = "--json is the experiment's to give (it writes DIR/STEP-REPEAT.json)";
-    else if (rp->forever)
+    else if (per_run) {
+        snprintf(buf, sizeof(buf),
+                 "%s would be written over by every run; save = %s writes one per run "
+                 "(DIR/STEP-REPEAT.%s)",
+                 per_run->option, per_run->word, per_run->suffix);
+        why = buf;
+    } else if (rp->forever)
         why = "--forever (or -D 0) runs until stopped; a step's run needs an end (-D DURATION "
               "or -l LOOPS)";
     if (!why) {
@@ -198,6 +216,9 @@ static int check_run_words(const struct plan_step *s, int n, int k, const char *
         system_info_read(&sr, si);
         if ((rc = run_validate(rp, si, &sr)) >= 0)
             why = "not accepted by jitterlab run on this machine (see the message above)";
+        else if (limit_ns && (s->save & (1u << SAVE_INTERVALS)) && !rp->report_every_ns &&
+                 !rp->report_every_samples)
+            why = "save = intervals needs --report-every in run (an interval is one report)";
     }
     if (why)
         fprintf(stderr, "jitterlab: %s:%d: [step %s] %s: %s\n", file, s->key[k].line, s->name,

@@ -16,7 +16,14 @@
 
 #include "common/units.h"
 
-const char *const plan_step_keys[STEP_NKEYS] = {"run", "load", "tune", "before", "after"};
+const char *const plan_step_keys[STEP_NKEYS] = {"run",    "load",  "tune",
+                                                 "before", "after", "save"};
+
+const struct plan_save_kind plan_save_kinds[PLAN_SAVE_KINDS] = {
+    [SAVE_SAMPLES] = {"samples", "--samples", "samples.csv"},
+    [SAVE_HISTOGRAM] = {"histogram", "--histogram-file", "histogram.txt"},
+    [SAVE_INTERVALS] = {"intervals", "--intervals", "intervals.csv"},
+};
 
 enum exp_key { EXP_NAME, EXP_REPEAT, EXP_ORDER, EXP_SETTLE, EXP_NKEYS };
 static const char *const exp_keys[EXP_NKEYS] = {"name", "repeat", "order", "settle"};
@@ -308,7 +315,7 @@ static void step_value(struct parse_state *st, const char *key, const char *valu
     struct plan_step *s = st->step;
     int k = find_key(plan_step_keys, STEP_NKEYS, key);
     if (k < 0) {
-        fail_at(st, st->line, "[step %s] %s: unknown key (keys: run, load, tune, before, after)",
+        fail_at(st, st->line, "[step %s] %s: unknown key (keys: run, load, tune, before, after, save)",
                 s->name, key);
         return;
     }
@@ -423,6 +430,33 @@ static void step_argv(struct parse_state *st, struct plan_step *s)
     }
 }
 
+/* save = WORD...: which run outputs each run of the step writes. */
+static void step_save(struct parse_state *st, struct plan_step *s)
+{
+    const struct plan_value *sv = &s->key[STEP_SAVE];
+    char why[128];
+    struct words w = {0};
+    if (words_split(sv->text, &w, why, sizeof(why)) != 0) {
+        fail_at(st, sv->line, "[step %s] save: %s", s->name, why);
+        return;
+    }
+    for (int i = 0; i < w.count; i++) {
+        int k = 0;
+        while (k < PLAN_SAVE_KINDS && strcmp(w.word[i], plan_save_kinds[k].word) != 0)
+            k++;
+        if (k == PLAN_SAVE_KINDS)
+            fail_at(st, sv->line,
+                    "[step %s] save '%s': not an output of a run (outputs: samples, histogram, "
+                    "intervals)",
+                    s->name, w.word[i]);
+        else if (s->save & (1u << k))
+            fail_at(st, sv->line, "[step %s] save '%s': given twice", s->name, w.word[i]);
+        else
+            s->save |= 1u << k;
+    }
+    words_free(&w);
+}
+
 /* What the file must have once read: [experiment] with a name, two steps or
  * more, each with a non-empty run; values that are given are not empty. */
 static void check_complete(struct parse_state *st)
@@ -450,8 +484,11 @@ static void check_complete(struct parse_state *st)
     if (!st->err_line && p->nsteps < 2)
         fail_at(st, 0, "an experiment needs at least two [step NAME] sections, found %d",
                 p->nsteps);
-    for (int i = 0; i < p->nsteps && !st->err_line; i++)
+    for (int i = 0; i < p->nsteps && !st->err_line; i++) {
         step_argv(st, &p->step[i]);
+        if (p->step[i].key[STEP_SAVE].text)
+            step_save(st, &p->step[i]);
+    }
 }
 
 int plan_parse(const char *text, size_t len, const char *file, struct experiment_plan *plan,

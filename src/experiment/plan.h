@@ -27,8 +27,19 @@
 #define PLAN_MAX_FILE_BYTES (1024 * 1024)
 
 /* The keys of a [step NAME] section, in the order of plan_step_keys[]. */
-enum plan_step_key { STEP_RUN, STEP_LOAD, STEP_TUNE, STEP_BEFORE, STEP_AFTER, STEP_NKEYS };
+enum plan_step_key { STEP_RUN, STEP_LOAD, STEP_TUNE, STEP_BEFORE, STEP_AFTER, STEP_SAVE, STEP_NKEYS };
 extern const char *const plan_step_keys[STEP_NKEYS];
+
+/* What `save` may name: a run output written once per run, as
+ * DIR/STEP-REPEAT.SUFFIX, by the run option (which a step's run may not
+ * give itself: one path for every run would keep only the last run's). */
+struct plan_save_kind {
+    const char *word;   /* in save = ... */
+    const char *option; /* of jitterlab run */
+    const char *suffix; /* of the file */
+};
+enum plan_save { SAVE_SAMPLES, SAVE_HISTOGRAM, SAVE_INTERVALS, PLAN_SAVE_KINDS };
+extern const struct plan_save_kind plan_save_kinds[PLAN_SAVE_KINDS];
 
 struct plan_value {
     char *text; /* NULL when the key was not given */
@@ -44,6 +55,7 @@ struct plan_step {
     struct words argv;
     int run_end;  /* argv.count after the words of run */
     int load_end; /* argv.count after the --load pairs */
+    unsigned save; /* bit k (enum plan_save): saved per run */
 };
 
 struct plan_run {

@@ -80,7 +80,8 @@ static void test_plan_every_key_lands_in_the_plan(void **state)
              "[step thrash]\n"
              "run = -a 1 -D 5s\n"
              "load = cache@0 pulse:50ms:50ms:cpu@0\n"
-             "tune = latency\n");
+             "tune = latency\n"
+             "save = intervals samples\n");
     assert_string_equal(plan.name, "cache-study_2.0");
     assert_int_equal(plan.repeat, 2);
     assert_true(plan.blocked);
@@ -97,6 +98,9 @@ static void test_plan_every_key_lands_in_the_plan(void **state)
                                  "pulse:50ms:50ms:cpu@0", "--tune=latency", NULL});
     assert_int_equal(plan.step[1].run_end, 5);
     assert_int_equal(plan.step[1].load_end, 9);
+    assert_int_equal(plan.step[0].save, 0);
+    assert_int_equal(plan.step[1].save, (1u << SAVE_SAMPLES) | (1u << SAVE_INTERVALS));
+    assert_string_equal(plan.step[1].key[STEP_SAVE].text, "intervals samples");
     plan_free(&plan);
 }
 
@@ -184,7 +188,7 @@ static const struct bad_case bad_cases[] = {
      "e.ini:3: [experiment] name: an indented line continues it; the value takes one line"},
     /* [step NAME] keys */
     {EXP "[step a]\nrun = -a 1\nloads = cpu\n",
-     "e.ini:5: [step a] loads: unknown key (keys: run, load, tune, before, after)"},
+     "e.ini:5: [step a] loads: unknown key (keys: run, load, tune, before, after, save)"},
     {EXP "[step a]\nrun = -a 1\nrun = -a 1\n",
      "e.ini:5: [step a] run: given twice (first at line 4)"},
     {EXP "[step a]\nload = cpu\n[step b]\nrun = -a 1\n",
@@ -205,6 +209,11 @@ static const struct bad_case bad_cases[] = {
     {EXP "[step a]\nrun = -a 1\nbefore = echo a ; echo b\n",
      "e.ini:5: [step a] before: ' ;' starts a comment in an INI file and would cut the command "
      "there; write 'a; b' (no blank before ';'), 'a && b', or continue on an indented line"},
+    {EXP "[step a]\nrun = -a 1\nsave = samples csv\n[step b]\nrun = -a 1\n",
+     "e.ini:5: [step a] save 'csv': not an output of a run (outputs: samples, histogram, "
+     "intervals)"},
+    {EXP "[step a]\nrun = -a 1\nsave = samples\n  samples\n[step b]\nrun = -a 1\n",
+     "e.ini:5: [step a] save 'samples': given twice"},
     /* the file as a whole */
     {TWO_STEPS, "e.ini: no [experiment] section (it names the experiment: name = ...)"},
     {"[experiment]\nrepeat = 2\n" TWO_STEPS, "e.ini:1: [experiment]: name is required"},
