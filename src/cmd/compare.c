@@ -97,8 +97,13 @@ static int add_group(struct compare_params *p, const char *arg)
     p->group_text[a] = copy;
     char *save = NULL;
     for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
-        if (p->nfiles[a] == COMPARE_MAX_FILES / COMPARE_MAX_ARMS)
-            return usage_error("--group", arg, "too many files in one arm (at most 32)");
+        if (p->nfiles[a] == COMPARE_MAX_RUNS_PER_ARM)
+        {
+            char why[64];
+            snprintf(why, sizeof why, "too many files in one arm (at most %d)",
+                     COMPARE_MAX_RUNS_PER_ARM);
+            return usage_error("--group", arg, why);
+        }
         p->files[a][p->nfiles[a]++] = f;
     }
     if (p->nfiles[a] == 0)
@@ -256,7 +261,7 @@ static int compare_main(int argc, char **argv, char **typed)
         compare_params_free(&p);
         return rc;
     }
-    static struct result_doc docs[COMPARE_MAX_ARMS][COMPARE_MAX_FILES / COMPARE_MAX_ARMS];
+    static struct result_doc docs[COMPARE_MAX_ARMS][COMPARE_MAX_RUNS_PER_ARM];
     static char label_buf[COMPARE_MAX_ARMS][128];
     struct compare_input in[COMPARE_MAX_ARMS];
     struct compare_arm arms[COMPARE_MAX_ARMS];
@@ -278,7 +283,7 @@ static int compare_main(int argc, char **argv, char **typed)
                 fprintf(stderr, "jitterlab: compare %s: %s\n", p.files[a][f], err);
                 goto done;
             }
-            read = a * (COMPARE_MAX_FILES / COMPARE_MAX_ARMS) + f + 1;
+            read = a * COMPARE_MAX_RUNS_PER_ARM + f + 1;
             if (strcmp(d->kind, "run") != 0 && strcmp(d->kind, "noise") != 0) {
                 fprintf(stderr, "jitterlab: compare %s: a %s document, not a run result\n",
                         p.files[a][f], d->kind);
@@ -352,7 +357,7 @@ done:
         arm_comparison_free(&cmp[a]);
     for (int a = 0; a < p.narms; a++)
         for (int f = 0; f < p.nfiles[a]; f++)
-            if (a * (COMPARE_MAX_FILES / COMPARE_MAX_ARMS) + f < read)
+            if (a * COMPARE_MAX_RUNS_PER_ARM + f < read)
                 result_doc_free(&docs[a][f]);
     compare_params_free(&p);
     return rc;

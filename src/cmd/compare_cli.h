@@ -9,15 +9,15 @@
 #include <stdint.h>
 
 #include "cmd/options.h"
+#include "compare/compare.h"
 
-#define COMPARE_MAX_ARMS  32
-#define COMPARE_MAX_FILES 1024 /* over all arms */
+#define COMPARE_MAX_ARMS 32
 
 struct compare_params {
     struct cli_common common;
     int narms;
     int nfiles[COMPARE_MAX_ARMS];
-    const char *files[COMPARE_MAX_ARMS][COMPARE_MAX_FILES / COMPARE_MAX_ARMS];
+    const char *files[COMPARE_MAX_ARMS][COMPARE_MAX_RUNS_PER_ARM];
     bool grouped; /* --group given: each arm a comma-separated list */
     int nlabels;
     const char *labels[COMPARE_MAX_ARMS];

@@ -37,8 +37,10 @@
 #include "sys/system_info.h"
 
 /* A run may overrun its own duration by this much (setup, tuning, writing
- * its document) before the experiment stops it. */
+ * its document) before the experiment stops it, and the run fails. */
 #define RUN_SLACK_NS (120 * NS_PER_S)
+/* A test aid: every run's time limit in ms instead (a limit reached fast). */
+#define RUN_LIMIT_ENV "JITTERLAB_EXPERIMENT_RUN_LIMIT_MS"
 
 static void experiment_usage(FILE *out)
 {
@@ -50,7 +52,8 @@ static void experiment_usage(FILE *out)
             "command line, run `repeat` times, interleaved (A B A B ..., so that drift hits\n"
             "every step alike) or blocked, `settle` apart, each run in a child process with\n"
             "the step's before and after commands (sh -c). Every step's options are checked\n"
-            "before anything runs. DIR gets STEP-REPEAT.json per finished run, experiment.ini,\n"
+            "before anything runs. DIR gets STEP-REPEAT.json per finished run (and the outputs\n"
+            "the step's save key names, STEP-REPEAT.samples.csv, ...), experiment.ini,\n"
             "experiment.json, compare.json and report.html (docs/experiments.md).\n"
             "\n"
             "  -o, --output DIR        results directory, which must not exist (default\n"
@@ -62,9 +65,9 @@ static void experiment_usage(FILE *out)
             "  -h, --help              this text\n"
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP) stops the running measurement, runs its after and\n"
-            "ends; --resume continues. Exit codes: 0 ok (also when interrupted), 1 a run\n"
-            "failed or was skipped, 2 bad usage or experiment file, 3 a run exceeded its\n"
-            "--budget.\n");
+            "ends; --resume continues. A run that overruns its duration by 120 s is stopped\n"
+            "and fails. Exit codes: 0 ok (also when interrupted), 1 a run failed or was\n"
+            "skipped, 2 bad usage or experiment file, 3 a run exceeded its --budget.\n");
 }
 
 enum { OPT_RESUME = 256, OPT_DRY_RUN };
@@ -184,18 +187,41 @@ static int check_run_words(const struct plan_step *s, int n, int k, const char *
     struct system_info *si = calloc(1, sizeof(*si));
     int rc = rp && si ? run_parse_args(n, argv, rp) : EXIT_RUNTIME;
     const char *why = NULL;
+    const struct plan_save_kind *per_run = NULL;
+    char buf[300];
+    if (rc < 0) {
+        const char *given[PLAN_SAVE_KINDS] = {
+            [SAVE_SAMPLES] = rp->samples_path,
+            [SAVE_HISTOGRAM] = rp->hist_path,
+            [SAVE_INTERVALS] = rp->intervals_path,
+        };
+        for (int w = PLAN_SAVE_KINDS - 1; w >= 0; w--)
+            per_run = given[w] ? &plan_save_kinds[w] : per_run;
+    }
     if (rc == EXIT_OK)
         why = "-h/--help prints a text and measures nothing";
     else if (rc >= 0)
         why = "not accepted by jitterlab run (see the message above)";
     else if (rp->common.json_path)
         why = "--json is the experiment's to give (it writes DIR/STEP-REPEAT.json)";
+    else if (per_run) {
+        snprintf(buf, sizeof(buf),
+                 "%s would be written over by every run; save = %s writes one per run "
+                 "(DIR/STEP-REPEAT.%s)",
+                 per_run->option, per_run->word, per_run->suffix);
+        why = buf;
+    } else if (rp->forever)
+        why = "--forever (or -D 0) runs until stopped; a step's run needs an end (-D DURATION "
+              "or -l LOOPS)";
     if (!why) {
         struct sysroot sr;
         sysroot_init(&sr, rp->common.sysroot_dir);
         system_info_read(&sr, si);
         if ((rc = run_validate(rp, si, &sr)) >= 0)
             why = "not accepted by jitterlab run on this machine (see the message above)";
+        else if (limit_ns && (s->save & (1u << SAVE_INTERVALS)) && !rp->report_every_ns &&
+                 !rp->report_every_samples)
+            why = "save = intervals needs --report-every in run (an interval is one report)";
     }
     if (why)
         fprintf(stderr, "jitterlab: %s:%d: [step %s] %s: %s\n", file, s->key[k].line, s->name,
@@ -210,10 +236,29 @@ static int check_run_words(const struct plan_step *s, int n, int k, const char *
     return why ? EXIT_USAGE : 0;
 }
 
+/* $JITTERLAB_EXPERIMENT_RUN_LIMIT_MS: 0 when unset, -1 after the message. */
+static int64_t run_limit_from_env(void)
+{
+    const char *text = getenv(RUN_LIMIT_ENV);
+    long ms;
+    const char *why;
+    if (!text)
+        return 0;
+    if (parse_int_range(text, 1, 86400000L, &ms, &why) != 0) {
+        fprintf(stderr, "jitterlab: %s=%s: must be a whole number of ms from 1 to 86400000\n",
+                RUN_LIMIT_ENV, text);
+        return -1;
+    }
+    return (int64_t)ms * NS_PER_MS;
+}
+
 /* Every step's run options, then with its loads, then with its tuning, so
  * that a message names the line that brought the bad word. */
 int experiment_check_steps(const struct experiment_plan *plan, const char *file, int64_t *limit_ns)
 {
+    int64_t forced_ns = run_limit_from_env();
+    if (forced_ns < 0)
+        return EXIT_USAGE;
     for (int i = 0; i < plan->nsteps; i++) {
         const struct plan_step *s = &plan->step[i];
         int rc = check_run_words(s, s->run_end, STEP_RUN, file, NULL);
@@ -224,6 +269,8 @@ int experiment_check_steps(const struct experiment_plan *plan, const char *file,
                                  file, &limit_ns[i]);
         if (rc != 0)
             return rc;
+        if (forced_ns)
+            limit_ns[i] = forced_ns;
     }
     return 0;
 }
@@ -340,14 +387,25 @@ static void run_ended(void *ctx, const struct run_record *r)
     fflush(stdout);
 }
 
-static void have_files(const struct session *ss, bool *have)
+/* have[i]: run i's STEP-REPEAT.json is a finished run's result, read as
+ * compare will read it; a file that is not (empty, cut short, edited) is
+ * made again, and with tell the experiment says so. */
+static void have_files(const struct session *ss, bool *have, bool tell)
 {
     for (int i = 0; i < ss->plan.nruns; i++) {
-        char name[PLAN_NAME_MAX + 32], path[4400];
+        char name[PLAN_NAME_MAX + 32], path[4400], why[400] = "";
         struct stat sb;
         runner_file_name(&ss->plan, i, name, sizeof(name));
         snprintf(path, sizeof(path), "%s/%s", ss->dir, name);
         have[i] = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+        if (have[i] && judge(NULL, path, why, sizeof(why)) != 0) {
+            have[i] = false;
+            if (tell)
+                fprintf(stderr,
+                        "jitterlab: experiment: %s: not a finished run's result (%s); the run "
+                        "is made again\n",
+                        path, why[0] ? why : "it says it was interrupted");
+        }
     }
 }
 
@@ -458,7 +516,7 @@ static bool write_outputs(struct session *ss, const struct runner_config *cfg, b
 {
     struct output_record out = {0};
     bool ok = true;
-    have_files(ss, have);
+    have_files(ss, have, false);
     bool compared = false;
     for (int w = OUTPUT_COMPARE; w <= OUTPUT_REPORT; w++) {
         enum runner_output which = (enum runner_output)w;
@@ -546,7 +604,7 @@ static int run_session(struct session *ss, const char *text, size_t len, const i
     if (rc == 0 && p->resume_dir) {
         if (!p->dry_run && (lock = lock_dir(ss->dir)) < 0)
             rc = EXIT_USAGE;
-        have_files(ss, have);
+        have_files(ss, have, true);
         if (rc == 0)
             rc = load_record(ss, have);
     } else if (rc == 0 && !p->dry_run && (rc = create_dir(p, ss->dir, text, len)) == 0) {

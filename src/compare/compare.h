@@ -31,6 +31,11 @@
 #include "out/result_read.h"
 #include "stats/hist_tests.h"
 
+/* The repeated runs one arm (a --group, an experiment's step) may hold: the
+ * permutation test enumerates or samples splits of them; an experiment
+ * checks its repeat against this when it reads its file. */
+#define COMPARE_MAX_RUNS_PER_ARM 32
+
 enum verdict { VERDICT_NA, VERDICT_SAME, VERDICT_BETTER, VERDICT_WORSE, VERDICT_INSUFFICIENT };
 
 /* "n/a", "no-difference", "better", "worse", "insufficient-data" */

@@ -134,7 +134,8 @@ static void between_runs(const struct ctx *x, enum dist_id id, double pct, doubl
                          struct metric_result *m)
 {
     double va[64], vb[64];
-    int na = x->a->n < 32 ? x->a->n : 32, nb = x->b->n < 32 ? x->b->n : 32;
+    int na = x->a->n < COMPARE_MAX_RUNS_PER_ARM ? x->a->n : COMPARE_MAX_RUNS_PER_ARM,
+        nb = x->b->n < COMPARE_MAX_RUNS_PER_ARM ? x->b->n : COMPARE_MAX_RUNS_PER_ARM;
     for (int r = 0; r < na; r++)
         va[r] = log(fmax(run_value(x->a->run[r], id, pct), 1));
     for (int r = 0; r < nb; r++)
@@ -246,7 +247,8 @@ void compare_rate_metric(const struct ctx *x, uint64_t ka, uint64_t na, uint64_t
     compare_set_values(m, (double)ka / (double)na, (double)kb / (double)nb);
     if (x->between && per_run) {
         double va[64], vb[64];
-        int n_a = x->a->n < 32 ? x->a->n : 32, n_b = x->b->n < 32 ? x->b->n : 32;
+        int n_a = x->a->n < COMPARE_MAX_RUNS_PER_ARM ? x->a->n : COMPARE_MAX_RUNS_PER_ARM,
+        n_b = x->b->n < COMPARE_MAX_RUNS_PER_ARM ? x->b->n : COMPARE_MAX_RUNS_PER_ARM;
         for (int r = 0; r < n_a; r++)
             va[r] = per_run(x->a->run[r], arg);
         for (int r = 0; r < n_b; r++)

@@ -16,7 +16,14 @@
 
 #include "common/units.h"
 
-const char *const plan_step_keys[STEP_NKEYS] = {"run", "load", "tune", "before", "after"};
+const char *const plan_step_keys[STEP_NKEYS] = {"run",    "load",  "tune",
+                                                 "before", "after", "save"};
+
+const struct plan_save_kind plan_save_kinds[PLAN_SAVE_KINDS] = {
+    [SAVE_SAMPLES] = {"samples", "--samples", "samples.csv"},
+    [SAVE_HISTOGRAM] = {"histogram", "--histogram-file", "histogram.txt"},
+    [SAVE_INTERVALS] = {"intervals", "--intervals", "intervals.csv"},
+};
 
 enum exp_key { EXP_NAME, EXP_REPEAT, EXP_ORDER, EXP_SETTLE, EXP_NKEYS };
 static const char *const exp_keys[EXP_NKEYS] = {"name", "repeat", "order", "settle"};
@@ -68,6 +75,11 @@ bool plan_name_valid(const char *name, size_t len)
 {
     if (len == 0 || len > PLAN_NAME_MAX)
         return false;
+    /* A plain word: it becomes file names that children get as arguments,
+     * where "-h-1.json" would read as an option. */
+    if (!((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z') ||
+          (name[0] >= '0' && name[0] <= '9')))
+        return false;
     for (size_t i = 0; i < len; i++) {
         char c = name[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -93,7 +105,9 @@ static void begin_step(struct parse_state *st, const char *name, size_t n)
     struct experiment_plan *p = st->plan;
     if (!plan_name_valid(name, n)) {
         fail_at(st, st->line,
-                "[step %.*s]: a step name is 1 to %d letters, digits, '_', '.' or '-'", (int)n,
+                "[step %.*s]: a step name is 1 to %d letters, digits, '_', '.' or '-', "
+                "starting with a letter or digit",
+                (int)n,
                 name, PLAN_NAME_MAX);
         return;
     }
@@ -250,14 +264,17 @@ static void experiment_value(struct parse_state *st, const char *key, const char
     case EXP_NAME:
         if (!plan_name_valid(value, strlen(value)))
             fail_at(st, st->line,
-                    "[experiment] name '%s': must be 1 to %d letters, digits, '_', '.' or '-'",
+                    "[experiment] name '%s': must be 1 to %d letters, digits, '_', '.' or '-', "
+                    "starting with a letter or digit",
                     value, PLAN_NAME_MAX);
         else
             snprintf(p->name, sizeof(p->name), "%s", value);
         break;
     case EXP_REPEAT:
         if (parse_int_range(value, 1, PLAN_MAX_REPEAT, &v, &why) != 0)
-            fail_at(st, st->line, "[experiment] repeat '%s': must be a whole number from 1 to %d",
+            fail_at(st, st->line,
+                    "[experiment] repeat '%s': must be a whole number from 1 to %d (the runs "
+                    "one compare group holds)",
                     value, PLAN_MAX_REPEAT);
         else
             p->repeat = (int)v;
@@ -298,7 +315,7 @@ static void step_value(struct parse_state *st, const char *key, const char *valu
     struct plan_step *s = st->step;
     int k = find_key(plan_step_keys, STEP_NKEYS, key);
     if (k < 0) {
-        fail_at(st, st->line, "[step %s] %s: unknown key (keys: run, load, tune, before, after)",
+        fail_at(st, st->line, "[step %s] %s: unknown key (keys: run, load, tune, before, after, save)",
                 s->name, key);
         return;
     }
@@ -413,6 +430,33 @@ static void step_argv(struct parse_state *st, struct plan_step *s)
     }
 }
 
+/* save = WORD...: which run outputs each run of the step writes. */
+static void step_save(struct parse_state *st, struct plan_step *s)
+{
+    const struct plan_value *sv = &s->key[STEP_SAVE];
+    char why[128];
+    struct words w = {0};
+    if (words_split(sv->text, &w, why, sizeof(why)) != 0) {
+        fail_at(st, sv->line, "[step %s] save: %s", s->name, why);
+        return;
+    }
+    for (int i = 0; i < w.count; i++) {
+        int k = 0;
+        while (k < PLAN_SAVE_KINDS && strcmp(w.word[i], plan_save_kinds[k].word) != 0)
+            k++;
+        if (k == PLAN_SAVE_KINDS)
+            fail_at(st, sv->line,
+                    "[step %s] save '%s': not an output of a run (outputs: samples, histogram, "
+                    "intervals)",
+                    s->name, w.word[i]);
+        else if (s->save & (1u << k))
+            fail_at(st, sv->line, "[step %s] save '%s': given twice", s->name, w.word[i]);
+        else
+            s->save |= 1u << k;
+    }
+    words_free(&w);
+}
+
 /* What the file must have once read: [experiment] with a name, two steps or
  * more, each with a non-empty run; values that are given are not empty. */
 static void check_complete(struct parse_state *st)
@@ -440,8 +484,11 @@ static void check_complete(struct parse_state *st)
     if (!st->err_line && p->nsteps < 2)
         fail_at(st, 0, "an experiment needs at least two [step NAME] sections, found %d",
                 p->nsteps);
-    for (int i = 0; i < p->nsteps && !st->err_line; i++)
+    for (int i = 0; i < p->nsteps && !st->err_line; i++) {
         step_argv(st, &p->step[i]);
+        if (p->step[i].key[STEP_SAVE].text)
+            step_save(st, &p->step[i]);
+    }
 }
 
 int plan_parse(const char *text, size_t len, const char *file, struct experiment_plan *plan,

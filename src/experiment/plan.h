@@ -14,19 +14,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compare/compare.h"
 #include "experiment/words.h"
 
 #define PLAN_MAX_STEPS      16
 #define PLAN_NAME_MAX       64 /* characters of an experiment or step name */
-#define PLAN_MAX_REPEAT     1000
+/* Every repeat of a step is one file of its compare group. */
+#define PLAN_MAX_REPEAT     COMPARE_MAX_RUNS_PER_ARM
 #define PLAN_DEFAULT_REPEAT 3
 #define PLAN_MAX_SETTLE_NS  (INT64_C(3600) * 1000000000)
 /* The experiment file, at most; experiment files are a few hundred bytes. */
 #define PLAN_MAX_FILE_BYTES (1024 * 1024)
 
 /* The keys of a [step NAME] section, in the order of plan_step_keys[]. */
-enum plan_step_key { STEP_RUN, STEP_LOAD, STEP_TUNE, STEP_BEFORE, STEP_AFTER, STEP_NKEYS };
+enum plan_step_key { STEP_RUN, STEP_LOAD, STEP_TUNE, STEP_BEFORE, STEP_AFTER, STEP_SAVE, STEP_NKEYS };
 extern const char *const plan_step_keys[STEP_NKEYS];
+
+/* What `save` may name: a run output written once per run, as
+ * DIR/STEP-REPEAT.SUFFIX, by the run option (which a step's run may not
+ * give itself: one path for every run would keep only the last run's). */
+struct plan_save_kind {
+    const char *word;   /* in save = ... */
+    const char *option; /* of jitterlab run */
+    const char *suffix; /* of the file */
+};
+enum plan_save { SAVE_SAMPLES, SAVE_HISTOGRAM, SAVE_INTERVALS, PLAN_SAVE_KINDS };
+extern const struct plan_save_kind plan_save_kinds[PLAN_SAVE_KINDS];
 
 struct plan_value {
     char *text; /* NULL when the key was not given */
@@ -42,6 +55,7 @@ struct plan_step {
     struct words argv;
     int run_end;  /* argv.count after the words of run */
     int load_end; /* argv.count after the --load pairs */
+    unsigned save; /* bit k (enum plan_save): saved per run */
 };
 
 struct plan_run {
@@ -74,7 +88,8 @@ void plan_free(struct experiment_plan *plan);
  * entries. */
 void plan_order(int nsteps, int repeat, bool blocked, struct plan_run *out);
 
-/* name is 1..PLAN_NAME_MAX characters of [A-Za-z0-9_.-]. */
+/* name is 1..PLAN_NAME_MAX characters of [A-Za-z0-9_.-], the first a
+ * letter or digit. */
 bool plan_name_valid(const char *name, size_t len);
 
 #endif

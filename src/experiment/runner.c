@@ -46,6 +46,49 @@ static void part_path(const struct runner_config *cfg, int i, char *buf, size_t 
     snprintf(buf, len, "%s/.%s.part", cfg->dir, name);
 }
 
+/* DIR/STEP-REPEAT.SUFFIX of save kind k, or its hidden .part while the run runs. */
+static void saved_path(const struct runner_config *cfg, int i, int k, bool part, char *buf,
+                       size_t len)
+{
+    const struct plan_run *r = &cfg->plan->run[i];
+    snprintf(buf, len, "%s/%s%s-%d.%s%s", cfg->dir, part ? "." : "",
+             cfg->plan->step[r->step].name, r->repeat, plan_save_kinds[k].suffix,
+             part ? ".part" : "");
+}
+
+/* Removes the .part files of run i's saved outputs. */
+static void unlink_saved_parts(const struct runner_config *cfg, int i)
+{
+    unsigned save = cfg->plan->step[cfg->plan->run[i].step].save;
+    for (int k = 0; k < PLAN_SAVE_KINDS; k++) {
+        char path[4400];
+        if (!(save & (1u << k)))
+            continue;
+        saved_path(cfg, i, k, true, path, sizeof(path));
+        unlink(path);
+    }
+}
+
+/* Renames run i's saved outputs into place (before its result, so that
+ * STEP-REPEAT.json means they are there too). 0, or -1 with why. */
+static int rename_saved(const struct runner_config *cfg, int i, char *why, size_t len)
+{
+    unsigned save = cfg->plan->step[cfg->plan->run[i].step].save;
+    for (int k = 0; k < PLAN_SAVE_KINDS; k++) {
+        char part[4400], final[4400];
+        if (!(save & (1u << k)))
+            continue;
+        saved_path(cfg, i, k, true, part, sizeof(part));
+        saved_path(cfg, i, k, false, final, sizeof(final));
+        if (rename(part, final) != 0) {
+            snprintf(why, len, "cannot rename its %s to %.200s: %s", plan_save_kinds[k].word,
+                     final, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int runner_run_argv(const struct runner_config *cfg, int i, struct words *argv)
 {
     const struct plan_step *s = &cfg->plan->step[cfg->plan->run[i].step];
@@ -58,6 +101,14 @@ int runner_run_argv(const struct runner_config *cfg, int i, struct words *argv)
         rc = words_append(argv, "--json", why, sizeof(why));
     if (rc == 0)
         rc = words_append(argv, part, why, sizeof(why));
+    for (int k = 0; k < PLAN_SAVE_KINDS && rc == 0; k++) {
+        if (!(s->save & (1u << k)))
+            continue;
+        saved_path(cfg, i, k, true, part, sizeof(part));
+        rc = words_append(argv, plan_save_kinds[k].option, why, sizeof(why));
+        if (rc == 0)
+            rc = words_append(argv, part, why, sizeof(why));
+    }
     if (rc != 0)
         words_free(argv);
     return rc;
@@ -122,6 +173,7 @@ static void run_measurement(const struct runner_config *cfg, int i, struct run_r
     runner_file_name(cfg->plan, i, name, sizeof(name));
     snprintf(final, sizeof(final), "%s/%s", cfg->dir, name);
     unlink(part); /* left by a run that was killed */
+    unlink_saved_parts(cfg, i);
     if (runner_run_argv(cfg, i, &argv) != 0) {
         rec->status = RUN_FAILED;
         snprintf(rec->why, sizeof(rec->why), "out of memory");
@@ -149,17 +201,26 @@ static void run_measurement(const struct runner_config *cfg, int i, struct run_r
     bool exit_ok = rec->run_started && !rec->run.signal &&
                    (rec->run.exit_status == 0 || rec->run.exit_status == 3);
     if (exit_ok && judged == 0) {
-        if (rename(part, final) == 0) {
-            rec->status = RUN_DONE;
-            snprintf(rec->file, sizeof(rec->file), "%s", name);
-            return;
+        if (rename_saved(cfg, i, rec->why, sizeof(rec->why)) == 0) {
+            if (rename(part, final) == 0) {
+                rec->status = RUN_DONE;
+                snprintf(rec->file, sizeof(rec->file), "%s", name);
+                return;
+            }
+            snprintf(rec->why, sizeof(rec->why), "cannot rename its result to %.200s: %s", name,
+                     strerror(errno));
         }
         rec->status = RUN_FAILED;
-        snprintf(rec->why, sizeof(rec->why), "cannot rename its result to %.200s: %s", name,
-                 strerror(errno));
     } else if (!rec->run_started) {
         rec->status = RUN_FAILED;
         snprintf(rec->why, sizeof(rec->why), "jitterlab run %s", how);
+    } else if (rec->run.timed_out) {
+        /* Not an interruption: nobody asked it to stop, it overran. */
+        char limit[32];
+        format_duration(spec.limit_ns, limit, sizeof(limit));
+        rec->status = RUN_FAILED;
+        snprintf(rec->why, sizeof(rec->why),
+                 "stopped at its time limit of %s; its partial result was removed", limit);
     } else if (rec->run.interrupted || judged == 1) {
         rec->status = RUN_INTERRUPTED;
         snprintf(rec->why, sizeof(rec->why),
@@ -172,6 +233,7 @@ static void run_measurement(const struct runner_config *cfg, int i, struct run_r
         snprintf(rec->why, sizeof(rec->why), "jitterlab run %s", how);
     }
     unlink(part);
+    unlink_saved_parts(cfg, i);
 }
 
 static void run_one(const struct runner_config *cfg, int i, struct run_record *rec,
@@ -286,15 +348,13 @@ bool runner_output_plan(const struct runner_config *cfg, enum runner_output whic
          * (the report draws at most REPORT_STEPS_MAX results, one colour
          * each); the verdicts of compare.json cover every run. */
         rc |= append(out, "report");
-        int n = 0;
+        int first[REPORT_STEPS_MAX], n = 0;
         for (int s = 0; s < p->nsteps && n < REPORT_STEPS_MAX; s++)
             for (int i = 0; i < p->nruns; i++) {
                 if (!have[i] || p->run[i].step != s)
                     continue;
-                char name[PLAN_NAME_MAX + 32];
-                runner_file_name(p, i, name, sizeof(name));
-                rc |= append(out, name) | append(out, "--label") | append(out, p->step[s].name);
-                n++;
+                rc |= append(out, "--label") | append(out, p->step[s].name);
+                first[n++] = i;
                 break;
             }
         if (n == 0) {
@@ -305,6 +365,13 @@ bool runner_output_plan(const struct runner_config *cfg, enum runner_output whic
         if (with_compare)
             rc |= append(out, "--compare") | append(out, "compare.json");
         rc |= append(out, "-o") | append(out, "report.html");
+        /* The files last, after "--": none of them reads as an option. */
+        rc |= append(out, "--");
+        for (int k = 0; k < n; k++) {
+            char name[PLAN_NAME_MAX + 32];
+            runner_file_name(p, first[k], name, sizeof(name));
+            rc |= append(out, name);
+        }
     }
     if (rc != 0) {
         out->status = OUTPUT_FAILED;

@@ -58,7 +58,8 @@ struct runner_ops {
 /* "STEP-REPEAT.json" of planned run i. */
 void runner_file_name(const struct experiment_plan *plan, int i, char *buf, size_t len);
 /* The argv of planned run i: exe, "run", the step's words, --json
- * DIR/.STEP-REPEAT.json.part. 0, or -1 (out of memory). */
+ * DIR/.STEP-REPEAT.json.part, and an option per saved output (--samples
+ * DIR/.STEP-REPEAT.samples.csv.part, ...). 0, or -1 (out of memory). */
 int runner_run_argv(const struct runner_config *cfg, int i, struct words *argv);
 
 /* Makes the planned runs i with todo[i], in plan order, settling between

@@ -6,7 +6,8 @@
 # top level). The help text is what the parsers print, so an option added
 # without its documentation, or documented but gone, fails here. Also: the
 # man SYNOPSIS lists every subcommand of --help, every repository file that
-# docs/result-schema.md names exists, and the --samples header of two real
+# docs/result-schema.md names exists, every *.md or repository path that
+# docs/*.md, README.md or the man page cites exists, and the --samples header of two real
 # 0.2 s runs on CPU 1 (plain, and with a workload) is the column list of the
 # result schema, the man page, the README and the help. About 2 s.
 . "$(dirname "$0")/lib.sh"
@@ -50,6 +51,27 @@ named |= set(re.findall(r"(?<![\w./-])([A-Z][A-Za-z0-9_-]*\.md|[a-z][a-z0-9_-]*\
 import os
 gone = sorted(p for p in named if not any(os.path.exists(os.path.join(top, d, p)) for d in ("", "docs")))
 line(named and not gone, "every repository file docs/result-schema.md names exists", "not in the repository: %s" % gone)
+# every file docs/*.md, README.md and the man page cite exists: a *.md by any
+# name (beside the citing file, in docs/ or at the top) and every repository
+# path; {a,b} alternatives each, a helper program by its .c, globs by a match,
+# NAME, STEP, FILE, DIR, REPEAT and MACHINE as placeholders
+import glob
+cite_re = re.compile(r"(?<![\w./-])((?:src|docs|tests|contrib|bench|examples|debian|tools)/[A-Za-z0-9_.*{},/-]*[A-Za-z0-9_*}]|[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md)(?![\w/-])")
+def alternatives(p):
+    m = re.search(r"\{([^{}]*)\}", p)
+    return [q for a in m.group(1).split(",") for q in alternatives(p[:m.start()] + a + p[m.end():])] if m else [p]
+citing = sorted(glob.glob(top + "/docs/*.md")) + [top + "/README.md", top + "/docs/jitterlab.1"]
+gone = []
+for f in citing:
+    text = open(f).read().replace("\\-", "-").replace("\\&", "")
+    for p in set(cite_re.findall(text)):
+        if re.search(r"(?<![a-z])(NAME|STEP|REPEAT|FILE|DIR|MACHINE)(?![a-z])", p):
+            continue
+        for q in alternatives(p.rstrip(".")):
+            bases = (top, top + "/docs", os.path.dirname(f))
+            if not any(glob.glob(os.path.join(b, q)) or glob.glob(os.path.join(b, q + ".c")) for b in bases):
+                gone.append("%s: %s" % (os.path.relpath(f, top), q))
+line(not gone, "every file docs/*.md, README.md and the man page cite is in the repository", "not in the repository: %s" % sorted(gone))
 # the --samples header of a real run is the column list the docs give
 def header(*extra):
     out = os.path.join(os.environ["T"], "s.csv")

@@ -18,14 +18,14 @@ W=$T/cwd
 mkdir "$W"
 cd "$W" || exit 1
 
-# experiment NAME STEP_B_RUN: an experiment file of steps a and b, 1 s runs,
-# whose before and after leave marker files in $T.
+# experiment NAME STEP_B_RUN [STEP_B_LINE]: an experiment file of steps a and
+# b, 1 s runs, whose before and after leave marker files in $T.
 experiment() {
     cat >"$T/$1.ini" <<EOF
 ; $1: two steps, two repeats
 [experiment]
 name = $1
-repeat = 2
+repeat = ${REPEAT:-2}
 settle = 0
 
 [step a]
@@ -37,11 +37,12 @@ after = touch "$T/$1.after-\$JITTERLAB_STEP-\$JITTERLAB_REPEAT"
 run = $2
 before = touch "$T/$1.before-\$JITTERLAB_STEP-\$JITTERLAB_REPEAT"
 after = touch "$T/$1.after-\$JITTERLAB_STEP-\$JITTERLAB_REPEAT"
+${3:-}
 EOF
 }
 
 # --- a whole experiment -------------------------------------------------------
-experiment ab "-a 1 -D 1s -q -i 500us"
+experiment ab "-a 1 -D 1s -q -i 500us --report-every 250ms" "save = samples histogram intervals"
 "$JL" experiment "$T/ab.ini" -o "$T/ab" >"$T/ab.out" 2>"$T/err"
 rc_is "experiment of 2 steps x 2 repeats exits 0" 0 $?
 check "experiment.ini is the file as given" cmp "$T/ab.ini" "$T/ab/experiment.ini"
@@ -54,7 +55,7 @@ t("kind experiment with the common header", 'd["tool"] == "jitterlab" and d["sch
 t("not interrupted", 'd["interrupted"] is False')
 p = d["plan"]
 t("the plan: interleaved, 2 repeats, settle 0, steps a and b", 'p["order"] == "interleaved" and p["repeat"] == 2 and p["settle_ns"] == 0 and [s["name"] for s in p["steps"]] == ["a", "b"]', 'p')
-t("the plan keeps each step's run argv", 'p["steps"][1]["argv"] == ["run", "-a", "1", "-D", "1s", "-q", "-i", "500us"]', 'p["steps"][1]')
+t("the plan keeps each step's run argv", 'p["steps"][1]["argv"] == ["run", "-a", "1", "-D", "1s", "-q", "-i", "500us", "--report-every", "250ms"] and p["steps"][1]["save"] == "samples histogram intervals"', 'p["steps"][1]')
 runs = d["runs"]
 t("runs in the interleaved order a1 b1 a2 b2", '[(r["order"], r["step"], r["repeat"]) for r in runs] == [(1, "a", 1), (2, "b", 1), (3, "a", 2), (4, "b", 2)]', 'runs')
 t("every run done with its file", 'all(r["status"] == "done" and r["file"] == "%s-%d.json" % (r["step"], r["repeat"]) and r["why"] is None and r["exit_status"] == 0 for r in runs)', 'runs')
@@ -64,6 +65,12 @@ docs = [json.load(open(os.path.join(v["dir"], r["file"]))) for r in runs]
 t("each file is a finished run result", 'all(x["kind"] == "run" and x["interrupted"] is False for x in docs)')
 t("the files' own start times increase in run order too", 'all(a["started_at"] < b["started_at"] for a, b in zip(docs, docs[1:]))', '[x["started_at"] for x in docs]')
 t("each file started after its entry's start time", 'all(x["started_at"] >= r["started_at"] for x, r in zip(docs, runs))', '[(x["started_at"], r["started_at"]) for x, r in zip(docs, runs)]')
+saved = lambda r, suffix: os.path.join(v["dir"], "%s-%d.%s" % (r["step"], r["repeat"], suffix))
+rows = lambda path: len(open(path).read().splitlines()) if os.path.exists(path) else -1
+b = [(r, x) for r, x in zip(runs, docs) if r["step"] == "b"]
+t("save: every sample of every run of b is kept, one file a run", 'all(rows(saved(r, "samples.csv")) - 1 == x["all"]["samples"] > 0 for r, x in b)', '[(rows(saved(r, "samples.csv")), x["all"]["samples"]) for r, x in b]')
+t("save: a histogram and the intervals of every run of b", 'all(rows(saved(r, "histogram.txt")) > 0 and rows(saved(r, "intervals.csv")) > 1 for r, x in b)', 'os.listdir(v["dir"])')
+t("save: nothing saved for a, which did not ask", 'not [f for f in os.listdir(v["dir"]) if f.startswith("a-") and not f.endswith(".json")]', 'os.listdir(v["dir"])')
 t("step b's runs got -i 500us", 'docs[1]["config"]["interval_ns"] == 500000 and docs[0]["config"]["interval_ns"] == 1000000')
 t("before and after recorded with status 0", 'all(r["before"]["exit_status"] == 0 and r["after"]["exit_status"] == 0 for r in runs)', '[(r["before"], r["after"]) for r in runs]')
 t("before and after ran once per run", 'all(os.path.exists("%s/ab.%s-%s-%d" % (v["t"], w, r["step"], r["repeat"])) for r in runs for w in ("before", "after"))')
@@ -74,7 +81,8 @@ t("compare.json done, grouped by step, the first the baseline", 'c["status"] == 
 cj = json.load(open(os.path.join(v["dir"], "compare.json")))
 t("compare.json is a compare document with baseline a, both runs each", 'cj["kind"] == "compare" and cj["baseline"] == "a" and [i["runs"] for i in cj["inputs"]] == [2, 2]', '{k: cj.get(k) for k in ("kind", "baseline", "inputs")}')
 r = d["report"]
-t("report.html done, one run a step in its name, with the verdicts", 'r["status"] == "done" and r["file"] == "report.html" and r["command"][2:6] == ["a-1.json", "--label", "a", "b-1.json"] and "compare.json" in r["command"]', 'r')
+t("report.html done, one run a step in its name, with the verdicts", 'r["status"] == "done" and r["file"] == "report.html" and r["command"][2:6] == ["--label", "a", "--label", "b"] and "compare.json" in r["command"]', 'r')
+t("report gets its files after --, so none reads as an option", 'r["command"][-3:] == ["--", "a-1.json", "b-1.json"]', 'r["command"]')
 html = open(os.path.join(v["dir"], "report.html")).read()
 t("report.html is a page", '"<html" in html[:2000].lower() and "</html>" in html[-200:].lower()')
 EOF
@@ -130,6 +138,30 @@ t("--resume: compare.json and report.html written", 'd["compare"]["status"] == "
 EOF
 check "--resume: compare.json exists" test -f "$T/int/compare.json"
 check "--resume: report.html exists" test -f "$T/int/report.html"
+
+# --- --resume makes again a result that is not a finished run's ---------------
+: >"$T/int/a-2.json"
+"$JL" experiment --resume "$T/int" >"$T/resume2.out" 2>"$T/err"
+rc_is "--resume over an empty result: exits 0" 0 $?
+check "--resume over an empty result: says it makes the run again" grep -q "^jitterlab: experiment: $T/int/a-2.json: not a finished run's result" "$T/err"
+check "--resume over an empty result: makes that run only" test "$(grep -c '^\[[0-9]/4\] a-2: ' "$T/resume2.out")" = 1 -a "$(grep -c '^\[[0-9]/4\]' "$T/resume2.out")" = 1
+pyt "$T/int/a-2.json" <<'EOF'
+t("--resume over an empty result: a-2.json is a finished run again", 'd["kind"] == "run" and d["interrupted"] is False')
+EOF
+pyt "$T/int/experiment.json" <<'EOF'
+t("--resume over an empty result: compare and report written", 'd["compare"]["status"] == "done" and d["report"]["status"] == "done" and [r["status"] for r in d["runs"]] == ["done"] * 4', '(d["compare"], d["runs"])')
+EOF
+
+# --- a run stopped by its time limit fails ------------------------------------
+# (the limit, 120 s past the run's duration, shortened for the test)
+REPEAT=1 experiment lim "-a 1 -D 5s -q"
+JITTERLAB_EXPERIMENT_RUN_LIMIT_MS=300 "$JL" experiment "$T/lim.ini" -o "$T/lim" >"$T/lim.out" 2>"$T/err"
+rc_is "a run stopped at its time limit: exit 1" 1 $?
+check "a run stopped at its time limit: says so" grep -q "^jitterlab: experiment: b-1: stopped at its time limit of 300 ms" "$T/err"
+pyt "$T/lim/experiment.json" <<'EOF'
+t("time limit: the runs failed, not interrupted, and have no file", '[(r["status"], r["file"]) for r in d["runs"]] == [("failed", None)] * 2 and d["interrupted"] is False', 'd["runs"]')
+t("time limit: why names the limit", 'all("time limit" in r["why"] for r in d["runs"])', '[r["why"] for r in d["runs"]]')
+EOF
 
 # --- bad experiment files -----------------------------------------------------
 # badfile NAME LINE WANT(ERE) < FILE: exit 2, WANT on stderr naming FILE:LINE,
@@ -195,6 +227,25 @@ before = touch $T/json-in-run.ran
 [step b]
 run = -a 1 -D 1s --json x.json
 EOF
+badfile dash-step 3 '\[step -h\]: a step name is 1 to 64 letters.*starting with a letter or digit' <<EOF
+[experiment]
+name = bad
+[step -h]
+run = -a 1 -D 1s
+before = touch $T/dash-step.ran
+EOF
+# badsteps NAME LINE WANT A_WORDS [B_LINE]: badfile of two steps, a's run
+# "-a 1 A_WORDS" on line 4, b's on line 7, B_LINE on line 8.
+badsteps() {
+    printf '[experiment]\nname = bad\n[step a]\nrun = -a 1 %s\nbefore = touch %s\n[step b]\nrun = -a 1 -D 1s\n%s\n' \
+        "$4" "$T/$1.ran" "${5:-}" | badfile "$1" "$2" "$3"
+}
+for out in "--samples s.csv" "--histogram-file h.txt" "--intervals i.csv"; do
+    badsteps "per-run${out%% *}" 4 "\[step a\] run: ${out%% *} would be written over by every run; save = [a-z]* writes one per run" "-D 1s --report-every 250ms $out"
+done
+badsteps intervals-alone 7 '\[step b\] run: save = intervals needs --report-every' "-D 1s" "save = intervals"
+badsteps forever 4 '\[step a\] run: --forever \(or -D 0\) runs until stopped; a step.s run needs an end' --forever
+badsteps D0 4 '\[step a\] run: --forever \(or -D 0\) runs until stopped; a step.s run needs an end' "-D 0"
 
 mkdir "$T/exists"
 experiment ex "-a 1 -D 1s -q"

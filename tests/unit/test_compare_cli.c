@@ -44,6 +44,12 @@ static void test_compare_defaults_and_files_as_arms(void **state)
     assert_int_equal(params.reps, 4000);
     assert_int_equal(params.nlabels, 0);
     assert_null(params.common.json_path);
+    /* after "--" a result may look like an option */
+    assert_int_equal(parse("compare -q -- -h.json --json", &cap), -1);
+    assert_int_equal(params.narms, 2);
+    assert_string_equal(params.files[0][0], "-h.json");
+    assert_string_equal(params.files[1][0], "--json");
+    assert_null(params.common.json_path);
 }
 
 static void test_compare_every_option_lands_in_params(void **state)

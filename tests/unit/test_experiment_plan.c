@@ -80,7 +80,8 @@ static void test_plan_every_key_lands_in_the_plan(void **state)
              "[step thrash]\n"
              "run = -a 1 -D 5s\n"
              "load = cache@0 pulse:50ms:50ms:cpu@0\n"
-             "tune = latency\n");
+             "tune = latency\n"
+             "save = intervals samples\n");
     assert_string_equal(plan.name, "cache-study_2.0");
     assert_int_equal(plan.repeat, 2);
     assert_true(plan.blocked);
@@ -97,6 +98,9 @@ static void test_plan_every_key_lands_in_the_plan(void **state)
                                  "pulse:50ms:50ms:cpu@0", "--tune=latency", NULL});
     assert_int_equal(plan.step[1].run_end, 5);
     assert_int_equal(plan.step[1].load_end, 9);
+    assert_int_equal(plan.step[0].save, 0);
+    assert_int_equal(plan.step[1].save, (1u << SAVE_SAMPLES) | (1u << SAVE_INTERVALS));
+    assert_string_equal(plan.step[1].key[STEP_SAVE].text, "intervals samples");
     plan_free(&plan);
 }
 
@@ -145,7 +149,11 @@ static const struct bad_case bad_cases[] = {
                                 "NAME])"},
     {EXP "[step]\nrun = -a 1\n", "e.ini:3: [step]: a step needs a name: [step NAME]"},
     {EXP "[step a/b]\nrun = -a 1\n",
-     "e.ini:3: [step a/b]: a step name is 1 to 64 letters, digits, '_', '.' or '-'"},
+     "e.ini:3: [step a/b]: a step name is 1 to 64 letters, digits, '_', '.' or '-', starting "
+     "with a letter or digit"},
+    {EXP "[step -h]\nrun = -a 1\n",
+     "e.ini:3: [step -h]: a step name is 1 to 64 letters, digits, '_', '.' or '-', starting "
+     "with a letter or digit"},
     {EXP "[step a]\nrun = -a 1\n[step b]\nrun = -a 1\n\n[step a]\nrun = -a 1\n",
      "e.ini:8: [step a]: a second step of that name (the first is at line 3)"},
     {EXP TWO_STEPS "[experiment]\n",
@@ -158,13 +166,16 @@ static const struct bad_case bad_cases[] = {
     {"[experiment]\nname = x\nrepeats = 3\n" TWO_STEPS,
      "e.ini:3: [experiment] repeats: unknown key (keys: name, repeat, order, settle)"},
     {"[experiment]\nname = x y\n" TWO_STEPS,
-     "e.ini:2: [experiment] name 'x y': must be 1 to 64 letters, digits, '_', '.' or '-'"},
+     "e.ini:2: [experiment] name 'x y': must be 1 to 64 letters, digits, '_', '.' or '-', "
+     "starting with a letter or digit"},
     {"[experiment]\nname = x\nname = y\n" TWO_STEPS,
      "e.ini:3: [experiment] name: given twice (first at line 2)"},
     {"[experiment]\nname = x\nrepeat = 0\n" TWO_STEPS,
-     "e.ini:3: [experiment] repeat '0': must be a whole number from 1 to 1000"},
-    {"[experiment]\nname = x\nrepeat = 1001\n" TWO_STEPS,
-     "e.ini:3: [experiment] repeat '1001': must be a whole number from 1 to 1000"},
+     "e.ini:3: [experiment] repeat '0': must be a whole number from 1 to 32 (the runs one "
+     "compare group holds)"},
+    {"[experiment]\nname = x\nrepeat = 33\n" TWO_STEPS,
+     "e.ini:3: [experiment] repeat '33': must be a whole number from 1 to 32 (the runs one "
+     "compare group holds)"},
     {"[experiment]\nname = x\norder = random\n" TWO_STEPS,
      "e.ini:3: [experiment] order 'random': must be interleaved or blocked"},
     {"[experiment]\nname = x\nsettle = 1 s\n" TWO_STEPS,
@@ -177,7 +188,7 @@ static const struct bad_case bad_cases[] = {
      "e.ini:3: [experiment] name: an indented line continues it; the value takes one line"},
     /* [step NAME] keys */
     {EXP "[step a]\nrun = -a 1\nloads = cpu\n",
-     "e.ini:5: [step a] loads: unknown key (keys: run, load, tune, before, after)"},
+     "e.ini:5: [step a] loads: unknown key (keys: run, load, tune, before, after, save)"},
     {EXP "[step a]\nrun = -a 1\nrun = -a 1\n",
      "e.ini:5: [step a] run: given twice (first at line 4)"},
     {EXP "[step a]\nload = cpu\n[step b]\nrun = -a 1\n",
@@ -198,6 +209,11 @@ static const struct bad_case bad_cases[] = {
     {EXP "[step a]\nrun = -a 1\nbefore = echo a ; echo b\n",
      "e.ini:5: [step a] before: ' ;' starts a comment in an INI file and would cut the command "
      "there; write 'a; b' (no blank before ';'), 'a && b', or continue on an indented line"},
+    {EXP "[step a]\nrun = -a 1\nsave = samples csv\n[step b]\nrun = -a 1\n",
+     "e.ini:5: [step a] save 'csv': not an output of a run (outputs: samples, histogram, "
+     "intervals)"},
+    {EXP "[step a]\nrun = -a 1\nsave = samples\n  samples\n[step b]\nrun = -a 1\n",
+     "e.ini:5: [step a] save 'samples': given twice"},
     /* the file as a whole */
     {TWO_STEPS, "e.ini: no [experiment] section (it names the experiment: name = ...)"},
     {"[experiment]\nrepeat = 2\n" TWO_STEPS, "e.ini:1: [experiment]: name is required"},
@@ -255,9 +271,20 @@ static void test_plan_steps_and_names_at_their_limits(void **state)
     strcat(text, "[step one-too-many]\nrun = -a 1\n");
     assert_int_equal(parse(text, err, sizeof(err)), -1);
     assert_string_equal(err, "e.ini:35: [step one-too-many]: more than 16 steps");
+    /* as many repeats as one compare group holds */
+    parse_ok("[experiment]\nname = x\nrepeat = 32\n" TWO_STEPS);
+    assert_int_equal(plan.repeat, COMPARE_MAX_RUNS_PER_ARM);
+    assert_int_equal(plan.nruns, 2 * COMPARE_MAX_RUNS_PER_ARM);
+    plan_free(&plan);
     assert_true(plan_name_valid("a.B_9-z", 7));
     assert_false(plan_name_valid("", 0));
     assert_false(plan_name_valid("a b", 3));
+    /* a plain word: nothing a child could take for an option */
+    assert_false(plan_name_valid("-h", 2));
+    assert_false(plan_name_valid("-o", 2));
+    assert_false(plan_name_valid(".x", 2));
+    assert_false(plan_name_valid("_x", 2));
+    assert_true(plan_name_valid("9-x", 3));
     char name[PLAN_NAME_MAX + 2];
     memset(name, 'n', sizeof(name));
     assert_true(plan_name_valid(name, PLAN_NAME_MAX));
