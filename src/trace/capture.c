@@ -386,6 +386,7 @@ int trace_capture_open_memory(const struct cpulist *cpus, size_t bytes_per_cpu,
         return -1;
     tc->in_memory = true;
     tc->decoder = *decoder;
+    memset(tc->decoder.count, 0, sizeof(tc->decoder.count)); /* this capture's own */
     tc->data_bytes = data;
     tc->map_bytes = data + page;
     tc->cpu = calloc((size_t)cpus->count, sizeof(*tc->cpu));
@@ -429,6 +430,19 @@ uint64_t trace_capture_lost(const struct trace_capture *tc)
 uint64_t trace_capture_events(const struct trace_capture *tc)
 {
     return tc->events;
+}
+
+size_t trace_capture_counts(const struct trace_capture *tc, const char **event, uint64_t *count,
+                            size_t max)
+{
+    size_t n = 0;
+    for (int k = 0; k < tc->decoder.nformats && n < max; k++) {
+        if (tc->decoder.count[k] == 0)
+            continue;
+        event[n] = tc->decoder.format[k].event;
+        count[n++] = tc->decoder.count[k];
+    }
+    return n;
 }
 
 const char *trace_capture_missing(const struct trace_capture *tc)

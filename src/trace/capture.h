@@ -50,6 +50,11 @@ bool trace_capture_may_have_lost(const struct trace_capture *tc, int cpu_index);
 uint64_t trace_capture_lost(const struct trace_capture *tc);
 /* Events decoded so far, all CPUs. */
 uint64_t trace_capture_events(const struct trace_capture *tc);
+/* The records decoded so far of each tracepoint ("sched:sched_switch",
+ * "irq_vectors:local_timer_entry", ...), all CPUs, those with none left
+ * out: up to max into event and count; returns how many. */
+size_t trace_capture_counts(const struct trace_capture *tc, const char **event, uint64_t *count,
+                            size_t max);
 /* The wanted tracepoints this kernel lacks, comma-separated ("" if none). */
 const char *trace_capture_missing(const struct trace_capture *tc);
 /* The ring buffer size actually used per CPU. */

@@ -421,6 +421,8 @@ void explain_finish(struct explain *x)
         read_cpu(x, i, true);
     x->events = trace_capture_events(x->capture);
     x->events_lost = trace_capture_lost(x->capture);
+    x->ntracepoints = trace_capture_counts(x->capture, x->tracepoint, x->tracepoint_events,
+                                           EXPLAIN_TRACEPOINTS_MAX);
     x->kept = spikes_sorted_by_time(&x->store, &x->kept_count);
     x->nrows = spikes_summary(&x->store, x->rows, SPIKES_GROUPS_MAX + 1);
     /* The policy seen when each spike was explained; the live task's when

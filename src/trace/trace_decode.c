@@ -332,9 +332,12 @@ size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t 
         }
         if (h.type == PERF_RECORD_SAMPLE) {
             int rc = decode_sample(d, rec, body, cpu, &out[n]);
-            if (rc > 0)
+            if (rc > 0) {
+                uint16_t type; /* decoded: the raw part holds its common_type */
+                memcpy(&type, rec + SAMPLE_HEAD_BYTES, 2);
+                d->count[d->index_of[type] - 1]++;
                 n++;
-            else if (rc < 0)
+            } else if (rc < 0)
                 n = mark_lost(out, n, 1, lost);
         } else if (h.type == PERF_RECORD_LOST && body >= 16) {
             /* The kernel writes it just before the first record that fitted
