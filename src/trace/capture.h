@@ -34,6 +34,10 @@ int trace_capture_open(const struct cpulist *cpus, size_t bytes_per_cpu, struct 
  * event is not open there or the kernel refused the filter. */
 int trace_capture_filter(struct trace_capture *tc, int cpu_index, const char *event,
                          const char *filter);
+/* Closes one event ("sched:sched_waking") of one CPU before the capture
+ * is enabled: it records nothing from then on and costs nothing. 0, or -1
+ * when it is not open there or owns the CPU's ring (the first event). */
+int trace_capture_close_event(struct trace_capture *tc, int cpu_index, const char *event);
 int trace_capture_enable(struct trace_capture *tc);
 int trace_capture_disable(struct trace_capture *tc);
 /* Decodes up to max events recorded on the CPU of index cpu_index (in the
