@@ -5,7 +5,7 @@
 # spends its time and the ratios jitterlab/cyclictest per part.
 #
 #   bench/cycle-anatomy.sh [-c CPU] [-i US] [-R ROUNDS] [-r SECONDS]
-#                          [-b BINARY] [-A]
+#                          [-b BINARY] [-A] [-x OPTIONS]
 #
 #   -c CPU      the measured CPU (default 1; CPU 0 stays for housekeeping)
 #   -i US       interval in microseconds (default 1000)
@@ -13,6 +13,9 @@
 #   -r SECONDS  traced time per tool and round (default 0.5)
 #   -b BINARY   the jitterlab binary (default build/jitterlab)
 #   -A          A/A: cyclictest against itself, for the method's own spread
+#   -x OPTIONS  jitterlab run with OPTIONS (one word list, e.g. "--explain")
+#               against jitterlab run without them, instead of cyclictest:
+#               what the options cost each part of the cycle
 #
 # A tracefs instance of its own records, on the measured CPU only, the
 # local timer interrupt (entry, exit), clock_nanosleep's entry and exit and
@@ -29,13 +32,16 @@
 # first changing from round to round; each part's ratio is taken per round
 # and its median over the rounds printed with the quartiles, as in
 # bench/vs-cyclictest.sh. Every tracepoint costs time, so the parts are
-# longer than untraced ones, the same for both tools.
+# longer than untraced ones, the same for both tools. With -x --explain the
+# run's own tracepoints (perf) record beside this instance's; to see what
+# one group of them costs, JITTERLAB_TRACE_EVENTS=GROUP (explain.md) opens
+# only that one, e.g. JITTERLAB_TRACE_EVENTS=irq_vectors ... -x --explain.
 # Needs root, x86-64, tracefs, rt-tests; run on a quiet machine.
 set -eu
-cpu=1 iv=1000 rounds=20 secs=0.5 aa=0
+cpu=1 iv=1000 rounds=20 secs=0.5 aa=0 xopts= xset=0
 top=$(cd "$(dirname "$0")/.." && pwd)
 jl="$top/build/jitterlab"
-while getopts c:i:R:r:b:A opt; do
+while getopts c:i:R:r:b:Ax: opt; do
     case $opt in
     c) cpu=$OPTARG ;;
     i) iv=$OPTARG ;;
@@ -43,32 +49,44 @@ while getopts c:i:R:r:b:A opt; do
     r) secs=$OPTARG ;;
     b) jl=$OPTARG ;;
     A) aa=1 ;;
-    *) sed -n '7,14p' "$0" >&2; exit 2 ;;
+    x) xopts=$OPTARG xset=1 ;;
+    *) sed -n '7,18p' "$0" >&2; exit 2 ;;
     esac
 done
+if [ "$xset" = 1 ] && [ "$aa" = 1 ]; then
+    echo "cycle-anatomy: -x and -A: choose one (-x compares jitterlab with and without OPTIONS)" >&2
+    exit 2
+fi
+if [ "$xset" = 1 ] && [ -z "$(echo $xopts)" ]; then
+    echo "cycle-anatomy: -x: no options given (e.g. -x --explain)" >&2
+    exit 2
+fi
 [ -x "$jl" ] || { echo "build first: make" >&2; exit 1; }
-command -v cyclictest >/dev/null || { echo "needs cyclictest: apt-get install rt-tests" >&2; exit 1; }
+[ "$xset" = 1 ] || command -v cyclictest >/dev/null || { echo "needs cyclictest: apt-get install rt-tests" >&2; exit 1; }
 [ "$(uname -m)" = x86_64 ] || { echo "needs x86-64 (the x86-tsc trace clock)" >&2; exit 1; }
 tracefs=/sys/kernel/tracing
 [ -d "$tracefs/instances" ] || mount -t tracefs nodev "$tracefs" 2>/dev/null ||
     { echo "needs tracefs at $tracefs" >&2; exit 1; }
-exec python3 - "$tracefs" "$jl" "$cpu" "$iv" "$rounds" "$secs" "$aa" <<'PY'
+exec python3 - "$tracefs" "$jl" "$cpu" "$iv" "$rounds" "$secs" "$aa" "$xset" "$xopts" <<'PY'
 import os, re, signal, statistics as st, subprocess, sys, time
 
-tracefs, jl, cpu, iv, rounds, secs, aa = sys.argv[1:8]
+tracefs, jl, cpu, iv, rounds, secs, aa, xset, xopts = sys.argv[1:10]
 cpu, iv, rounds, secs, aa = int(cpu), int(iv), int(rounds), float(secs), aa == "1"
+xopts = xopts.split() if xset == "1" else None
 NR_CLOCK_NANOSLEEP = 230  # x86-64
 EVENTS = ("irq_vectors/local_timer_entry", "irq_vectors/local_timer_exit",
           "raw_syscalls/sys_enter", "raw_syscalls/sys_exit", "sched/sched_switch")
 PARTS = ("timer-irq", "wake-up", "user", "sleep", "cycle")
 inst = os.path.join(tracefs, "instances", "jitterlab-anatomy.%d" % os.getpid())
 A, B = ("cyclictest-A", "cyclictest-B") if aa else ("jitterlab", "cyclictest")
+if xopts is not None:
+    A, B = "jl " + " ".join(xopts), "jitterlab"
 # Each run is told to end by itself shortly after its trace (and is stopped
 # with SIGINT as soon as the trace is taken): a run is never left behind.
-life = str(int(secs + 3))
+life = str(int(secs + 5))
 ct = ["cyclictest", "-m", "-a", str(cpu), "-t", "1", "-p", "90", "-i", str(iv), "-q", "-D", life]
-CMDS = {A: ct if aa else [jl, "run", "-a", str(cpu), "-p", "90", "-i", str(iv), "-D", life, "-q",
-                          "--pm-qos", "0"], B: ct}
+jlrun = [jl, "run", "-a", str(cpu), "-p", "90", "-i", str(iv), "-D", life, "-q", "--pm-qos", "0"]
+CMDS = {A: ct if aa else jlrun + (xopts or []), B: jlrun if xopts is not None else ct}
 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # the instance is removed
     signal.signal(sig, signal.default_int_handler)
 
@@ -127,7 +145,7 @@ def cycles(text):
 def trace(cmd):
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        time.sleep(0.7)  # started, locked, settled
+        time.sleep(0.7 if xopts is None else 2.0)  # started, locked, settled (--explain opens ~50 tracepoints)
         if p.poll() is not None:
             sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr.read().decode()))
         put("trace", "")

@@ -21,6 +21,8 @@
 # the per-pair ratios give the spread. With --explain the CPU time includes
 # the collector's reading and decoding of the trace buffers; the kernel's
 # cost of writing the events lands on whatever task an event interrupts.
+# With --explain it also prints the records per cycle of each tracepoint
+# (the result's explain.events_by_tracepoint over the samples).
 # Needs root (SCHED_FIFO, tracepoints); run on a quiet machine.
 set -eu
 cpu=${1:-1}
@@ -80,7 +82,8 @@ def spread(xs):
 modes = ((False, "without"), (True, "with"))
 merged = {m: histogram.empty() for _, m in modes}
 round_ratio = []
-events = spikes = lost = 0
+events = spikes = lost = traced_samples = 0
+by_tp = {}
 for r in range(rounds):
     p50 = {}
     for with_opt, m in (modes if r % 2 == 0 else modes[::-1]):
@@ -91,6 +94,9 @@ for r in range(rounds):
             events += doc["explain"]["events"]
             spikes += doc["explain"]["spikes"]
             lost += doc["explain"]["events_lost"]
+            traced_samples += histogram.count(h)
+            for tp, n in doc["explain"].get("events_by_tracepoint", {}).items():
+                by_tp[tp] = by_tp.get(tp, 0) + n
         print("round %d %-8s p50 %4d us  p99 %5d us  samples %d" %
               (r + 1, m, p50[m], histogram.pct(h, 99), histogram.count(h)), flush=True)
     round_ratio.append(p50["with"] / p50["without"])
@@ -117,4 +123,9 @@ print("p50 ratio per round, median [quartiles] (min .. max): %s" % spread(round_
 print("CPU time ratio per pair, median [quartiles] (min .. max): %s" % spread(pair_ratio))
 print("samples merged: with %d, without %d; with --explain: %d events, %d spikes, %d lost" %
       (histogram.count(merged["with"]), histogram.count(merged["without"]), events, spikes, lost))
+if by_tp and traced_samples:
+    print("records per cycle (measured CPU) by tracepoint, with --explain: %.2f in all" %
+          (sum(by_tp.values()) / traced_samples))
+    for tp, n in sorted(by_tp.items(), key=lambda kv: -kv[1]):
+        print("  %-44s %7.3f" % (tp, n / traced_samples))
 PY

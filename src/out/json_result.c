@@ -416,6 +416,13 @@ static void json_explain(json_t *doc, const struct run_report *rep, int64_t star
                         json_int_or_null(rep->explain_threshold_ns > 0, rep->explain_threshold_ns));
     json_object_set_new(e, "events", json_integer((json_int_t)x->events));
     json_object_set_new(e, "events_lost", json_integer((json_int_t)x->events_lost));
+    if (traced) {
+        json_t *by = json_object();
+        for (size_t k = 0; k < x->ntracepoints; k++)
+            json_object_set_new(by, x->tracepoint[k],
+                                json_integer((json_int_t)x->tracepoint_events[k]));
+        json_object_set_new(e, "events_by_tracepoint", by);
+    }
     json_object_set_new(e, "spikes", json_integer((json_int_t)explain_spikes(x)));
     if (traced)
         json_object_set_new(e, "spikes_kept", json_integer((json_int_t)x->kept_count));

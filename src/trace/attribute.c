@@ -279,12 +279,16 @@ static void find_start_state(const struct trace_event *events, size_t n,
 #define EXPIRY_SCAN_MAX 64 /* events searched for the waking inside one callback */
 
 /* The index of E (the expiry that wakes tid) and of S (the last switch to
- * tid after E, by wake_ns); n for none. A later expiry starts S afresh. */
+ * tid after E, by wake_ns); n for none. A later expiry starts S afresh.
+ * An expiry wakes tid when its callback has a waking of tid, or when it is
+ * the timer tid armed last (its hrtimer_start, recorded in tid: the sleep). */
 static void find_expiry_and_switch(const struct trace_event *events, size_t n,
                                    const struct spike_request *req, size_t *expiry,
                                    size_t *switch_in)
 {
     int64_t last = INT64_MIN;
+    bool armed = false;
+    uint64_t armed_id = 0;
     *expiry = *switch_in = n;
     for (size_t i = 0; i < n; i++) {
         const struct trace_event *ev = &events[i];
@@ -295,8 +299,17 @@ static void find_expiry_and_switch(const struct trace_event *events, size_t n,
             break;
         if (*expiry < n && ev->kind == TRACE_SWITCH && ev->pid == req->tid)
             *switch_in = i;
+        if (ev->kind == TRACE_HRTIMER_START && ev->pid == req->tid) {
+            armed = true;
+            armed_id = ev->id;
+        }
         if (ev->kind != TRACE_HRTIMER_ENTRY || t < req->prev_end_ns)
             continue;
+        if (armed && ev->id == armed_id) {
+            *expiry = i;
+            *switch_in = n;
+            continue;
+        }
         for (size_t j = i + 1; j < n && j <= i + EXPIRY_SCAN_MAX; j++) {
             const struct trace_event *in = &events[j];
             if (!event_counts(in, req))

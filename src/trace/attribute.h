@@ -7,7 +7,9 @@
  *
  * The model. Let E be the expiry of the measuring thread's timer: the
  * hrtimer_expire_entry whose callback wakes the thread (a sched_waking of tid
- * before that callback's hrtimer_expire_exit); when there are several, the
+ * before that callback's hrtimer_expire_exit, or the timer whose
+ * hrtimer_start was last recorded in tid: the one its sleep armed; the
+ * capture records one of the two, see explain.c); when there are several, the
  * last one at or before wake_ns, and never one before prev_end_ns (that one
  * woke an earlier cycle). Let S be the last sched_switch to tid in
  * (E, wake_ns]. The timeline [planned_ns, wake_ns] is cut at every event and

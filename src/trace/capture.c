@@ -356,16 +356,39 @@ size_t trace_capture_read(struct trace_capture *tc, int cpu_index, struct trace_
     return n;
 }
 
+/* The index in c->fds of event, or -1. */
+static int fd_index(const struct trace_capture *tc, const struct capture_cpu *c, const char *event)
+{
+    for (int k = 0; k < c->nfds; k++)
+        if (strcmp(tc->decoder.format[c->format_of[k]].event, event) == 0)
+            return k;
+    return -1;
+}
+
+int trace_capture_close_event(struct trace_capture *tc, int cpu_index, const char *event)
+{
+    if (cpu_index < 0 || cpu_index >= tc->ncpu)
+        return -1;
+    struct capture_cpu *c = &tc->cpu[cpu_index];
+    int k = fd_index(tc, c, event);
+    if (k <= 0)
+        return -1;
+    close(c->fds[k]);
+    c->nfds--;
+    memmove(&c->fds[k], &c->fds[k + 1], (size_t)(c->nfds - k) * sizeof(c->fds[0]));
+    memmove(&c->format_of[k], &c->format_of[k + 1],
+            (size_t)(c->nfds - k) * sizeof(c->format_of[0]));
+    return 0;
+}
+
 int trace_capture_filter(struct trace_capture *tc, int cpu_index, const char *event,
                          const char *filter)
 {
     if (cpu_index < 0 || cpu_index >= tc->ncpu)
         return -1;
     struct capture_cpu *c = &tc->cpu[cpu_index];
-    for (int k = 0; k < c->nfds; k++)
-        if (strcmp(tc->decoder.format[c->format_of[k]].event, event) == 0)
-            return ioctl(c->fds[k], PERF_EVENT_IOC_SET_FILTER, filter) == 0 ? 0 : -1;
-    return -1;
+    int k = fd_index(tc, c, event);
+    return k >= 0 && ioctl(c->fds[k], PERF_EVENT_IOC_SET_FILTER, filter) == 0 ? 0 : -1;
 }
 
 bool trace_capture_may_have_lost(const struct trace_capture *tc, int cpu_index)
@@ -386,6 +409,7 @@ int trace_capture_open_memory(const struct cpulist *cpus, size_t bytes_per_cpu,
         return -1;
     tc->in_memory = true;
     tc->decoder = *decoder;
+    memset(tc->decoder.count, 0, sizeof(tc->decoder.count)); /* this capture's own */
     tc->data_bytes = data;
     tc->map_bytes = data + page;
     tc->cpu = calloc((size_t)cpus->count, sizeof(*tc->cpu));
@@ -429,6 +453,19 @@ uint64_t trace_capture_lost(const struct trace_capture *tc)
 uint64_t trace_capture_events(const struct trace_capture *tc)
 {
     return tc->events;
+}
+
+size_t trace_capture_counts(const struct trace_capture *tc, const char **event, uint64_t *count,
+                            size_t max)
+{
+    size_t n = 0;
+    for (int k = 0; k < tc->decoder.nformats && n < max; k++) {
+        if (tc->decoder.count[k] == 0)
+            continue;
+        event[n] = tc->decoder.format[k].event;
+        count[n++] = tc->decoder.count[k];
+    }
+    return n;
 }
 
 const char *trace_capture_missing(const struct trace_capture *tc)

@@ -34,6 +34,10 @@ int trace_capture_open(const struct cpulist *cpus, size_t bytes_per_cpu, struct 
  * event is not open there or the kernel refused the filter. */
 int trace_capture_filter(struct trace_capture *tc, int cpu_index, const char *event,
                          const char *filter);
+/* Closes one event ("sched:sched_waking") of one CPU before the capture
+ * is enabled: it records nothing from then on and costs nothing. 0, or -1
+ * when it is not open there or owns the CPU's ring (the first event). */
+int trace_capture_close_event(struct trace_capture *tc, int cpu_index, const char *event);
 int trace_capture_enable(struct trace_capture *tc);
 int trace_capture_disable(struct trace_capture *tc);
 /* Decodes up to max events recorded on the CPU of index cpu_index (in the
@@ -50,6 +54,11 @@ bool trace_capture_may_have_lost(const struct trace_capture *tc, int cpu_index);
 uint64_t trace_capture_lost(const struct trace_capture *tc);
 /* Events decoded so far, all CPUs. */
 uint64_t trace_capture_events(const struct trace_capture *tc);
+/* The records decoded so far of each tracepoint ("sched:sched_switch",
+ * "irq_vectors:local_timer_entry", ...), all CPUs, those with none left
+ * out: up to max into event and count; returns how many. */
+size_t trace_capture_counts(const struct trace_capture *tc, const char **event, uint64_t *count,
+                            size_t max);
 /* The wanted tracepoints this kernel lacks, comma-separated ("" if none). */
 const char *trace_capture_missing(const struct trace_capture *tc);
 /* The ring buffer size actually used per CPU. */

@@ -113,19 +113,34 @@ oom:
     return -1;
 }
 
+/* What tells the attribution which expiry is the measuring thread's (E,
+ * attribute.h), at the least cost on the wake-up path: the timer its sleep
+ * armed, hrtimer_start filtered in the kernel to the thread (recorded when
+ * it goes to sleep, off the wake-up path), and then no sched_waking at all
+ * (one record less inside the timer interrupt, every cycle). When the
+ * kernel refuses that filter: sched_waking filtered to the thread instead,
+ * and no hrtimer_start (every timer armed on the CPU would be recorded).
+ * Other tasks are named by their switches either way. */
+static void record_own_timer_only(struct trace_capture *tc, int i, int tid)
+{
+    char filter[40];
+    snprintf(filter, sizeof(filter), "common_pid == %d", tid);
+    if (trace_capture_filter(tc, i, "timer:hrtimer_start", filter) == 0) {
+        trace_capture_close_event(tc, i, "sched:sched_waking");
+        return;
+    }
+    trace_capture_close_event(tc, i, "timer:hrtimer_start");
+    snprintf(filter, sizeof(filter), "pid == %d", tid);
+    trace_capture_filter(tc, i, "sched:sched_waking", filter); /* refused: all are kept */
+}
+
 int explain_start(struct explain *x, int64_t start_ns, const int *tids)
 {
     x->start_ns = start_ns;
     for (int i = 0; i < x->ncpu; i++) {
         x->cpu[i].tid = tids[i];
-        /* Of the wake-ups a CPU records, attribution needs only its
-         * measuring thread's (the expiry E, attribute.h): the others'
-         * records would cost the measured CPU for nothing, since every
-         * other task is named by its switches. Refused: all are kept. */
-        char filter[32];
-        snprintf(filter, sizeof(filter), "pid == %d", tids[i]);
         if (x->capture)
-            trace_capture_filter(x->capture, i, "sched:sched_waking", filter);
+            record_own_timer_only(x->capture, i, tids[i]);
     }
     return x->capture ? trace_capture_enable(x->capture) : 0;
 }
@@ -421,6 +436,8 @@ void explain_finish(struct explain *x)
         read_cpu(x, i, true);
     x->events = trace_capture_events(x->capture);
     x->events_lost = trace_capture_lost(x->capture);
+    x->ntracepoints = trace_capture_counts(x->capture, x->tracepoint, x->tracepoint_events,
+                                           EXPLAIN_TRACEPOINTS_MAX);
     x->kept = spikes_sorted_by_time(&x->store, &x->kept_count);
     x->nrows = spikes_summary(&x->store, x->rows, SPIKES_GROUPS_MAX + 1);
     /* The policy seen when each spike was explained; the live task's when

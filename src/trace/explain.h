@@ -26,6 +26,7 @@
 #define EXPLAIN_MIN_THRESHOLD_NS (50 * 1000)
 #define EXPLAIN_P50_FACTOR       10
 #define EXPLAIN_POLICIES_SEEN    64
+#define EXPLAIN_TRACEPOINTS_MAX  64 /* as many as the capture opens per CPU */
 
 struct explain_config {
     const struct cpulist *cpus;
@@ -62,6 +63,10 @@ struct explain {
     bool finished;
     uint64_t events;
     uint64_t events_lost;
+    /* the records of each tracepoint that recorded any */
+    const char *tracepoint[EXPLAIN_TRACEPOINTS_MAX];
+    uint64_t tracepoint_events[EXPLAIN_TRACEPOINTS_MAX];
+    size_t ntracepoints;
     const struct spike *kept;
     size_t kept_count;
     struct spike_summary_row rows[SPIKES_GROUPS_MAX + 1];

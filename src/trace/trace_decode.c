@@ -41,6 +41,7 @@ static const struct event_fields fields_by_kind[] = {
      {[ROLE_PID] = "pid", [ROLE_PRIO] = "prio", [ROLE_NAME] = "comm", [ROLE_ARG] = "target_cpu"}},
     {TRACE_WORK_START, {[ROLE_ID] = "work", [ROLE_FUNC] = "function"}},
     {TRACE_WORK_END, {[ROLE_ID] = "work"}},
+    {TRACE_HRTIMER_START, {[ROLE_ID] = "hrtimer"}},
 };
 
 const struct trace_wanted trace_wanted_events[] = {
@@ -52,6 +53,7 @@ const struct trace_wanted trace_wanted_events[] = {
     {"irq", "softirq_exit", TRACE_SOFTIRQ_EXIT},
     {"timer", "hrtimer_expire_entry", TRACE_HRTIMER_ENTRY},
     {"timer", "hrtimer_expire_exit", TRACE_HRTIMER_EXIT},
+    {"timer", "hrtimer_start", TRACE_HRTIMER_START},
     {"power", "cpu_idle", TRACE_IDLE},
     {"workqueue", "workqueue_execute_start", TRACE_WORK_START},
     {"workqueue", "workqueue_execute_end", TRACE_WORK_END},
@@ -332,9 +334,12 @@ size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t 
         }
         if (h.type == PERF_RECORD_SAMPLE) {
             int rc = decode_sample(d, rec, body, cpu, &out[n]);
-            if (rc > 0)
+            if (rc > 0) {
+                uint16_t type; /* decoded: the raw part holds its common_type */
+                memcpy(&type, rec + SAMPLE_HEAD_BYTES, 2);
+                d->count[d->index_of[type] - 1]++;
                 n++;
-            else if (rc < 0)
+            } else if (rc < 0)
                 n = mark_lost(out, n, 1, lost);
         } else if (h.type == PERF_RECORD_LOST && body >= 16) {
             /* The kernel writes it just before the first record that fitted

@@ -54,9 +54,10 @@ struct trace_format {
 struct trace_decoder {
     struct trace_format format[TRACE_MAX_FORMATS];
     int nformats;
-    uint8_t index_of[65536];    /* common_type -> format index + 1; 0: not ours */
-    struct tep_handle *symbols; /* kernel symbols for ROLE_FUNC; may be NULL */
-    uint8_t scratch[65536 + 8]; /* one record that wraps the ring end */
+    uint8_t index_of[65536];           /* common_type -> format index + 1; 0: not ours */
+    struct tep_handle *symbols;        /* kernel symbols for ROLE_FUNC; may be NULL */
+    uint64_t count[TRACE_MAX_FORMATS]; /* records decoded, per format */
+    uint8_t scratch[65536 + 8];        /* one record that wraps the ring end */
 };
 
 /* One tracepoint jitterlab wants, by system and event name. */
@@ -85,7 +86,8 @@ int trace_decoder_add_vector(struct trace_decoder *d, struct tep_handle *tep, co
  * marks where in the stream they were lost with a TRACE_LOST event (one
  * for consecutive losses), so that the reader can tell which stretch of
  * time they leave without events. The records are PERF_SAMPLE_TIME | RAW
- * samples of the ring of one CPU, cpu, which every event gets. */
+ * samples of the ring of one CPU, cpu, which every event gets. Counts each
+ * decoded record in d->count of its format. */
 size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t size, uint64_t head,
                          uint64_t *tail, int cpu, struct trace_event *out, size_t max,
                          uint64_t *lost);

@@ -33,6 +33,8 @@ enum trace_kind {
     TRACE_WORK_START,    /* workqueue:workqueue_execute_start: id = work address,
                           * name = function symbol or address */
     TRACE_WORK_END,      /* workqueue:workqueue_execute_end: id = work address */
+    TRACE_HRTIMER_START, /* timer:hrtimer_start: id = hrtimer address, pid = the task that
+                          * armed it (kept only for the measuring thread: its sleep) */
     TRACE_LOST,          /* not a tracepoint: the capture lost records at this point of the
                           * stream (PERF_RECORD_LOST, a malformed record); arg = records
                           * lost, t_ns 0: the records around it bound the gap in time */

@@ -169,6 +169,46 @@ static void test_fifo_disturber_is_the_dominant_thread(void **state)
     assert_int_equal(s.flags, 0);
 }
 
+/* The capture as it runs: no sched_waking, the thread's own timer known by
+ * the hrtimer_start its sleep recorded (in its own context). The parts are
+ * those of the same spike told by a waking. */
+static void test_expiry_known_by_the_timer_the_thread_armed(void **state)
+{
+    (void)state;
+    ev_add(PLAN - 600000, TRACE_HRTIMER_START, NULL, TIMER)->pid = TID;
+    sw(PLAN - 500000, TID, "measure", 1, 4711, "disturb", 4);
+    ev_add(PLAN + 1000, TRACE_VECTOR_ENTRY, "local_timer", 236);
+    ev_add(PLAN + 1100, TRACE_HRTIMER_ENTRY, "hrtimer_wakeup", TIMER)->arg = PLAN;
+    ev_add(PLAN + 1300, TRACE_HRTIMER_EXIT, NULL, TIMER);
+    ev_add(PLAN + 1400, TRACE_VECTOR_EXIT, "local_timer", 236);
+    sw(PLAN + 2000000, 4711, "disturb", 4, TID, "measure", 1);
+    struct spike s = explain(PLAN + 2005000);
+
+    assert_int_equal(s.flags, 0);
+    assert_int_equal(s.ncauses, 3);
+    assert_int_equal(s.causes[s.dominant].kind, CAUSE_THREAD);
+    assert_int_equal(s.causes[s.dominant].pid, 4711);
+    assert_int_equal(s.causes[s.dominant].ns, 2000000 - 1300);
+    assert_int_equal(part_ns(&s, CAUSE_TIMER_IRQ_LATE, ""), 1100);
+    assert_int_equal(part_ns(&s, CAUSE_WAKEUP, ""), 200 + 5000);
+}
+
+/* The same timer address armed by another task is not the thread's: no
+ * expiry, and the disturber is named without one. */
+static void test_a_timer_armed_by_another_task_is_not_the_expiry(void **state)
+{
+    (void)state;
+    ev_add(PLAN - 600000, TRACE_HRTIMER_START, NULL, TIMER)->pid = 4711;
+    sw(PLAN - 500000, TID, "measure", 1, 4711, "disturb", 4);
+    ev_add(PLAN + 1100, TRACE_HRTIMER_ENTRY, "hrtimer_wakeup", TIMER)->arg = PLAN;
+    ev_add(PLAN + 1300, TRACE_HRTIMER_EXIT, NULL, TIMER);
+    sw(PLAN + 2000000, 4711, "disturb", 4, TID, "measure", 1);
+    struct spike s = explain(PLAN + 2005000);
+
+    assert_true(s.flags & SPIKE_NO_EXPIRY);
+    assert_int_equal(part_ns(&s, CAUSE_TIMER_IRQ_LATE, ""), -1);
+}
+
 /* A device interrupt handler is open across the planned time and keeps the
  * timer interrupt out for 30 us. */
 static void test_irq_open_across_planned_time_delays_the_timer(void **state)
@@ -718,6 +758,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_cause_kind_names_round_trip, reset),
         cmocka_unit_test_setup(test_fifo_disturber_is_the_dominant_thread, reset),
+        cmocka_unit_test_setup(test_expiry_known_by_the_timer_the_thread_armed, reset),
+        cmocka_unit_test_setup(test_a_timer_armed_by_another_task_is_not_the_expiry, reset),
         cmocka_unit_test_setup(test_irq_open_across_planned_time_delays_the_timer, reset),
         cmocka_unit_test_setup(test_exit_without_entry_means_open_from_the_start, reset),
         cmocka_unit_test_setup(test_idle_exit_from_a_deep_state, reset),

@@ -300,6 +300,40 @@ static void test_decode_distrusts_a_writer_that_lapped_the_reader(void **state)
     assert_int_equal(tail, r.head);
 }
 
+/* What each tracepoint recorded, for the cost per tracepoint: the records
+ * decoded of each, those with none and the malformed ones left out. */
+static void test_capture_counts_records_per_tracepoint(void **state)
+{
+    (void)state;
+    struct cpulist cpus;
+    memset(&cpus, 0, sizeof(cpus));
+    cpulist_add(&cpus, 1);
+    struct trace_capture *tc;
+    assert_int_equal(trace_capture_open_memory(&cpus, RING_BYTES, &decoder, &tc), 0);
+    uint8_t rec[PERF_RECORD_MAX], raw[64];
+    switch_of(raw, "a", 1, 120, 0, "b", 2, 120);
+    for (int k = 0; k < 3; k++)
+        trace_capture_memory_write(tc, 0, rec, perf_sample_record(rec, 10 + k, 1, raw, 64));
+    uint8_t lt[12] = {0};
+    uint16_t type = event_id("irq_vectors", "local_timer_entry");
+    memcpy(lt, &type, 2);
+    trace_capture_memory_write(tc, 0, rec, perf_sample_record(rec, 20, 0, lt, sizeof(lt)));
+    /* a switch whose raw part ends before its fields: lost, not counted */
+    trace_capture_memory_write(tc, 0, rec, perf_sample_record(rec, 30, 1, raw, 24));
+    struct trace_event ev[8];
+    assert_int_equal(trace_capture_read(tc, 0, ev, 8), 5);
+    const char *event[TRACE_MAX_FORMATS];
+    uint64_t count[TRACE_MAX_FORMATS];
+    assert_int_equal(trace_capture_counts(tc, event, count, TRACE_MAX_FORMATS), 2);
+    assert_string_equal(event[0], "sched:sched_switch");
+    assert_int_equal(count[0], 3);
+    assert_string_equal(event[1], "irq_vectors:local_timer_entry");
+    assert_int_equal(count[1], 1);
+    assert_int_equal(trace_capture_counts(tc, event, count, 1), 1); /* at most max */
+    assert_int_equal(trace_capture_lost(tc), 1);
+    trace_capture_close(tc);
+}
+
 static void test_capture_buffer_grows_with_the_event_rate(void **state)
 {
     (void)state;
@@ -384,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_decode_counts_fields_past_the_raw_data_as_lost),
         cmocka_unit_test(test_decode_adds_perf_record_lost),
         cmocka_unit_test(test_decode_distrusts_a_writer_that_lapped_the_reader),
+        cmocka_unit_test(test_capture_counts_records_per_tracepoint),
         cmocka_unit_test(test_capture_buffer_grows_with_the_event_rate),
         cmocka_unit_test(test_capture_sees_a_pinned_sleeper_switch_in_time),
     };
