@@ -267,7 +267,7 @@ static int compare_main(int argc, char **argv, char **typed)
     struct compare_arm arms[COMPARE_MAX_ARMS];
     struct arm_comparison cmp[COMPARE_MAX_ARMS];
     int read = 0, ncmp = 0;
-    static const char *paths[COMPARE_MAX_FILES];
+    static const char *paths[COMPARE_MAX_ARMS * COMPARE_MAX_RUNS_PER_ARM];
     int npaths = 0;
     for (int a = 0; a < p.narms; a++)
         for (int f = 0; f < p.nfiles[a]; f++)

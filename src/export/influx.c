@@ -19,10 +19,8 @@
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/dynlib.h"
-    char host_text[sizeof x->host];
-    safe_text(host_text, sizeof host_text, host ? host : "");
-    if (influx_escape(x->host, sizeof(x->host), host_text, INFLUX_KEY) == 0)
-        snprintf(x->host, sizeof(x->host), "unknown"); /* a tag value may not be empty */
+#include "common/redact.h"
+#include "common/safe_text.h"
 #include "common/units.h"
 #include "export/curl_api.h"
 #include "export/host_port.h"
