@@ -8,6 +8,7 @@
 #define JITTERLAB_CMD_EXPERIMENT_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cmd/options.h"
@@ -29,5 +30,7 @@ int experiment_parse_args(int argc, char **argv, struct experiment_params *p);
  * load or tune key that brought the bad word. limit_ns[i] gets how long a
  * run of step i may take before the experiment stops it. */
 int experiment_check_steps(const struct experiment_plan *plan, const char *file, int64_t *limit_ns);
+/* Reads the experiment file whole. NULL after the message (exit 2). */
+char *experiment_read_file(const char *path, size_t *len);
 
 #endif

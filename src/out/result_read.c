@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/read_file.h"
 #include "stats/histogram.h"
 #include "sys/cpulist.h"
 
@@ -617,76 +616,6 @@ int result_read_tree(const json_t *root, struct result_doc *doc, char *err, size
     int rc = read_doc(&r, root, doc);
     if (rc != 0)
         result_doc_free(doc);
-    return rc;
-}
-
-int result_read_buffer(const char *text, size_t len, struct result_doc *doc, char *err,
-                       size_t errlen)
-{
-    memset(doc, 0, sizeof *doc);
-    struct reader r = {err, errlen};
-    if (len > RESULT_READ_MAX_BYTES)
-        return refuse(&r, "document", "larger than %u MiB", RESULT_READ_MAX_BYTES >> 20);
-    json_error_t jerr;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root)
-        return refuse(&r, "document", "not JSON (line %d: %s)", jerr.line, jerr.text);
-    int rc = result_read_tree(root, doc, err, errlen);
-    json_decref(root);
-    return rc;
-}
-
-/* The parser's source: the open file, cut off past the cap (a file that
- * grew after it was opened must not slip past it). */
-struct capped_file {
-    FILE *f;
-    size_t left;
-    bool over;
-};
-
-static size_t capped_read(void *buf, size_t len, void *arg)
-{
-    struct capped_file *c = arg;
-    size_t got = fread(buf, 1, len, c->f);
-    if (got > c->left) {
-        c->over = true;
-        return (size_t)-1;
-    }
-    c->left -= got;
-    return got == 0 && ferror(c->f) ? (size_t)-1 : got;
-}
-
-json_t *result_load_file(const char *path, char *err, size_t errlen)
-{
-    size_t size;
-    struct capped_file c = {open_input_file(path, RESULT_READ_MAX_BYTES, &size, err, errlen),
-                            RESULT_READ_MAX_BYTES, false};
-    if (!c.f)
-        return NULL;
-    json_error_t jerr;
-    /* parsed from the stream: the text is never held beside its tree */
-    json_t *root = json_load_callback(capped_read, &c, JSON_REJECT_DUPLICATES, &jerr);
-    bool rd_err = ferror(c.f);
-    fclose(c.f);
-    if (root)
-        return root;
-    if (c.over)
-        snprintf(err, errlen, "document: larger than %u MiB", RESULT_READ_MAX_BYTES >> 20);
-    else if (rd_err)
-        snprintf(err, errlen, "document: read error");
-    else
-        snprintf(err, errlen, "document: not JSON (line %d: %s)", jerr.line, jerr.text);
-    return NULL;
-}
-
-int result_read_file(const char *path, struct result_doc *doc, char *err, size_t errlen)
-{
-    memset(doc, 0, sizeof *doc);
-    json_t *root = result_load_file(path, err, errlen);
-    if (!root)
-        return -1;
-    int rc = result_read_tree(root, doc, err, errlen);
-    json_decref(root);
     return rc;
 }
 
