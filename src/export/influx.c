@@ -227,7 +227,7 @@ size_t influx_telemetry_line(char *buf, size_t len, const char *host,
          float_field(buf, len, &n, &first, "pkg_watts", f->pkg_watts);
     for (int k = 0; ok && k < f->nidle && k < CPUIDLE_MAX_STATES; k++) {
         char key[48], name[40], text[40];
-        safe_text(text, sizeof text, f->idle[k].name); /* a line protocol line is UTF-8 */
+        safe_text_term(text, sizeof text, f->idle[k].name); /* UTF-8, no control byte */
         influx_escape(name, sizeof(name), text, INFLUX_KEY);
         snprintf(key, sizeof(key), "%s_pct", name);
         ok = float_field(buf, len, &n, &first, key, f->idle[k].residency_pct);
@@ -465,7 +465,7 @@ struct influx *influx_open(const struct influx_dest *d, const char *host, char *
     x->dest = *d;
     x->sock = -1;
     char host_text[sizeof x->host];
-    safe_text(host_text, sizeof host_text, host ? host : "");
+    safe_text_term(host_text, sizeof host_text, host ? host : ""); /* UTF-8, no control byte */
     if (influx_escape(x->host, sizeof(x->host), host_text, INFLUX_KEY) == 0)
         snprintf(x->host, sizeof(x->host), "unknown"); /* a tag value may not be empty */
     int rc = 0;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # jitterlab experiment end to end. A two-step, two-repeat experiment of 1 s
 # runs goes in the interleaved order (experiment.json and the results' own
 # start times say so) and writes every file; SIGINT during the second run

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # What report and compare read: documents that add up to more than the
 # total one call reads are refused (exit 2, the document and the limit
 # named, no page written) before any is parsed; a large result (a day on

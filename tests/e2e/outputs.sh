@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # Output paths, end to end: what --json, --samples and --histogram-file do
 # to what is already at the path. /dev/null and FIFOs are written in place
 # (never turned into regular files), /dev/stdout carries the document, a

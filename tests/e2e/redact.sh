@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # Credentials in an --influx URL (user:pass@ and the u=, p= and token=
 # parameters) appear in no output: not in the result's argv or
 # influx.destination, not in stderr's messages (a bad URL, undelivered

@@ -1,4 +1,5 @@
 #!/bin/sh
+# runs beside others
 # jitterlab report, end to end. Real results from short runs on CPU 1 (a
 # plain one, one with a spin workload, as root one with --explain=1us, and
 # as nobody one whose --explain falls back to the window method), an
