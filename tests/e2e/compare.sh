@@ -15,19 +15,21 @@
 MK="python3 $JL_TOP/tests/e2e/helpers/mkrun.py"
 D=$T/docs
 mkdir "$D"
-for s in 1 2 3 4; do $MK "$D/base$s.json" --seed "$s"; done
-$MK "$D/slow.json" --seed 11 --scale 1.1
-$MK "$D/fast.json" --seed 12 --scale 0.909
-$MK "$D/tail.json" --seed 13 --tail 0.005:5
-for s in 1 2 3 4 5 6 7 8; do
-    $MK "$D/A-$s.json" --seed $((20 + s)) --scale "1.0$s" --n 5000
-    $MK "$D/B-$s.json" --seed $((30 + s)) --scale "1.0$((9 - s))" --n 5000
-    $MK "$D/C-$s.json" --seed $((40 + s)) --scale "1.5$s" --n 5000
-done
-$MK "$D/missed0.json" --seed 51 --n 50000
-$MK "$D/missed3000.json" --seed 52 --n 50000 --missed 3000
-$MK "$D/p99a.json" --seed 53 --n 2000
-$MK "$D/p99b.json" --seed 54 --n 2000
+{
+    for s in 1 2 3 4; do echo "$D/base$s.json --seed $s"; done
+    echo "$D/slow.json --seed 11 --scale 1.1"
+    echo "$D/fast.json --seed 12 --scale 0.909"
+    echo "$D/tail.json --seed 13 --tail 0.005:5"
+    for s in 1 2 3 4 5 6 7 8; do
+        echo "$D/A-$s.json --seed $((20 + s)) --scale 1.0$s --n 5000"
+        echo "$D/B-$s.json --seed $((30 + s)) --scale 1.0$((9 - s)) --n 5000"
+        echo "$D/C-$s.json --seed $((40 + s)) --scale 1.5$s --n 5000"
+    done
+    echo "$D/missed0.json --seed 51 --n 50000"
+    echo "$D/missed3000.json --seed 52 --n 50000 --missed 3000"
+    echo "$D/p99a.json --seed 53 --n 2000"
+    echo "$D/p99b.json --seed 54 --n 2000"
+} | $MK --batch
 
 # verdict FILE LABEL [CPU METRIC]: the verdict of LABEL (overall, or of one metric)
 verdict() {

@@ -6,11 +6,15 @@ with the statistics and percentiles `run` would report for those values.
 
     mkrun.py OUT.json [--median NS] [--sigma S] [--n N] [--seed K] [--scale X]
                       [--tail SHARE:FACTOR] [--cpus 1,2] [--missed N] [--budget NS]
+    mkrun.py --batch < LINES      (one document per line of the arguments above:
+                                   one interpreter for many documents)
 """
 import argparse
 import json
 import math
 import random
+import shlex
+import sys
 
 
 def bucket(v):
@@ -56,7 +60,7 @@ def cpu_entry(vals, cpu, missed):
     return e
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--median", type=float, default=60000)
@@ -68,7 +72,7 @@ def main():
     ap.add_argument("--cpus", default="1")
     ap.add_argument("--missed", type=int, default=0)
     ap.add_argument("--budget", type=int, default=0)
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     rnd = random.Random(a.seed)
     share, factor = (float(x) for x in a.tail.split(":"))
     cpus = [int(c) for c in a.cpus.split(",")]
@@ -92,4 +96,9 @@ def main():
         json.dump(doc, f)
 
 
-main()
+if sys.argv[1:] == ["--batch"]:
+    for line in sys.stdin:
+        if line.strip():
+            main(shlex.split(line))
+else:
+    main()
