@@ -1,5 +1,4 @@
 #!/bin/sh
-# runs beside others
 # run --forever in constant memory: a 25 s run at -i 100us with the exporter
 # scraped, InfluxDB points to a file, telemetry and report windows has the
 # same peak RSS at 10 s and at 25 s (everything is allocated before the
