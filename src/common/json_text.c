@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include "common/redact.h"
 #include "common/safe_text.h"
 
 json_t *json_text_new(const char *s)
@@ -32,4 +33,14 @@ json_t *json_text_new(const char *s)
 json_t *json_text_or_null(const char *s)
 {
     return s && s[0] ? json_text_new(s) : json_null();
+}
+
+json_t *json_text_redacted(const char *s)
+{
+    if (!redact_needed(s))
+        return json_text_new(s);
+    char *shown = redact_dup(s);
+    json_t *r = json_text_new(shown ? shown : "");
+    free(shown);
+    return r;
 }

@@ -14,4 +14,8 @@ json_t *json_text_new(const char *s);
 /* The same, or JSON null when s is NULL or empty. */
 json_t *json_text_or_null(const char *s);
 
+/* json_text_new of s with a URL's credentials shown as *** (a recorded
+ * command line or destination). */
+json_t *json_text_redacted(const char *s);
+
 #endif

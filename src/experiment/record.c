@@ -5,7 +5,6 @@
  */
 #include "experiment/record.h"
 
-#include "common/redact.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,20 +12,9 @@
 
 #include "common/json_text.h"
 
-/* A recorded string: a URL's credentials out, then its JSON text form. */
-static json_t *record_text(const char *s)
-{
-    if (!redact_needed(s))
-        return json_text_new(s);
-    char *shown = redact_dup(s);
-    json_t *r = json_text_new(shown ? shown : "");
-    free(shown);
-    return r;
-}
-
 static json_t *text_or_null(const char *s)
 {
-    return s ? record_text(s) : json_null();
+    return s ? json_text_redacted(s) : json_null();
 }
 
 static json_t *entry_base(const struct experiment_plan *p, int i)
@@ -64,8 +52,8 @@ static json_t *hook_json(const struct child_result *c, const char *command)
 {
     json_t *j = child_json(c);
     if (json_is_object(j)) {
-        json_object_set_new(j, "command", record_text(command));
-        json_object_set_new(j, "output_tail", record_text(c->tail));
+        json_object_set_new(j, "command", json_text_redacted(command));
+        json_object_set_new(j, "output_tail", json_text_redacted(c->tail));
     }
     return j;
 }
@@ -192,7 +180,7 @@ void record_session_begin(struct experiment_record *r, int argc, char **argv,
     json_t *args = json_array();
     json_array_append_new(args, json_string("jitterlab"));
     for (int i = 0; i < argc; i++)
-        json_array_append_new(args, record_text(argv[i]));
+        json_array_append_new(args, json_text_redacted(argv[i]));
     json_array_append_new(r->sessions, json_pack("{s:s, s:n, s:o, s:b, s:b, s:i}", "started_at",
                                                  started_at, "ended_at", "argv", args, "resume",
                                                  resume, "interrupted", 0, "runs_made", 0));
@@ -223,13 +211,13 @@ void record_output(struct experiment_record *r, const char *key, const char *fil
 {
     json_t *cmd = json_array();
     for (int i = 0; i < out->argv.count; i++)
-        json_array_append_new(cmd, record_text(out->argv.word[i]));
+        json_array_append_new(cmd, json_text_redacted(out->argv.word[i]));
     json_t *j = json_object();
     json_object_set_new(j, "status", json_string(output_status_name(out->status)));
     json_object_set_new(j, "file", out->status == OUTPUT_DONE ? json_string(file) : json_null());
-    json_object_set_new(j, "why", out->why[0] ? record_text(out->why) : json_null());
+    json_object_set_new(j, "why", out->why[0] ? json_text_redacted(out->why) : json_null());
     json_object_set_new(j, "command", out->argv.count ? cmd : (json_decref(cmd), json_null()));
-    json_object_set_new(j, "cwd", record_text(dir));
+    json_object_set_new(j, "cwd", json_text_redacted(dir));
     json_t **slot = strcmp(key, "compare") == 0 ? &r->compare : &r->report;
     json_decref(*slot);
     *slot = j;
@@ -242,7 +230,7 @@ json_t *record_plan_json(const struct experiment_plan *p)
         const struct plan_step *s = &p->step[i];
         json_t *argv = json_array();
         for (int k = 0; k < s->argv.count; k++)
-            json_array_append_new(argv, record_text(s->argv.word[k]));
+            json_array_append_new(argv, json_text_redacted(s->argv.word[k]));
         json_t *step = json_pack("{s:s, s:i}", "name", s->name, "line", s->line);
         for (int k = 0; k < STEP_NKEYS; k++)
             json_object_set_new(step, plan_step_keys[k], text_or_null(s->key[k].text));

@@ -17,7 +17,6 @@
 #include "engine/counters.h"
 #include "engine/workload.h"
 #include "common/atomic_file.h"
-#include "common/redact.h"
 #include "crosscpu/timebase.h"
 #include "out/json_inspect.h"
 #include "out/json_load.h"
@@ -503,11 +502,8 @@ json_t *json_document_new(const char *kind, const char *version, int argc, char 
     json_object_set_new(doc, "version", json_string(version));
     json_t *args = json_array();
     json_array_append_new(args, json_string("jitterlab"));
-    for (int i = 0; i < argc; i++) {
-        char *shown = redact_dup(argv[i]); /* a URL's credentials never */
-        json_array_append_new(args, json_text_new(shown ? shown : ""));
-        free(shown);
-    }
+    for (int i = 0; i < argc; i++) /* a URL's credentials never */
+        json_array_append_new(args, json_text_redacted(argv[i]));
     json_object_set_new(doc, "argv", args);
     json_object_set_new(doc, "started_at", json_text_new(started_at));
     return doc;
