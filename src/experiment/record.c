@@ -5,7 +5,6 @@
  */
 #include "experiment/record.h"
 
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +150,9 @@ int record_load(struct experiment_record *r, const struct experiment_plan *plan,
             now = json_deep_copy(e);
             json_object_set_new(now, "status", json_string("not-run"));
             json_object_set_new(now, "file", json_null());
-            json_object_set_new(now, "why", json_string("its result file is missing or not a finished run's result"));
+            json_object_set_new(
+                now, "why",
+                json_string("its result file is missing or not a finished run's result"));
         }
         if (now) {
             json_decref(r->runs[i]);
