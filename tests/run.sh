@@ -14,6 +14,9 @@
 #   tests/run.sh BUILD [--valgrind] [--unit-only] [PATTERN]
 # (internal) tests/run.sh --one SCRIPT LOGDIR BUILD TOP: one e2e script,
 # its TAP output, exit status, start and end time in LOGDIR
+# Debian's own tools first: see tests/e2e/lib.sh.
+PATH=/usr/bin:/bin:/usr/sbin:/sbin:$PATH
+export PATH
 if [ "$1" = --one ]; then
     n=$(basename "$2" .sh)
     date +%s >"$3/$n.start"

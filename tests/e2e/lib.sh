@@ -1,6 +1,12 @@
 # Shared helpers for the end-to-end scripts (sourced). Each check prints one
 # TAP line; the runner counts them. $JL is the jitterlab binary under test.
 : "${JL:?JL must point at the jitterlab binary}"
+# Debian's own tools first (python3 with its SciPy, rt-tests, prometheus),
+# not what a login environment puts ahead of them (a pyenv or virtualenv
+# shim costs a second or more per python3 start, and the suite starts
+# python3 hundreds of times).
+PATH=/usr/bin:/bin:/usr/sbin:/sbin:$PATH
+export PATH
 n=0
 T=$(mktemp -d "${TMPDIR:-/tmp}/jl-e2e.XXXXXX")
 # kill_on_exit PID: the test's own servers and runs end with it, whatever happens
