@@ -8,9 +8,15 @@
 # "N passed, N failed, N skipped"; exits 1 on any failure.
 # An e2e script whose first lines hold the line "# runs beside others" (its
 # checks hold whatever else the machine runs: documents, fixture trees,
-# servers, the package build) runs in a pool of E2E_JOBS scripts at a time
-# (default 3) before the others; every other script runs alone, after the
-# pool. E2E_JOBS=1 runs every script alone.
+# servers) runs in a pool of E2E_JOBS scripts at a time (default 3) before
+# the others; every other script runs alone, after the pool. One whose
+# first lines hold "# runs in the background" (long work that measures
+# nothing: the package build) starts before the unit tests and runs beside
+# everything, at SCHED_IDLE on the first online CPU (the housekeeping CPU
+# the timing tests leave alone), so it takes only what the others leave;
+# what it must do alone it wraps in lib.sh's machine_lock / machine_unlock
+# (the lock every lone script holds); its time limit is three times the others'.
+# Without taskset, chrt or flock it joins the pool. E2E_JOBS=1 runs every script alone.
 #   tests/run.sh BUILD [--valgrind] [--unit-only] [PATTERN]
 # (internal) tests/run.sh --one SCRIPT LOGDIR BUILD TOP: one e2e script,
 # its TAP output, exit status, start and end time in LOGDIR
@@ -20,7 +26,7 @@ export PATH
 if [ "$1" = --one ]; then
     n=$(basename "$2" .sh)
     date +%s >"$3/$n.start"
-    JL="$4/jitterlab" JL_BUILD="$4" JL_TOP="$5" timeout -k 10 "${E2E_TIMEOUT:-300}" sh "$2" >"$3/$n.out" 2>&1
+    JL="$4/jitterlab" JL_BUILD="$4" JL_TOP="$5" JL_ALONE_LOCK="$3/alone.lock" timeout -k 10 "${E2E_TIMEOUT:-300}" sh "$2" >"$3/$n.out" 2>&1
     echo $? >"$3/$n.rc"
     date +%s >"$3/$n.end"
     exit 0
@@ -59,6 +65,34 @@ count() { # $1 = TAP output file, $2 = suite name, $3 = exit status, $4 = timeou
     echo "$2: $p passed, $f failed, $s skipped ($((${6:-$(date +%s)} - $5)) s)"
 }
 
+# the e2e scripts by how they run; the background ones start now
+bg=""; pool=""; alone=""; bg_pids=""
+if [ -z "$unit_only" ]; then
+    bg_ok=""
+    [ "$e2e_jobs" -gt 1 ] && command -v taskset >/dev/null && command -v chrt >/dev/null &&
+        command -v flock >/dev/null && bg_ok=1
+    hk=$(sed 's/[-,].*//' /sys/devices/system/cpu/online 2>/dev/null)
+    : >"$log/alone.lock"
+    for s in "$top"/tests/e2e/*.sh; do
+        [ -f "$s" ] || continue
+        name=$(basename "$s" .sh)
+        [ "$name" = lib ] && continue
+        [ -n "$pattern" ] && case "$name" in *$pattern*) ;; *) continue ;; esac
+        head=$(sed -n '1,30p' "$s")
+        if [ -n "$bg_ok" ] && [ -n "$hk" ] && printf '%s\n' "$head" | grep -qx '# runs in the background'; then
+            bg="$bg $s"
+        elif [ "$e2e_jobs" -gt 1 ] && printf '%s\n' "$head" | grep -qx -e '# runs beside others' -e '# runs in the background'; then
+            pool="$pool $s"
+        else
+            alone="$alone $s"
+        fi
+    done
+    for s in $bg; do
+        E2E_TIMEOUT=$((e2e_timeout * 3)) taskset -c "$hk" chrt -i 0 sh "$top/tests/run.sh" --one "$s" "$log" "$build" "$top" &
+        bg_pids="$bg_pids $!"
+    done
+fi
+
 for t in "$build"/tests/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
@@ -69,24 +103,17 @@ for t in "$build"/tests/test_*; do
 done
 
 if [ -z "$unit_only" ]; then
-    pool=""; alone=""
-    for s in "$top"/tests/e2e/*.sh; do
-        [ -f "$s" ] || continue
-        name=$(basename "$s" .sh)
-        [ "$name" = lib ] && continue
-        [ -n "$pattern" ] && case "$name" in *$pattern*) ;; *) continue ;; esac
-        if [ "$e2e_jobs" -gt 1 ] && sed -n '1,30p' "$s" | grep -qx '# runs beside others'; then
-            pool="$pool $s"
-        else
-            alone="$alone $s"
-        fi
-    done
     [ -n "$pool" ] && printf '%s\n' $pool |
         xargs -P "$e2e_jobs" -I{} sh "$top/tests/run.sh" --one {} "$log" "$build" "$top"
     for s in $pool $alone; do
         name=$(basename "$s" .sh)
-        [ -f "$log/$name.rc" ] || sh "$top/tests/run.sh" --one "$s" "$log" "$build" "$top"
+        [ -f "$log/$name.rc" ] || flock "$log/alone.lock" sh "$top/tests/run.sh" --one "$s" "$log" "$build" "$top"
         count "$log/$name.out" "e2e/$name" "$(cat "$log/$name.rc")" "$e2e_timeout" "$(cat "$log/$name.start")" "$(cat "$log/$name.end")"
+    done
+    [ -n "$bg_pids" ] && wait $bg_pids
+    for s in $bg; do
+        name=$(basename "$s" .sh)
+        count "$log/$name.out" "e2e/$name" "$(cat "$log/$name.rc")" $((e2e_timeout * 3)) "$(cat "$log/$name.start")" "$(cat "$log/$name.end")"
     done
 fi
 

@@ -13,6 +13,12 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/jl-e2e.XXXXXX")
 JL_KILL_ON_EXIT=
 kill_on_exit() { JL_KILL_ON_EXIT="$JL_KILL_ON_EXIT $1"; }
 trap 'for p in $JL_KILL_ON_EXIT; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+# machine_lock / machine_unlock: around what a script in the background
+# (tests/run.sh) must not do beside a timing test, e.g. a real-time run on
+# the measured CPUs: waits until no script that runs alone is running, and
+# keeps them out until unlocked. Nothing when run by hand.
+machine_lock() { [ -z "${JL_ALONE_LOCK:-}" ] || { exec 9>>"$JL_ALONE_LOCK" && flock 9; }; }
+machine_unlock() { [ -z "${JL_ALONE_LOCK:-}" ] || { flock -u 9; exec 9>&-; }; }
 # freeport: a TCP/UDP port free on loopback right now
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # wait_for SECONDS COMMAND...: until the command succeeds; 1 when it never did
