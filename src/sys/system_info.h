@@ -32,6 +32,10 @@ struct system_info {
     char clocksource[64];
     char clocksource_available[256];
     char hypervisor[64]; /* "" when bare metal */
+    /* where the name came from: "/sys/hypervisor/type", "/dev/kmsg" (the
+     * kernel's "Hypervisor detected: NAME"), the DMI vendor's path, or
+     * "/proc/cpuinfo" (only the flag: hypervisor "unknown"); "" on bare metal */
+    char hypervisor_source[64];
     bool tsc_present;    /* "tsc" in the CPU flags (x86) */
     bool tsc_constant;
     bool tsc_nonstop;
