@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "stats/histogram.h"
+#include "sys/cpuidle.h"
+#include "sys/system_info.h"
 #include "trace/attribute.h"
 #include "trace/capture.h"
 
@@ -252,7 +254,11 @@ static void attribute_pending(struct explain *x, struct explain_cpu *c,
                                 .planned_ns = p->planned_ns,
                                 .wake_ns = p->wake_ns,
                                 .prev_end_ns = p->prev_end_ns,
-                                .flags = p->flags};
+                                .flags = p->flags,
+                                .hypervisor = x->cfg.platform.hypervisor,
+                                .idle_driver = x->cfg.platform.idle_driver,
+                                .idle_exit_latency_max_ns =
+                                    x->cfg.platform.idle_exit_latency_max_ns};
     if (lo == 0 && c->nwindow > 0 && c->window[0].t_ns > p->prev_end_ns)
         req.flags |= SPIKE_EVENTS_LOST; /* the window no longer reaches back far enough */
     if (gap_meets(c, p->prev_end_ns - x->cfg.interval_ns, p->wake_ns))
@@ -407,6 +413,28 @@ uint64_t explain_spikes(const struct explain *x)
     for (int i = 0; i < x->ncpu; i++)
         n += x->cpu[i].spikes;
     return n;
+}
+
+void explain_platform_read(const struct sysroot *sr, const struct system_info *si,
+                           const struct cpulist *cpus, struct explain_platform *out)
+{
+    *out = (struct explain_platform){.hypervisor = si->hypervisor[0] != '\0'};
+    struct cpuidle_info ci;
+    struct read_notes *notes = calloc(1, sizeof *notes);
+    if (!notes || cpuidle_read(sr, cpus, &ci, notes) != 0) {
+        free(notes);
+        return;
+    }
+    /* no driver, or no cpuidle at all: the kernel's default idle, a halt */
+    out->idle_driver = ci.driver[0] && strcmp(ci.driver, "none") != 0;
+    for (int i = 0; i < ci.ncpu; i++)
+        for (int k = 0; k < ci.cpu[i].nstates; k++) {
+            int64_t us = ci.cpu[i].state[k].latency_us;
+            if (us != VALUE_UNKNOWN && us * 1000 > out->idle_exit_latency_max_ns)
+                out->idle_exit_latency_max_ns = us * 1000;
+        }
+    cpuidle_free(&ci);
+    free(notes);
 }
 
 const char *explain_thread_policy(int32_t pid, int32_t prio, int policy)

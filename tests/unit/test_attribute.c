@@ -129,6 +129,7 @@ static void test_cause_kind_names_round_trip(void **state)
     (void)state;
     assert_string_equal(cause_kind_name(CAUSE_TIMER_IRQ_LATE), "timer-irq-late");
     assert_string_equal(cause_kind_name(CAUSE_IDLE_EXIT), "idle-exit");
+    assert_string_equal(cause_kind_name(CAUSE_VCPU_WAKE_LATE), "vcpu-wake-late");
     assert_string_equal(cause_kind_name(CAUSE_UNEXPLAINED), "unexplained");
     assert_string_equal(cause_kind_name(CAUSE_KIND_COUNT), "?");
     for (unsigned k = 0; k < CAUSE_KIND_COUNT; k++)
@@ -270,6 +271,69 @@ static void test_idle_exit_from_a_deep_state(void **state)
     attribute_spike(evs, nev, &req, &s);
     assert_sum_exact(&s);
     assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "C6"), 80000);
+}
+
+/* A guest without a cpuidle driver halts (state 1 of default idle); the
+ * 7 ms until it left the halt are the host running the vCPU late, not an
+ * idle state: under a hypervisor that is `vcpu-wake-late` "halt". On bare
+ * metal the same events stay `idle-exit`. */
+static void test_halted_vcpu_woken_late_is_not_an_idle_exit(void **state)
+{
+    (void)state;
+    sw(PLAN - 500000, TID, "measure", 1, 0, "swapper/1", 120);
+    idle(PLAN - 499000, 1);
+    idle(PLAN + 7000000, -1);
+    our_timer(PLAN + 7002000);
+    sw(PLAN + 7003000, 0, "swapper/1", 120, TID, "measure", 1);
+    struct spike_request req = request(PLAN + 7004000);
+    req.hypervisor = true;
+    req.idle_driver = false;
+    struct spike s;
+    attribute_spike(evs, nev, &req, &s);
+    assert_sum_exact(&s);
+    assert_int_equal(s.causes[s.dominant].kind, CAUSE_VCPU_WAKE_LATE);
+    assert_string_equal(s.causes[s.dominant].name, "halt");
+    assert_int_equal(part_ns(&s, CAUSE_VCPU_WAKE_LATE, "halt"), 7000000);
+    assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "state 1"), -1);
+
+    req.hypervisor = false; /* bare metal, no driver: the halt is the idle state */
+    attribute_spike(evs, nev, &req, &s);
+    assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "state 1"), 7000000);
+    assert_int_equal(part_ns(&s, CAUSE_VCPU_WAKE_LATE, "halt"), -1);
+}
+
+/* With a cpuidle driver in the guest (haltpoll), an idle stretch within ten
+ * times the longest declared exit latency is the state's exit; beyond it,
+ * the host's late wake-up, named after the state. */
+static void test_idle_exit_far_beyond_every_exit_latency_is_the_host(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"POLL", "haltpoll"};
+    sw(PLAN - 500000, TID, "measure", 1, 0, "swapper/1", 120);
+    idle(PLAN - 499000, 1);
+    idle(PLAN + 20000, -1);
+    our_timer(PLAN + 21000);
+    sw(PLAN + 22000, 0, "swapper/1", 120, TID, "measure", 1);
+    struct spike_request req = request(PLAN + 23000);
+    req.idle_state_names = names;
+    req.idle_state_count = 2;
+    req.hypervisor = true;
+    req.idle_driver = true;
+    req.idle_exit_latency_max_ns = 2000; /* 10 x = 20 us: the stretch is within */
+    struct spike s;
+    attribute_spike(evs, nev, &req, &s);
+    assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "haltpoll"), 20000);
+
+    req.idle_exit_latency_max_ns = 1000; /* 10 x = 10 us: far beyond */
+    attribute_spike(evs, nev, &req, &s);
+    assert_sum_exact(&s);
+    assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "haltpoll"), -1);
+    assert_int_equal(part_ns(&s, CAUSE_VCPU_WAKE_LATE, "haltpoll"), 20000);
+    assert_int_equal(s.causes[s.dominant].id, 1);
+
+    req.idle_exit_latency_max_ns = 0; /* latencies not known: the state's exit */
+    attribute_spike(evs, nev, &req, &s);
+    assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "haltpoll"), 20000);
 }
 
 /* Function-call and reschedule IPIs keep hitting the CPU before the timer. */
@@ -763,6 +827,8 @@ int main(void)
         cmocka_unit_test_setup(test_irq_open_across_planned_time_delays_the_timer, reset),
         cmocka_unit_test_setup(test_exit_without_entry_means_open_from_the_start, reset),
         cmocka_unit_test_setup(test_idle_exit_from_a_deep_state, reset),
+        cmocka_unit_test_setup(test_halted_vcpu_woken_late_is_not_an_idle_exit, reset),
+        cmocka_unit_test_setup(test_idle_exit_far_beyond_every_exit_latency_is_the_host, reset),
         cmocka_unit_test_setup(test_ipi_storm, reset),
         cmocka_unit_test_setup(test_softirq_after_the_hrtimer, reset),
         cmocka_unit_test_setup(test_foreign_timer_and_workqueue, reset),
