@@ -80,6 +80,17 @@ static void our_timer(int64_t t)
     ev_add(t + 400, TRACE_VECTOR_EXIT, "local_timer", 236);
 }
 
+/* The thread sleeps on an idle CPU in state until exit_ns (PLAN-relative
+ * events): the idle exit, our timer 2 us later, the switch to us 1 us after. */
+static void idle_until(int64_t state, int64_t exit_ns)
+{
+    sw(PLAN - 500000, TID, "measure", 1, 0, "swapper/1", 120);
+    idle(PLAN - 499000, state);
+    idle(exit_ns, -1);
+    our_timer(exit_ns + 2000);
+    sw(exit_ns + 3000, 0, "swapper/1", 120, TID, "measure", 1);
+}
+
 static struct spike_request request(int64_t wake_ns)
 {
     return (struct spike_request){.cpu = CPU,
@@ -251,11 +262,7 @@ static void test_idle_exit_from_a_deep_state(void **state)
 {
     (void)state;
     static const char *const names[] = {"POLL", "C1", "C1E", "C6"};
-    sw(PLAN - 500000, TID, "measure", 1, 0, "swapper/1", 120);
-    idle(PLAN - 499000, 3);
-    idle(PLAN + 80000, -1);
-    our_timer(PLAN + 82000);
-    sw(PLAN + 83000, 0, "swapper/1", 120, TID, "measure", 1);
+    idle_until(3, PLAN + 80000);
     struct spike s = explain(PLAN + 84000);
 
     assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "state 3"), 80000);
@@ -280,11 +287,7 @@ static void test_idle_exit_from_a_deep_state(void **state)
 static void test_halted_vcpu_woken_late_is_not_an_idle_exit(void **state)
 {
     (void)state;
-    sw(PLAN - 500000, TID, "measure", 1, 0, "swapper/1", 120);
-    idle(PLAN - 499000, 1);
-    idle(PLAN + 7000000, -1);
-    our_timer(PLAN + 7002000);
-    sw(PLAN + 7003000, 0, "swapper/1", 120, TID, "measure", 1);
+    idle_until(1, PLAN + 7000000);
     struct spike_request req = request(PLAN + 7004000);
     req.hypervisor = true;
     req.idle_driver = false;
@@ -309,12 +312,8 @@ static void test_idle_exit_far_beyond_every_exit_latency_is_the_host(void **stat
 {
     (void)state;
     static const char *const names[] = {"POLL", "haltpoll"};
-    sw(PLAN - 500000, TID, "measure", 1, 0, "swapper/1", 120);
-    idle(PLAN - 499000, 1);
-    idle(PLAN + 20000, -1);
-    our_timer(PLAN + 21000);
-    sw(PLAN + 22000, 0, "swapper/1", 120, TID, "measure", 1);
-    struct spike_request req = request(PLAN + 23000);
+    idle_until(1, PLAN + 20000);
+    struct spike_request req = request(PLAN + 24000);
     req.idle_state_names = names;
     req.idle_state_count = 2;
     req.hypervisor = true;
