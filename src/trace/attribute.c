@@ -48,7 +48,7 @@ const char *cause_policy_name(int32_t prio)
 {
     if (prio < 0)
         return "SCHED_DEADLINE";
-    return prio < 100 ? "SCHED_FIFO" : "SCHED_OTHER";
+    return prio < 100 ? "SCHED_FIFO/RR" : "SCHED_OTHER";
 }
 
 int cause_user_priority(int32_t prio)

@@ -112,7 +112,7 @@ struct spike_cause {
 };
 
 /* The scheduling policy a kernel priority implies: "SCHED_DEADLINE" (< 0),
- * "SCHED_FIFO" (0..99; the tracepoints cannot tell SCHED_RR apart),
+ * "SCHED_FIFO/RR" (0..99: the priority cannot tell them apart),
  * "SCHED_OTHER" (>= 100). */
 const char *cause_policy_name(int32_t prio);
 /* The priority chrt shows: 99 - prio for real-time, 0 otherwise. */

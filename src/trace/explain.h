@@ -86,6 +86,7 @@ struct explain {
      * spikes are explained */
     struct explain_policy_seen {
         int32_t pid;
+        int32_t prio; /* the trace's, when the policy was read */
         int16_t policy;
     } seen[EXPLAIN_POLICIES_SEEN];
     size_t next_seen;
@@ -124,10 +125,14 @@ struct system_info;
 void explain_platform_read(const struct sysroot *sr, const struct system_info *si,
                            const struct cpulist *cpus, struct explain_platform *out);
 
-/* The policy of a real-time or normal thread for people, from policy (a
- * SCHED_* value; < 0: read from the task if it still exists): SCHED_FIFO or
- * SCHED_RR, else "RT" for kernel priorities below 100; SCHED_OTHER (or
- * BATCH/IDLE) otherwise; SCHED_DEADLINE below 0. */
-const char *explain_thread_policy(int32_t pid, int32_t prio, int policy);
+/* The policy of a thread for people. The trace's kernel priority decides
+ * the class: SCHED_DEADLINE below 0, real-time below 100, normal above.
+ * policy (a SCHED_* value read from the live task when the spike was
+ * explained, -1 unknown) only refines it within that class: "SCHED_FIFO"
+ * or "SCHED_RR"; without it "SCHED_FIFO/RR" (the priority cannot tell
+ * them apart), and "SCHED_OTHER" for a normal task (OTHER, BATCH and IDLE
+ * share priorities 100..139). The task is never read here: by the end of
+ * the run it may be gone, or its pid another task's. */
+const char *explain_thread_policy(int32_t prio, int policy);
 
 #endif

@@ -146,7 +146,7 @@ static void test_cause_kind_names_round_trip(void **state)
     for (unsigned k = 0; k < CAUSE_KIND_COUNT; k++)
         assert_int_equal(cause_kind_from_name(cause_kind_name(k)), (int)k);
     assert_int_equal(cause_kind_from_name("nope"), -1);
-    assert_string_equal(cause_policy_name(4), "SCHED_FIFO");
+    assert_string_equal(cause_policy_name(4), "SCHED_FIFO/RR");
     assert_int_equal(cause_user_priority(4), 95);
     assert_string_equal(cause_policy_name(120), "SCHED_OTHER");
     assert_int_equal(cause_user_priority(120), 0);
@@ -168,7 +168,7 @@ static void test_fifo_disturber_is_the_dominant_thread(void **state)
     assert_int_equal(d->kind, CAUSE_THREAD);
     assert_string_equal(d->name, "disturb");
     assert_int_equal(d->pid, 4711);
-    assert_string_equal(cause_policy_name(d->prio), "SCHED_FIFO");
+    assert_string_equal(cause_policy_name(d->prio), "SCHED_FIFO/RR");
     assert_int_equal(cause_user_priority(d->prio), 95);
     /* from the end of our callback's interrupt to the switch */
     assert_int_equal(d->ns, 2000000 - 1300);

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,11 +201,31 @@ static void test_a_ring_with_room_explains_a_spike_once_read_empty(void **state)
     explain_free(&f.x);
 }
 
+/* The trace's priority names the class; a policy read from the live task
+ * refines it only within that class. A task gone by the end (short-lived
+ * children of a FIFO parent) is still real-time, never SCHED_OTHER, and
+ * never a vague "RT"; a pid now another task's cannot change the class. */
+static void test_thread_policy_comes_from_the_trace_priority(void **state)
+{
+    (void)state;
+    assert_string_equal(explain_thread_policy(49, -1), "SCHED_FIFO/RR"); /* FIFO 50, gone */
+    assert_string_equal(explain_thread_policy(49, SCHED_FIFO), "SCHED_FIFO");
+    assert_string_equal(explain_thread_policy(49, SCHED_RR), "SCHED_RR");
+    assert_string_equal(explain_thread_policy(49, SCHED_OTHER), "SCHED_FIFO/RR");
+    assert_string_equal(explain_thread_policy(120, SCHED_FIFO), "SCHED_OTHER");
+    assert_string_equal(explain_thread_policy(120, SCHED_BATCH), "SCHED_BATCH");
+    assert_string_equal(explain_thread_policy(120, -1), "SCHED_OTHER");
+    assert_string_equal(explain_thread_policy(-1, SCHED_OTHER), "SCHED_DEADLINE");
+    assert_string_equal(cause_policy_name(49), "SCHED_FIFO/RR");
+    assert_int_equal(cause_user_priority(49), 50);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spikes_in_a_gap_wait_for_the_loss_and_only_they_are_flagged),
         cmocka_unit_test(test_a_ring_with_room_explains_a_spike_once_read_empty),
+        cmocka_unit_test(test_thread_policy_comes_from_the_trace_priority),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
