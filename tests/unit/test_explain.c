@@ -22,7 +22,9 @@
 #include "trace/attribute.h"
 #include "trace/capture.h"
 #include "trace/explain.h"
+#include "sys/system_info.h"
 #include "../fixtures/trace_formats.h"
+#include "test_fixture.h"
 #include "test_perf_records.h"
 
 #define CPU      1
@@ -220,12 +222,41 @@ static void test_thread_policy_comes_from_the_trace_priority(void **state)
     assert_int_equal(cause_user_priority(49), 50);
 }
 
+/* What tells a halted vCPU from an idle state, read from fixture trees: the
+ * development VM is a guest without a cpuidle driver; the EPYC server is bare
+ * metal whose deepest state declares 350 us. */
+static void test_platform_read_from_the_machine(void **state)
+{
+    (void)state;
+    struct sysroot sr;
+    struct cpulist cpus;
+    static struct system_info si;
+    struct explain_platform pl;
+
+    fixture_sysroot(&sr, "vm-haltpoll");
+    assert_int_equal(cpulist_parse("1", &cpus, NULL), 0);
+    system_info_read(&sr, &si);
+    explain_platform_read(&sr, &si, &cpus, &pl);
+    assert_true(pl.hypervisor);
+    assert_false(pl.idle_driver);
+    assert_int_equal(pl.idle_exit_latency_max_ns, 0);
+
+    fixture_sysroot(&sr, "amd-epyc");
+    assert_int_equal(cpulist_parse("3", &cpus, NULL), 0);
+    system_info_read(&sr, &si);
+    explain_platform_read(&sr, &si, &cpus, &pl);
+    assert_false(pl.hypervisor);
+    assert_true(pl.idle_driver);
+    assert_int_equal(pl.idle_exit_latency_max_ns, 350000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spikes_in_a_gap_wait_for_the_loss_and_only_they_are_flagged),
         cmocka_unit_test(test_a_ring_with_room_explains_a_spike_once_read_empty),
         cmocka_unit_test(test_thread_policy_comes_from_the_trace_priority),
+        cmocka_unit_test(test_platform_read_from_the_machine),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
