@@ -222,32 +222,35 @@ static void test_thread_policy_comes_from_the_trace_priority(void **state)
     assert_int_equal(cause_user_priority(49), 50);
 }
 
+/* explain_platform_read of fixture name, measuring cpus. */
+static struct explain_platform platform_of(const char *name, const char *cpus)
+{
+    struct sysroot sr;
+    struct cpulist list;
+    static struct system_info si;
+    struct explain_platform pl;
+    fixture_sysroot(&sr, name);
+    assert_int_equal(cpulist_parse(cpus, &list, NULL), 0);
+    system_info_read(&sr, &si);
+    explain_platform_read(&sr, &si, &list, &pl);
+    return pl;
+}
+
 /* What tells a halted vCPU from an idle state, read from fixture trees: the
  * development VM is a guest without a cpuidle driver; the EPYC server is bare
  * metal whose deepest state declares 350 us. */
 static void test_platform_read_from_the_machine(void **state)
 {
     (void)state;
-    struct sysroot sr;
-    struct cpulist cpus;
-    static struct system_info si;
-    struct explain_platform pl;
+    struct explain_platform vm = platform_of("vm-haltpoll", "1");
+    assert_true(vm.hypervisor);
+    assert_false(vm.idle_driver);
+    assert_int_equal(vm.idle_exit_latency_max_ns, 0);
 
-    fixture_sysroot(&sr, "vm-haltpoll");
-    assert_int_equal(cpulist_parse("1", &cpus, NULL), 0);
-    system_info_read(&sr, &si);
-    explain_platform_read(&sr, &si, &cpus, &pl);
-    assert_true(pl.hypervisor);
-    assert_false(pl.idle_driver);
-    assert_int_equal(pl.idle_exit_latency_max_ns, 0);
-
-    fixture_sysroot(&sr, "amd-epyc");
-    assert_int_equal(cpulist_parse("3", &cpus, NULL), 0);
-    system_info_read(&sr, &si);
-    explain_platform_read(&sr, &si, &cpus, &pl);
-    assert_false(pl.hypervisor);
-    assert_true(pl.idle_driver);
-    assert_int_equal(pl.idle_exit_latency_max_ns, 350000);
+    struct explain_platform epyc = platform_of("amd-epyc", "3");
+    assert_false(epyc.hypervisor);
+    assert_true(epyc.idle_driver);
+    assert_int_equal(epyc.idle_exit_latency_max_ns, 350000);
 }
 
 int main(void)
