@@ -36,7 +36,7 @@ struct system_info {
      * kernel's "Hypervisor detected: NAME"), the DMI vendor's path, or
      * "/proc/cpuinfo" (only the flag: hypervisor "unknown"); "" on bare metal */
     char hypervisor_source[64];
-    bool tsc_present;    /* "tsc" in the CPU flags (x86) */
+    bool tsc_present; /* "tsc" in the CPU flags (x86) */
     bool tsc_constant;
     bool tsc_nonstop;
     bool tsc_invariant;         /* constant_tsc && nonstop_tsc */

@@ -284,10 +284,9 @@ static void attribute_pending(struct explain *x, struct explain_cpu *c,
     struct spike s;
     attribute_spike(c->window + lo, hi > lo ? hi - lo : 0, &req, &s);
     for (size_t j = 0; j < s.ncauses && j < SPIKE_CAUSES_MAX; j++)
-        s.causes[j].policy =
-            (int16_t)(s.causes[j].kind == CAUSE_THREAD
-                          ? policy_of(x, s.causes[j].pid, s.causes[j].prio)
-                          : -1);
+        s.causes[j].policy = (int16_t)(s.causes[j].kind == CAUSE_THREAD
+                                           ? policy_of(x, s.causes[j].pid, s.causes[j].prio)
+                                           : -1);
     if (x->cfg.attributed)
         x->cfg.attributed(x->cfg.attributed_arg, (int)(c - x->cpu), &s);
     spikes_add(&x->store, &s);
@@ -462,7 +461,9 @@ const char *explain_thread_policy(int32_t prio, int policy)
     if (prio < 0)
         return "SCHED_DEADLINE";
     if (prio < 100)
-        return policy == SCHED_RR ? "SCHED_RR" : policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_FIFO/RR";
+        return policy == SCHED_RR     ? "SCHED_RR"
+               : policy == SCHED_FIFO ? "SCHED_FIFO"
+                                      : "SCHED_FIFO/RR";
     return policy == SCHED_BATCH  ? "SCHED_BATCH"
            : policy == SCHED_IDLE ? "SCHED_IDLE"
                                   : "SCHED_OTHER";
@@ -493,10 +494,9 @@ void explain_finish(struct explain *x)
                     ? explain_thread_policy(x->kept[k].causes[j].prio, x->kept[k].causes[j].policy)
                     : NULL;
     for (size_t r = 0; r < x->nrows; r++)
-        x->row_policy[r] =
-            x->rows[r].kind == CAUSE_THREAD
-                ? explain_thread_policy(x->rows[r].prio, x->rows[r].policy)
-                : NULL;
+        x->row_policy[r] = x->rows[r].kind == CAUSE_THREAD
+                               ? explain_thread_policy(x->rows[r].prio, x->rows[r].policy)
+                               : NULL;
 }
 
 int explain_by_windows(struct explain *x, const struct telemetry_window *w, size_t n,

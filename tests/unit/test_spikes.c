@@ -296,7 +296,8 @@ static void test_summary_text(void **state)
     size_t n = spikes_summary(&st, rows, SPIKES_GROUPS_MAX + 1);
     assert_int_equal(n, 2);
     spike_summary_text(&rows[0], st.total, NULL, buf, sizeof buf);
-    assert_string_equal(buf, "92% of 101 spikes: thread disturb/4711 SCHED_FIFO/RR 95, median 1.9 ms");
+    assert_string_equal(buf,
+                        "92% of 101 spikes: thread disturb/4711 SCHED_FIFO/RR 95, median 1.9 ms");
     spike_summary_text(&rows[1], st.total, NULL, buf, sizeof buf);
     assert_string_equal(buf, "8% of 101 spikes: irq eth0, median 120 us");
     struct spike_summary_row row = {.kind = CAUSE_WAKEUP, .name = "", .count = 1, .median_ns = 500};
