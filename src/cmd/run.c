@@ -299,6 +299,7 @@ static int run_main(int argc, char **argv, char **typed)
                                       .threshold_ns = p.explain_threshold_ns,
                                       .keep = p.explain_keep,
                                       .poll_period_ns = COLLECTOR_PERIOD_NS};
+        explain_platform_read(&sr, &si, &p.common.cpus, &xcfg.platform);
         int xrc = explain_open(&explain, &xcfg, explain_err, sizeof(explain_err));
         if (xrc < 0) {
             fprintf(stderr, "jitterlab: --explain: %s\n", explain_err);

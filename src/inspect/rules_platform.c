@@ -5,6 +5,7 @@
  */
 #include "inspect/rules_common.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +17,17 @@ static void rule_hypervisor(struct rule_ctx *c)
     rule_evidence(f, "/proc/cpuinfo", "hypervisor flag %s", b->hypervisor[0] ? "set" : "not set");
     if (b->hypervisor[0]) {
         rule_unbounded(f);
-        rule_evidence(f, "/sys/hypervisor/type", "%s", b->hypervisor);
+        if (strcmp(b->hypervisor_source, "/dev/kmsg") == 0)
+            rule_evidence(f, "/dev/kmsg", "Hypervisor detected: %s", b->hypervisor);
+        else if (b->hypervisor_source[0] && strcmp(b->hypervisor_source, "/proc/cpuinfo") != 0)
+            rule_evidence(f, b->hypervisor_source, "%s", b->hypervisor);
+        bool named = strcmp(b->hypervisor, "unknown") != 0;
         rule_effect(f,
                     "a hypervisor (%s) schedules these vCPUs: host activity, VM exits and vCPU "
                     "preemption add latency that the guest can neither see nor control, nor "
                     "bound (measure it: jitterlab inspect --measure 60s)",
-                    b->hypervisor);
+                    named ? b->hypervisor
+                          : "not named: no /sys/hypervisor/type, no kernel line, no DMI vendor");
         rule_fix(f, "run on bare metal, or pin the vCPUs to isolated host CPUs on a real-time host "
                     "(KVM: vcpupin, SCHED_FIFO vCPU threads, isolcpus on the host)");
     } else {

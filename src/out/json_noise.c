@@ -47,8 +47,7 @@ static json_t *json_cause_row(const struct noise_cause_row *r, int64_t noise_ns)
     json_object_set_new(o, "name", json_text_new(r->name));
     if (r->kind == CAUSE_THREAD) {
         json_object_set_new(o, "pid", json_integer(r->pid));
-        json_object_set_new(o, "policy",
-                            json_string(explain_thread_policy(r->pid, r->prio, r->policy)));
+        json_object_set_new(o, "policy", json_string(explain_thread_policy(r->prio, r->policy)));
         json_object_set_new(o, "priority", json_integer(cause_user_priority(r->prio)));
         json_cause_pids(o, &r->pids, true, "gaps", "ns");
     }
@@ -104,8 +103,7 @@ static json_t *json_noise_cpu(const struct noise_report *rep, const struct noise
         const char *policy[SPIKE_CAUSES_MAX] = {NULL};
         for (unsigned j = 0; j < sp->ncauses && j < SPIKE_CAUSES_MAX; j++)
             if (sp->causes[j].kind == CAUSE_THREAD)
-                policy[j] = explain_thread_policy(sp->causes[j].pid, sp->causes[j].prio,
-                                                  sp->causes[j].policy);
+                policy[j] = explain_thread_policy(sp->causes[j].prio, sp->causes[j].policy);
         json_t *g = json_spike(sp, policy, rep->start_ns);
         /* a gap's length is its "latency": said as gap_ns here */
         json_object_set(g, "gap_ns", json_object_get(g, "latency_ns"));

@@ -143,8 +143,7 @@ static void cause_label(const struct noise_cause_row *r, char *buf, size_t len)
 {
     char sched[48], pids[160], name[SAFE_TEXT_TERM_LEN(sizeof r->name)];
     safe_text_term(name, sizeof name, r->name);
-    const char *policy =
-        r->kind == CAUSE_THREAD ? explain_thread_policy(r->pid, r->prio, r->policy) : "";
+    const char *policy = r->kind == CAUSE_THREAD ? explain_thread_policy(r->prio, r->policy) : "";
     if (cause_user_priority(r->prio) > 0)
         snprintf(sched, sizeof sched, "%s %d", policy, cause_user_priority(r->prio));
     else
@@ -203,11 +202,10 @@ static void print_gap(FILE *out, const struct noise_report *rep, const struct sp
         safe_text_term(name, sizeof name, c->name);
         if (c->kind == CAUSE_THREAD && c->prio < 100)
             fprintf(out, "%s thread %s/%d %s %d %s", j ? "," : "", name, (int)c->pid,
-                    explain_thread_policy(c->pid, c->prio, c->policy), cause_user_priority(c->prio),
-                    ns);
+                    explain_thread_policy(c->prio, c->policy), cause_user_priority(c->prio), ns);
         else if (c->kind == CAUSE_THREAD)
             fprintf(out, "%s thread %s/%d %s %s", j ? "," : "", name, (int)c->pid,
-                    explain_thread_policy(c->pid, c->prio, c->policy), ns);
+                    explain_thread_policy(c->prio, c->policy), ns);
         else
             fprintf(out, "%s %s%s%s %s", j ? "," : "", cause_kind_name(c->kind),
                     c->name[0] ? " " : "", name, ns);

@@ -11,6 +11,7 @@
 
 #include "sys/kernel_cmdline.h"
 #include "sys/kernel_config.h"
+#include "sys/kmsg.h"
 #include "sys/pm_qos.h"
 #include "sys/read_notes.h"
 
@@ -178,6 +179,50 @@ static void read_preempt_model(const struct sysroot *sr, struct system_info *out
         set_preempt(out, model, "/proc/version");
 }
 
+#define HYPERVISOR_PHRASE "Hypervisor detected: "
+
+/* The kernel's own line naming the hypervisor it found at boot
+ * (arch/x86/kernel/cpu/hypervisor.c), trusted as the TSC verdict trusts the
+ * log: only records of facility kernel (a write to /dev/kmsg from user space
+ * never has facility 0) and the phrase at the very start of the text, so that
+ * no quoted user text (a task name, a file) can pass for it. The first wins. */
+static void take_hypervisor_line(void *arg, const struct kmsg_record *rec)
+{
+    struct system_info *out = arg;
+    size_t n = strlen(HYPERVISOR_PHRASE);
+    if (out->hypervisor[0] || rec->facility != 0 || strncmp(rec->text, HYPERVISOR_PHRASE, n) != 0)
+        return;
+    snprintf(out->hypervisor, sizeof out->hypervisor, "%s", rec->text + n);
+    trim_trailing_space(out->hypervisor);
+}
+
+/* The CPU flag says there is a hypervisor; its name from the first source
+ * that exists: Xen's /sys/hypervisor/type, the kernel's boot line, the DMI
+ * vendor (the VMM's, e.g. QEMU), else "unknown". The source is kept so that
+ * nothing cites a file that is not there. */
+static void name_hypervisor(const struct sysroot *sr, struct system_info *out)
+{
+    static const char dmi[] = "/sys/devices/virtual/dmi/id/sys_vendor";
+    const char *source = "/sys/hypervisor/type";
+    read_value(sr, source, out->hypervisor, sizeof out->hypervisor);
+    if (!out->hypervisor[0]) {
+        struct kmsg_stats st;
+        char why[128];
+        source = "/dev/kmsg";
+        if (kmsg_read(sr, take_hypervisor_line, out, &st, why, sizeof why) != 0)
+            out->hypervisor[0] = '\0';
+    }
+    if (!out->hypervisor[0]) {
+        source = dmi;
+        read_value(sr, dmi, out->hypervisor, sizeof out->hypervisor);
+    }
+    if (!out->hypervisor[0]) {
+        source = "/proc/cpuinfo";
+        snprintf(out->hypervisor, sizeof out->hypervisor, "unknown");
+    }
+    snprintf(out->hypervisor_source, sizeof out->hypervisor_source, "%s", source);
+}
+
 static void read_cpuinfo(const struct sysroot *sr, struct system_info *out)
 {
     char *cpuinfo = malloc(CPUINFO_READ_MAX);
@@ -201,14 +246,8 @@ static void read_cpuinfo(const struct sysroot *sr, struct system_info *out)
     out->tsc_nonstop = has_word(flags, "nonstop_tsc");
     out->tsc_invariant = out->tsc_constant && out->tsc_nonstop;
 
-    if (has_word(flags, "hypervisor")) {
-        read_value(sr, "/sys/hypervisor/type", out->hypervisor, sizeof out->hypervisor);
-        if (!out->hypervisor[0])
-            read_value(sr, "/sys/devices/virtual/dmi/id/sys_vendor", out->hypervisor,
-                       sizeof out->hypervisor);
-        if (!out->hypervisor[0])
-            snprintf(out->hypervisor, sizeof out->hypervisor, "unknown");
-    }
+    if (has_word(flags, "hypervisor"))
+        name_hypervisor(sr, out);
 }
 
 /* A CPU list file: parsed from the whole file, and the text kept a display

@@ -32,7 +32,11 @@ struct system_info {
     char clocksource[64];
     char clocksource_available[256];
     char hypervisor[64]; /* "" when bare metal */
-    bool tsc_present;    /* "tsc" in the CPU flags (x86) */
+    /* where the name came from: "/sys/hypervisor/type", "/dev/kmsg" (the
+     * kernel's "Hypervisor detected: NAME"), the DMI vendor's path, or
+     * "/proc/cpuinfo" (only the flag: hypervisor "unknown"); "" on bare metal */
+    char hypervisor_source[64];
+    bool tsc_present; /* "tsc" in the CPU flags (x86) */
     bool tsc_constant;
     bool tsc_nonstop;
     bool tsc_invariant;         /* constant_tsc && nonstop_tsc */

@@ -20,6 +20,7 @@
 static const char *const cause_kind_names[CAUSE_KIND_COUNT] = {
     [CAUSE_TIMER_IRQ_LATE] = "timer-irq-late",
     [CAUSE_IDLE_EXIT] = "idle-exit",
+    [CAUSE_VCPU_WAKE_LATE] = "vcpu-wake-late",
     [CAUSE_IRQ] = "irq",
     [CAUSE_SOFTIRQ] = "softirq",
     [CAUSE_IPI] = "ipi",
@@ -47,7 +48,7 @@ const char *cause_policy_name(int32_t prio)
 {
     if (prio < 0)
         return "SCHED_DEADLINE";
-    return prio < 100 ? "SCHED_FIFO" : "SCHED_OTHER";
+    return prio < 100 ? "SCHED_FIFO/RR" : "SCHED_OTHER";
 }
 
 int cause_user_priority(int32_t prio)
@@ -410,6 +411,37 @@ static void add_idle_exit(struct parts *p, const struct walk *w, int64_t ns)
     parts_add(p, CAUSE_IDLE_EXIT, name, sizeof name, 0, 0, id, ns);
 }
 
+/* Idle time before E that no guest idle state explains becomes the host's
+ * late wake-up of the halted vCPU (the rule is in attribute.h); without a
+ * cpuidle driver every such part is the one "halt". */
+static void name_vcpu_wake_late(struct parts *p, const struct spike_request *req)
+{
+    if (!req->hypervisor)
+        return;
+    int64_t beyond_ns = req->idle_exit_latency_max_ns > 0
+                            ? req->idle_exit_latency_max_ns * VCPU_WAKE_LATE_FACTOR
+                            : INT64_MAX;
+    unsigned halt = p->n; /* the "halt" part once made */
+    for (unsigned i = 0; i < p->n; i++) {
+        struct spike_cause *c = &p->c[i];
+        if (c->kind != CAUSE_IDLE_EXIT || (req->idle_driver && c->ns <= beyond_ns))
+            continue;
+        c->kind = CAUSE_VCPU_WAKE_LATE;
+        if (req->idle_driver)
+            continue;
+        if (halt < p->n) { /* one halt, however the states were named */
+            p->c[halt].ns += c->ns;
+            memmove(c, c + 1, (p->n - i - 1) * sizeof *c);
+            p->n--;
+            i--;
+            continue;
+        }
+        halt = i;
+        snprintf(c->name, sizeof c->name, "halt");
+        c->id = 0;
+    }
+}
+
 /* The part for a piece of ns in the current state. */
 static void add_piece(struct parts *p, const struct walk *w, int64_t ns)
 {
@@ -635,6 +667,7 @@ void attribute_spike(const struct trace_event *events, size_t n, const struct sp
     }
     if (cursor < req->wake_ns)
         add_piece(&parts, &w, req->wake_ns - cursor);
+    name_vcpu_wake_late(&parts, req);
     parts_fold(&parts, out);
     finish(out);
 }

@@ -24,8 +24,14 @@
  *   - a workqueue item: `workqueue` (function);
  *   - else the task running, labelled by phase:
  *       before E: time in an idle state until its exit -> `idle-exit` (name:
- *         the state, "C1" or "state 2"); the rest -> `timer-irq-late` (the
- *         timer interrupt came late: interrupts off, idle exit unseen, ...);
+ *         the state, "C1" or "state 2"), except under a hypervisor when the
+ *         guest has no cpuidle driver (its idle is a plain halt, and the
+ *         host decides when the halted vCPU runs again) or when the stretch
+ *         lasts more than VCPU_WAKE_LATE_FACTOR times the longest exit
+ *         latency any idle state declares: then `vcpu-wake-late` (name:
+ *         "halt" without a driver, else the state), the host woke the
+ *         halted vCPU late; the rest -> `timer-irq-late` (the timer
+ *         interrupt came late: interrupts off, idle exit unseen, ...);
  *       between E and S: another task running -> `thread` (comm, pid, prio);
  *         idle or our own thread (the switch path to us) -> `wakeup`;
  *       after S, and our own hrtimer callback: `wakeup`.
@@ -63,6 +69,7 @@
 #ifndef JITTERLAB_TRACE_ATTRIBUTE_H
 #define JITTERLAB_TRACE_ATTRIBUTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +79,7 @@
 enum cause_kind {
     CAUSE_TIMER_IRQ_LATE,
     CAUSE_IDLE_EXIT,
+    CAUSE_VCPU_WAKE_LATE,
     CAUSE_IRQ,
     CAUSE_SOFTIRQ,
     CAUSE_IPI,
@@ -83,7 +91,7 @@ enum cause_kind {
     CAUSE_KIND_COUNT
 };
 
-/* "timer-irq-late", "idle-exit", "irq", "softirq", "ipi", "timer", "thread",
+/* "timer-irq-late", "idle-exit", "vcpu-wake-late", "irq", "softirq", "ipi", "timer", "thread",
  * "workqueue", "wakeup", "unexplained"; "?" out of range. */
 const char *cause_kind_name(unsigned kind);
 /* The kind named name, or -1. */
@@ -99,12 +107,12 @@ struct spike_cause {
     int32_t prio;                  /* thread: kernel priority (see trace_event.h); 0 otherwise */
     int16_t policy; /* thread: SCHED_* when the spike was explained, -1 unknown; explain.c
                      * sets it (the attribution itself reads no task) */
-    uint64_t id;    /* irq: irq number; idle-exit: state; 0 otherwise */
+    uint64_t id;    /* irq: irq number; idle-exit, vcpu-wake-late: state; 0 otherwise */
     int64_t ns;
 };
 
 /* The scheduling policy a kernel priority implies: "SCHED_DEADLINE" (< 0),
- * "SCHED_FIFO" (0..99; the tracepoints cannot tell SCHED_RR apart),
+ * "SCHED_FIFO/RR" (0..99: the priority cannot tell them apart),
  * "SCHED_OTHER" (>= 100). */
 const char *cause_policy_name(int32_t prio);
 /* The priority chrt shows: 99 - prio for real-time, 0 otherwise. */
@@ -136,7 +144,17 @@ struct spike_request {
     /* Names of the idle states by number ("POLL", "C1", ...); NULL: "state N". */
     const char *const *idle_state_names;
     unsigned idle_state_count;
+    /* What tells a halted vCPU from a guest idle state (the model above):
+     * the machine runs under a hypervisor, the guest has a cpuidle driver,
+     * the longest exit latency its states declare (<= 0: not known). */
+    bool hypervisor;
+    bool idle_driver;
+    int64_t idle_exit_latency_max_ns;
 };
+
+/* Idle time before E longer than this many times the longest declared exit
+ * latency is not an idle state's exit but the host's late wake-up. */
+#define VCPU_WAKE_LATE_FACTOR 10
 
 /* One explained spike. The parts' ns add up exactly to latency_ns when
  * latency_ns >= 0; a spike with wake_ns < planned_ns has no parts. */

@@ -15,13 +15,18 @@
 #include "trace/explain.h"
 
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/histogram.h"
+#include "sys/cpuidle.h"
+#include "sys/system_info.h"
 #include "trace/attribute.h"
 #include "trace/capture.h"
+
+#define EXPLAIN_SCHED_DEADLINE 6 /* SCHED_DEADLINE, which not every libc names */
 
 #define WINDOW_EVENTS  32768 /* per CPU: ~3 MiB */
 #define CHUNK_EVENTS   2048
@@ -167,28 +172,43 @@ static size_t first_at_or_after(const struct trace_event *ev, size_t n, int64_t 
     return lo;
 }
 
-/* The policy of a task now, within a poll period of its spike, while it
- * most likely still exists; a task that has ended since (a disturber that
- * stopped right after its last burst) keeps the policy last read for its
- * pid. -1 when never known. */
-static int policy_of(struct explain *x, int32_t pid)
+/* Whether a live task's policy and real-time priority are what the trace
+ * says of the task that ran (its kernel priority): else the pid is another
+ * task's by now, or the task changed its policy since. */
+static bool policy_fits(int policy, int rt_priority, int32_t prio)
+{
+    if (prio < 0)
+        return policy == EXPLAIN_SCHED_DEADLINE;
+    if (prio < 100)
+        return (policy == SCHED_FIFO || policy == SCHED_RR) && rt_priority == 99 - prio;
+    return policy == SCHED_OTHER || policy == SCHED_BATCH || policy == SCHED_IDLE;
+}
+
+/* The policy of a task now, within a poll period of its spike, when it
+ * still fits the trace's priority (policy_fits); a task that has ended
+ * since (a disturber that stopped right after its last burst) keeps the
+ * policy last read for its pid at the same priority. -1 when not known:
+ * the trace's priority then names the class alone. */
+static int policy_of(struct explain *x, int32_t pid, int32_t prio)
 {
     if (pid <= 0)
         return -1;
     int policy = sched_getscheduler(pid);
-    if (policy >= 0) {
+    struct sched_param sp = {0};
+    if (policy >= 0 && sched_getparam(pid, &sp) == 0 &&
+        policy_fits(policy & ~SCHED_RESET_ON_FORK, sp.sched_priority, prio)) {
         policy &= ~SCHED_RESET_ON_FORK;
+        struct explain_policy_seen seen = {pid, prio, (int16_t)policy};
         for (size_t k = 0; k < EXPLAIN_POLICIES_SEEN; k++)
             if (x->seen[k].pid == pid || x->seen[k].pid == 0) {
-                x->seen[k] = (struct explain_policy_seen){pid, (int16_t)policy};
+                x->seen[k] = seen;
                 return policy;
             }
-        x->seen[x->next_seen++ % EXPLAIN_POLICIES_SEEN] =
-            (struct explain_policy_seen){pid, (int16_t)policy};
+        x->seen[x->next_seen++ % EXPLAIN_POLICIES_SEEN] = seen;
         return policy;
     }
     for (size_t k = 0; k < EXPLAIN_POLICIES_SEEN; k++)
-        if (x->seen[k].pid == pid)
+        if (x->seen[k].pid == pid && x->seen[k].prio == prio)
             return x->seen[k].policy;
     return -1;
 }
@@ -252,7 +272,11 @@ static void attribute_pending(struct explain *x, struct explain_cpu *c,
                                 .planned_ns = p->planned_ns,
                                 .wake_ns = p->wake_ns,
                                 .prev_end_ns = p->prev_end_ns,
-                                .flags = p->flags};
+                                .flags = p->flags,
+                                .hypervisor = x->cfg.platform.hypervisor,
+                                .idle_driver = x->cfg.platform.idle_driver,
+                                .idle_exit_latency_max_ns =
+                                    x->cfg.platform.idle_exit_latency_max_ns};
     if (lo == 0 && c->nwindow > 0 && c->window[0].t_ns > p->prev_end_ns)
         req.flags |= SPIKE_EVENTS_LOST; /* the window no longer reaches back far enough */
     if (gap_meets(c, p->prev_end_ns - x->cfg.interval_ns, p->wake_ns))
@@ -260,8 +284,9 @@ static void attribute_pending(struct explain *x, struct explain_cpu *c,
     struct spike s;
     attribute_spike(c->window + lo, hi > lo ? hi - lo : 0, &req, &s);
     for (size_t j = 0; j < s.ncauses && j < SPIKE_CAUSES_MAX; j++)
-        s.causes[j].policy =
-            (int16_t)(s.causes[j].kind == CAUSE_THREAD ? policy_of(x, s.causes[j].pid) : -1);
+        s.causes[j].policy = (int16_t)(s.causes[j].kind == CAUSE_THREAD
+                                           ? policy_of(x, s.causes[j].pid, s.causes[j].prio)
+                                           : -1);
     if (x->cfg.attributed)
         x->cfg.attributed(x->cfg.attributed_arg, (int)(c - x->cpu), &s);
     spikes_add(&x->store, &s);
@@ -409,16 +434,36 @@ uint64_t explain_spikes(const struct explain *x)
     return n;
 }
 
-const char *explain_thread_policy(int32_t pid, int32_t prio, int policy)
+void explain_platform_read(const struct sysroot *sr, const struct system_info *si,
+                           const struct cpulist *cpus, struct explain_platform *out)
+{
+    *out = (struct explain_platform){.hypervisor = si->hypervisor[0] != '\0'};
+    struct cpuidle_info ci;
+    struct read_notes *notes = calloc(1, sizeof *notes);
+    if (!notes || cpuidle_read(sr, cpus, &ci, notes) != 0) {
+        free(notes);
+        return;
+    }
+    /* no driver, or no cpuidle at all: the kernel's default idle, a halt */
+    out->idle_driver = ci.driver[0] && strcmp(ci.driver, "none") != 0;
+    for (int i = 0; i < ci.ncpu; i++)
+        for (int k = 0; k < ci.cpu[i].nstates; k++) {
+            int64_t us = ci.cpu[i].state[k].latency_us;
+            if (us != VALUE_UNKNOWN && us * 1000 > out->idle_exit_latency_max_ns)
+                out->idle_exit_latency_max_ns = us * 1000;
+        }
+    cpuidle_free(&ci);
+    free(notes);
+}
+
+const char *explain_thread_policy(int32_t prio, int policy)
 {
     if (prio < 0)
         return "SCHED_DEADLINE";
-    if (policy < 0)
-        policy = pid > 0 ? sched_getscheduler(pid) : -1;
-    if (policy >= 0)
-        policy &= ~SCHED_RESET_ON_FORK;
     if (prio < 100)
-        return policy == SCHED_RR ? "SCHED_RR" : policy == SCHED_FIFO ? "SCHED_FIFO" : "RT";
+        return policy == SCHED_RR     ? "SCHED_RR"
+               : policy == SCHED_FIFO ? "SCHED_FIFO"
+                                      : "SCHED_FIFO/RR";
     return policy == SCHED_BATCH  ? "SCHED_BATCH"
            : policy == SCHED_IDLE ? "SCHED_IDLE"
                                   : "SCHED_OTHER";
@@ -446,14 +491,12 @@ void explain_finish(struct explain *x)
         for (size_t j = 0; j < x->kept[k].ncauses && j < SPIKE_CAUSES_MAX; j++)
             x->kept_policy[k][j] =
                 x->kept[k].causes[j].kind == CAUSE_THREAD
-                    ? explain_thread_policy(x->kept[k].causes[j].pid, x->kept[k].causes[j].prio,
-                                            x->kept[k].causes[j].policy)
+                    ? explain_thread_policy(x->kept[k].causes[j].prio, x->kept[k].causes[j].policy)
                     : NULL;
     for (size_t r = 0; r < x->nrows; r++)
-        x->row_policy[r] =
-            x->rows[r].kind == CAUSE_THREAD
-                ? explain_thread_policy(x->rows[r].pid, x->rows[r].prio, x->rows[r].policy)
-                : NULL;
+        x->row_policy[r] = x->rows[r].kind == CAUSE_THREAD
+                               ? explain_thread_policy(x->rows[r].prio, x->rows[r].policy)
+                               : NULL;
 }
 
 int explain_by_windows(struct explain *x, const struct telemetry_window *w, size_t n,

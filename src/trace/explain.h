@@ -28,6 +28,14 @@
 #define EXPLAIN_POLICIES_SEEN    64
 #define EXPLAIN_TRACEPOINTS_MAX  64 /* as many as the capture opens per CPU */
 
+/* What tells the host's late wake-up of a halted vCPU from the exit of a
+ * guest idle state (trace/attribute.h, struct spike_request). */
+struct explain_platform {
+    bool hypervisor;                  /* the CPU flag: a guest */
+    bool idle_driver;                 /* a cpuidle driver (not "none", not absent) */
+    int64_t idle_exit_latency_max_ns; /* the longest any state of the CPUs declares; 0 unknown */
+};
+
 struct explain_config {
     const struct cpulist *cpus;
     int64_t interval_ns;
@@ -44,6 +52,7 @@ struct explain_config {
      * keeps or counts it (i: the CPU's index). */
     void (*attributed)(void *arg, int i, const struct spike *s);
     void *attributed_arg;
+    struct explain_platform platform;
     /* When set, the capture to read instead of opening the tracepoints
      * (tests: trace_capture_open_memory); explain_free closes it. */
     struct trace_capture *capture;
@@ -77,6 +86,7 @@ struct explain {
      * spikes are explained */
     struct explain_policy_seen {
         int32_t pid;
+        int32_t prio; /* the trace's, when the policy was read */
         int16_t policy;
     } seen[EXPLAIN_POLICIES_SEEN];
     size_t next_seen;
@@ -109,10 +119,20 @@ uint64_t explain_cpu_spikes(const struct explain *x, int i);
 uint64_t explain_spikes(const struct explain *x);
 void explain_free(struct explain *x);
 
-/* The policy of a real-time or normal thread for people, from policy (a
- * SCHED_* value; < 0: read from the task if it still exists): SCHED_FIFO or
- * SCHED_RR, else "RT" for kernel priorities below 100; SCHED_OTHER (or
- * BATCH/IDLE) otherwise; SCHED_DEADLINE below 0. */
-const char *explain_thread_policy(int32_t pid, int32_t prio, int policy);
+struct sysroot;
+struct system_info;
+/* Reads *out from the machine (hypervisor from si, cpuidle of cpus). */
+void explain_platform_read(const struct sysroot *sr, const struct system_info *si,
+                           const struct cpulist *cpus, struct explain_platform *out);
+
+/* The policy of a thread for people. The trace's kernel priority decides
+ * the class: SCHED_DEADLINE below 0, real-time below 100, normal above.
+ * policy (a SCHED_* value read from the live task when the spike was
+ * explained, -1 unknown) only refines it within that class: "SCHED_FIFO"
+ * or "SCHED_RR"; without it "SCHED_FIFO/RR" (the priority cannot tell
+ * them apart), and "SCHED_OTHER" for a normal task (OTHER, BATCH and IDLE
+ * share priorities 100..139). The task is never read here: by the end of
+ * the run it may be gone, or its pid another task's. */
+const char *explain_thread_policy(int32_t prio, int policy);
 
 #endif

@@ -80,6 +80,17 @@ static void our_timer(int64_t t)
     ev_add(t + 400, TRACE_VECTOR_EXIT, "local_timer", 236);
 }
 
+/* The thread sleeps on an idle CPU in state until exit_ns (PLAN-relative
+ * events): the idle exit, our timer 2 us later, the switch to us 1 us after. */
+static void idle_until(int64_t state, int64_t exit_ns)
+{
+    sw(PLAN - 500000, TID, "measure", 1, 0, "swapper/1", 120);
+    idle(PLAN - 499000, state);
+    idle(exit_ns, -1);
+    our_timer(exit_ns + 2000);
+    sw(exit_ns + 3000, 0, "swapper/1", 120, TID, "measure", 1);
+}
+
 static struct spike_request request(int64_t wake_ns)
 {
     return (struct spike_request){.cpu = CPU,
@@ -129,12 +140,13 @@ static void test_cause_kind_names_round_trip(void **state)
     (void)state;
     assert_string_equal(cause_kind_name(CAUSE_TIMER_IRQ_LATE), "timer-irq-late");
     assert_string_equal(cause_kind_name(CAUSE_IDLE_EXIT), "idle-exit");
+    assert_string_equal(cause_kind_name(CAUSE_VCPU_WAKE_LATE), "vcpu-wake-late");
     assert_string_equal(cause_kind_name(CAUSE_UNEXPLAINED), "unexplained");
     assert_string_equal(cause_kind_name(CAUSE_KIND_COUNT), "?");
     for (unsigned k = 0; k < CAUSE_KIND_COUNT; k++)
         assert_int_equal(cause_kind_from_name(cause_kind_name(k)), (int)k);
     assert_int_equal(cause_kind_from_name("nope"), -1);
-    assert_string_equal(cause_policy_name(4), "SCHED_FIFO");
+    assert_string_equal(cause_policy_name(4), "SCHED_FIFO/RR");
     assert_int_equal(cause_user_priority(4), 95);
     assert_string_equal(cause_policy_name(120), "SCHED_OTHER");
     assert_int_equal(cause_user_priority(120), 0);
@@ -156,7 +168,7 @@ static void test_fifo_disturber_is_the_dominant_thread(void **state)
     assert_int_equal(d->kind, CAUSE_THREAD);
     assert_string_equal(d->name, "disturb");
     assert_int_equal(d->pid, 4711);
-    assert_string_equal(cause_policy_name(d->prio), "SCHED_FIFO");
+    assert_string_equal(cause_policy_name(d->prio), "SCHED_FIFO/RR");
     assert_int_equal(cause_user_priority(d->prio), 95);
     /* from the end of our callback's interrupt to the switch */
     assert_int_equal(d->ns, 2000000 - 1300);
@@ -250,11 +262,7 @@ static void test_idle_exit_from_a_deep_state(void **state)
 {
     (void)state;
     static const char *const names[] = {"POLL", "C1", "C1E", "C6"};
-    sw(PLAN - 500000, TID, "measure", 1, 0, "swapper/1", 120);
-    idle(PLAN - 499000, 3);
-    idle(PLAN + 80000, -1);
-    our_timer(PLAN + 82000);
-    sw(PLAN + 83000, 0, "swapper/1", 120, TID, "measure", 1);
+    idle_until(3, PLAN + 80000);
     struct spike s = explain(PLAN + 84000);
 
     assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "state 3"), 80000);
@@ -270,6 +278,61 @@ static void test_idle_exit_from_a_deep_state(void **state)
     attribute_spike(evs, nev, &req, &s);
     assert_sum_exact(&s);
     assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "C6"), 80000);
+}
+
+/* A guest without a cpuidle driver halts (state 1 of default idle); the
+ * 7 ms until it left the halt are the host running the vCPU late, not an
+ * idle state: under a hypervisor that is `vcpu-wake-late` "halt". On bare
+ * metal the same events stay `idle-exit`. */
+static void test_halted_vcpu_woken_late_is_not_an_idle_exit(void **state)
+{
+    (void)state;
+    idle_until(1, PLAN + 7000000);
+    struct spike_request req = request(PLAN + 7004000);
+    req.hypervisor = true;
+    req.idle_driver = false;
+    struct spike s;
+    attribute_spike(evs, nev, &req, &s);
+    assert_sum_exact(&s);
+    assert_int_equal(s.causes[s.dominant].kind, CAUSE_VCPU_WAKE_LATE);
+    assert_string_equal(s.causes[s.dominant].name, "halt");
+    assert_int_equal(part_ns(&s, CAUSE_VCPU_WAKE_LATE, "halt"), 7000000);
+    assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "state 1"), -1);
+
+    req.hypervisor = false; /* bare metal, no driver: the halt is the idle state */
+    attribute_spike(evs, nev, &req, &s);
+    assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "state 1"), 7000000);
+    assert_int_equal(part_ns(&s, CAUSE_VCPU_WAKE_LATE, "halt"), -1);
+}
+
+/* With a cpuidle driver in the guest (haltpoll), an idle stretch within ten
+ * times the longest declared exit latency is the state's exit; beyond it,
+ * the host's late wake-up, named after the state. */
+static void test_idle_exit_far_beyond_every_exit_latency_is_the_host(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"POLL", "haltpoll"};
+    idle_until(1, PLAN + 20000);
+    struct spike_request req = request(PLAN + 24000);
+    req.idle_state_names = names;
+    req.idle_state_count = 2;
+    req.hypervisor = true;
+    req.idle_driver = true;
+    req.idle_exit_latency_max_ns = 2000; /* 10 x = 20 us: the stretch is within */
+    struct spike s;
+    attribute_spike(evs, nev, &req, &s);
+    assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "haltpoll"), 20000);
+
+    req.idle_exit_latency_max_ns = 1000; /* 10 x = 10 us: far beyond */
+    attribute_spike(evs, nev, &req, &s);
+    assert_sum_exact(&s);
+    assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "haltpoll"), -1);
+    assert_int_equal(part_ns(&s, CAUSE_VCPU_WAKE_LATE, "haltpoll"), 20000);
+    assert_int_equal(s.causes[s.dominant].id, 1);
+
+    req.idle_exit_latency_max_ns = 0; /* latencies not known: the state's exit */
+    attribute_spike(evs, nev, &req, &s);
+    assert_int_equal(part_ns(&s, CAUSE_IDLE_EXIT, "haltpoll"), 20000);
 }
 
 /* Function-call and reschedule IPIs keep hitting the CPU before the timer. */
@@ -763,6 +826,8 @@ int main(void)
         cmocka_unit_test_setup(test_irq_open_across_planned_time_delays_the_timer, reset),
         cmocka_unit_test_setup(test_exit_without_entry_means_open_from_the_start, reset),
         cmocka_unit_test_setup(test_idle_exit_from_a_deep_state, reset),
+        cmocka_unit_test_setup(test_halted_vcpu_woken_late_is_not_an_idle_exit, reset),
+        cmocka_unit_test_setup(test_idle_exit_far_beyond_every_exit_latency_is_the_host, reset),
         cmocka_unit_test_setup(test_ipi_storm, reset),
         cmocka_unit_test_setup(test_softirq_after_the_hrtimer, reset),
         cmocka_unit_test_setup(test_foreign_timer_and_workqueue, reset),

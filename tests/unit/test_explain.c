@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,9 @@
 #include "trace/attribute.h"
 #include "trace/capture.h"
 #include "trace/explain.h"
+#include "sys/system_info.h"
 #include "../fixtures/trace_formats.h"
+#include "test_fixture.h"
 #include "test_perf_records.h"
 
 #define CPU      1
@@ -200,11 +203,63 @@ static void test_a_ring_with_room_explains_a_spike_once_read_empty(void **state)
     explain_free(&f.x);
 }
 
+/* The trace's priority names the class; a policy read from the live task
+ * refines it only within that class. A task gone by the end (short-lived
+ * children of a FIFO parent) is still real-time, never SCHED_OTHER, and
+ * never a vague "RT"; a pid now another task's cannot change the class. */
+static void test_thread_policy_comes_from_the_trace_priority(void **state)
+{
+    (void)state;
+    assert_string_equal(explain_thread_policy(49, -1), "SCHED_FIFO/RR"); /* FIFO 50, gone */
+    assert_string_equal(explain_thread_policy(49, SCHED_FIFO), "SCHED_FIFO");
+    assert_string_equal(explain_thread_policy(49, SCHED_RR), "SCHED_RR");
+    assert_string_equal(explain_thread_policy(49, SCHED_OTHER), "SCHED_FIFO/RR");
+    assert_string_equal(explain_thread_policy(120, SCHED_FIFO), "SCHED_OTHER");
+    assert_string_equal(explain_thread_policy(120, SCHED_BATCH), "SCHED_BATCH");
+    assert_string_equal(explain_thread_policy(120, -1), "SCHED_OTHER");
+    assert_string_equal(explain_thread_policy(-1, SCHED_OTHER), "SCHED_DEADLINE");
+    assert_string_equal(cause_policy_name(49), "SCHED_FIFO/RR");
+    assert_int_equal(cause_user_priority(49), 50);
+}
+
+/* explain_platform_read of fixture name, measuring cpus. */
+static struct explain_platform platform_of(const char *name, const char *cpus)
+{
+    struct sysroot sr;
+    struct cpulist list;
+    static struct system_info si;
+    struct explain_platform pl;
+    fixture_sysroot(&sr, name);
+    assert_int_equal(cpulist_parse(cpus, &list, NULL), 0);
+    system_info_read(&sr, &si);
+    explain_platform_read(&sr, &si, &list, &pl);
+    return pl;
+}
+
+/* What tells a halted vCPU from an idle state, read from fixture trees: the
+ * development VM is a guest without a cpuidle driver; the EPYC server is bare
+ * metal whose deepest state declares 350 us. */
+static void test_platform_read_from_the_machine(void **state)
+{
+    (void)state;
+    struct explain_platform vm = platform_of("vm-haltpoll", "1");
+    assert_true(vm.hypervisor);
+    assert_false(vm.idle_driver);
+    assert_int_equal(vm.idle_exit_latency_max_ns, 0);
+
+    struct explain_platform epyc = platform_of("amd-epyc", "3");
+    assert_false(epyc.hypervisor);
+    assert_true(epyc.idle_driver);
+    assert_int_equal(epyc.idle_exit_latency_max_ns, 350000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spikes_in_a_gap_wait_for_the_loss_and_only_they_are_flagged),
         cmocka_unit_test(test_a_ring_with_room_explains_a_spike_once_read_empty),
+        cmocka_unit_test(test_thread_policy_comes_from_the_trace_priority),
+        cmocka_unit_test(test_platform_read_from_the_machine),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

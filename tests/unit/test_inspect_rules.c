@@ -434,6 +434,23 @@ static void test_vm_is_not_ready_for_want_of_preemption(void **state)
     inspected_free(r);
 }
 
+/* The hypervisor's evidence names only what exists: this VM has neither
+ * /sys/hypervisor/type nor a DMI vendor, and its copy has no kernel log. */
+static void test_vm_hypervisor_cites_only_existing_evidence(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("vm-haltpoll", NULL, 50 * NS_PER_US);
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "hypervisor");
+    assert_non_null(f);
+    assert_string_equal(r->sys.base.hypervisor, "unknown");
+    for (int k = 0; k < f->nevidence; k++) {
+        assert_string_not_equal(f->evidence[k].path, "/sys/hypervisor/type");
+        assert_null(strstr(f->evidence[k].value, "unknown"));
+    }
+    assert_null(strstr(f->effect, "(unknown)"));
+    inspected_free(r);
+}
+
 /* ---- the verdict: unverified, and a measurement folded in --------------- */
 
 #define HUGE_BUDGET (10 * NS_PER_S) /* no setting of these fixtures is critical at it */
@@ -641,6 +658,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule_table_holds_every_promised_id),
         cmocka_unit_test(test_hypervisor_makes_the_verdict_unverified),
+        cmocka_unit_test(test_vm_hypervisor_cites_only_existing_evidence),
         cmocka_unit_test(test_cache_rules_on_each_kind_of_machine),
         cmocka_unit_test_setup_teardown(test_cache_ways_shared, temp_tree_setup,
                                         temp_tree_teardown),

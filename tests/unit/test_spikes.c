@@ -178,9 +178,9 @@ static void test_summary_tells_same_named_threads_apart_by_priority(void **state
     assert_int_equal(rows[1].count, 8);
     char buf[200];
     spike_summary_text(&rows[0], st.total, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, "thread disturb/100 SCHED_FIFO 10,"));
+    assert_non_null(strstr(buf, "thread disturb/100 SCHED_FIFO/RR 10,"));
     spike_summary_text(&rows[1], st.total, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, "thread disturb/200 SCHED_FIFO 5,"));
+    assert_non_null(strstr(buf, "thread disturb/200 SCHED_FIFO/RR 5,"));
     spikes_free(&st);
 }
 
@@ -296,7 +296,8 @@ static void test_summary_text(void **state)
     size_t n = spikes_summary(&st, rows, SPIKES_GROUPS_MAX + 1);
     assert_int_equal(n, 2);
     spike_summary_text(&rows[0], st.total, NULL, buf, sizeof buf);
-    assert_string_equal(buf, "92% of 101 spikes: thread disturb/4711 SCHED_FIFO 95, median 1.9 ms");
+    assert_string_equal(buf,
+                        "92% of 101 spikes: thread disturb/4711 SCHED_FIFO/RR 95, median 1.9 ms");
     spike_summary_text(&rows[1], st.total, NULL, buf, sizeof buf);
     assert_string_equal(buf, "8% of 101 spikes: irq eth0, median 120 us");
     struct spike_summary_row row = {.kind = CAUSE_WAKEUP, .name = "", .count = 1, .median_ns = 500};

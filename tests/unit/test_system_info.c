@@ -216,6 +216,7 @@ static void test_system_info_reads_vm_fixture(void **state)
     assert_true(si->tsc_nonstop);
     assert_true(si->tsc_invariant);
     assert_string_equal(si->hypervisor, "unknown"); /* flag set, no name exposed */
+    assert_string_equal(si->hypervisor_source, "/proc/cpuinfo");
     assert_int_equal(si->cpu_dma_latency_us, 2000000000);
     free(si);
 }
@@ -462,6 +463,7 @@ static void test_system_info_names_the_hypervisor(void **state)
     write_text(root, "/sys/devices/virtual/dmi/id/sys_vendor", "QEMU\n");
     system_info_read(&sr, si);
     assert_string_equal(si->hypervisor, "QEMU");
+    assert_string_equal(si->hypervisor_source, "/sys/devices/virtual/dmi/id/sys_vendor");
     assert_true(si->tsc_constant);
     assert_false(si->tsc_nonstop);
     assert_false(si->tsc_invariant);
@@ -469,6 +471,45 @@ static void test_system_info_names_the_hypervisor(void **state)
     write_text(root, "/sys/hypervisor/type", "xen\n"); /* preferred over DMI */
     system_info_read(&sr, si);
     assert_string_equal(si->hypervisor, "xen");
+    free(si);
+}
+
+/* Without /sys/hypervisor/type the kernel's own boot line names it: only a
+ * record of facility kernel with the phrase at its start. A user-space
+ * record (root may write any text to /dev/kmsg, it gets facility user) or
+ * the phrase quoted inside another line is not the kernel's word. */
+static void test_system_info_takes_the_hypervisor_from_the_kernel_line(void **state)
+{
+    const char *root = *state;
+    struct sysroot sr;
+    struct system_info *si = malloc(sizeof *si);
+    assert_non_null(si);
+    sysroot_init(&sr, root);
+    write_text(root, "/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu tsc hypervisor\n\n");
+
+    /* the phrase only from user space or not at the start: not named */
+    write_text(root, "/dev/kmsg",
+               "12,1,5,-;Hypervisor detected: Forged\n"
+               "4,2,6,-;bash[12]: segfault, Hypervisor detected: Quoted\n");
+    system_info_read(&sr, si);
+    assert_string_equal(si->hypervisor, "unknown");
+    assert_string_equal(si->hypervisor_source, "/proc/cpuinfo");
+
+    /* the kernel's line wins over a later forged one, and over DMI */
+    write_text(root, "/dev/kmsg",
+               "5,0,0,-;Linux version 6.18.44\n"
+               "6,1,0,-;Hypervisor detected: PVM\n"
+               "12,2,9,-;Hypervisor detected: Forged\n");
+    write_text(root, "/sys/devices/virtual/dmi/id/sys_vendor", "QEMU\n");
+    system_info_read(&sr, si);
+    assert_string_equal(si->hypervisor, "PVM");
+    assert_string_equal(si->hypervisor_source, "/dev/kmsg");
+
+    /* /sys/hypervisor/type, where it exists, is the first source */
+    write_text(root, "/sys/hypervisor/type", "xen\n");
+    system_info_read(&sr, si);
+    assert_string_equal(si->hypervisor, "xen");
+    assert_string_equal(si->hypervisor_source, "/sys/hypervisor/type");
     free(si);
 }
 
@@ -620,6 +661,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_preempt_cmdline_ignored_by_a_static_kernel,
                                         temp_tree_setup, temp_tree_teardown),
         cmocka_unit_test_setup_teardown(test_preempt_config_names_rt_and_the_default,
+                                        temp_tree_setup, temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_system_info_takes_the_hypervisor_from_the_kernel_line,
                                         temp_tree_setup, temp_tree_teardown),
         cmocka_unit_test_setup_teardown(test_system_info_names_the_hypervisor, temp_tree_setup,
                                         temp_tree_teardown),
