@@ -540,6 +540,29 @@ static void test_measurement_decides_an_unbounded_verdict(void **state)
     inspected_free(r);
 }
 
+/* The run a measured finding proposes next measures what inspect measured:
+ * the same CPUs, interval and budget (misses are periods of that interval). */
+static void test_measured_fix_keeps_the_measured_interval(void **state)
+{
+    (void)state;
+    struct inspect_measurement m = measured(NS_PER_MS, 0);
+    m.interval_ns = 250 * NS_PER_US;
+    struct inspected *r = inspect_measured("vm-haltpoll", 250 * NS_PER_US, &m);
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "measured-latency");
+    assert_non_null(f);
+    assert_int_equal(f->severity, INSPECT_CRITICAL);
+    assert_non_null(strstr(f->fix, "jitterlab run -a 1 -i 250us --budget 250us --explain"));
+    inspected_free(r);
+
+    m = measured(10 * NS_PER_US, 0);
+    m.interval_ns = 250 * NS_PER_US;
+    r = inspect_measured("vm-haltpoll", 250 * NS_PER_US, &m);
+    f = inspect_finding_by_id(&r->findings, "measured-latency");
+    assert_int_equal(f->severity, INSPECT_OK);
+    assert_non_null(strstr(f->fix, "jitterlab run -a 1 -i 250us -D 1h --budget 250us"));
+    inspected_free(r);
+}
+
 /* PREEMPT_DYNAMIC with nothing saying the mode it runs in: unbounded. */
 static void test_undecidable_preemption_model_is_unbounded(void **state)
 {
@@ -645,6 +668,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cache_ways_shared, temp_tree_setup,
                                         temp_tree_teardown),
         cmocka_unit_test(test_measurement_decides_an_unbounded_verdict),
+        cmocka_unit_test(test_measured_fix_keeps_the_measured_interval),
         cmocka_unit_test_setup_teardown(test_undecidable_preemption_model_is_unbounded,
                                         temp_tree_setup, temp_tree_teardown),
         cmocka_unit_test(test_every_finding_has_evidence_effect_and_fix),
