@@ -212,6 +212,8 @@ static int run_main(int argc, char **argv, char **typed)
     rc = run_validate(&p, &si, &sr);
     if (rc >= 0)
         return rc;
+    if (!p.common.quiet)
+        run_cyclictest_notes(&p, stderr);
     char workload_warning[256];
     if (!p.common.quiet && run_workload_warning(&p, workload_warning, sizeof workload_warning))
         fprintf(stderr, "jitterlab: %s\n", workload_warning);
