@@ -95,7 +95,7 @@ static void run_usage(FILE *out)
             "  -q, --quiet             print nothing but errors\n"
             "      --json FILE         write the result document (schema 1)\n"
             "      --histogram-file FILE  cyclictest -h format, 1 us rows\n"
-            "      --histogram-max DUR rows of that file (bare: us; default 1000us)\n"
+            "      --histogram-max DUR  rows of that file (bare: us; default 1000us)\n"
             "      --samples FILE      every sample as CSV: cpu,t_ns,latency_ns (with a\n"
             "                          workload or counters also exec_ns,response_ns)\n"
             "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
