@@ -195,8 +195,11 @@ static void test_fix_lines_name_the_rules_tune_actions(void **state)
             }
             checked++;
             assert_string_equal(f->tune_action, first);
-            char want[96];
-            snprintf(want, sizeof want, "jitterlab tune apply --only %s", first);
+            /* the CPUs and budget of this report, not tune's defaults */
+            char want[384], targets[256];
+            cpulist_format(&r->sys.targets, targets, sizeof targets);
+            snprintf(want, sizeof want, "jitterlab tune apply -a %s --budget 50us --only %s",
+                     targets, first);
             if (strncmp(f->fix, want, strlen(want)) != 0)
                 fail_msg("%s/%s: fix does not start with '%s': %s", fixtures[i], f->id, want,
                          f->fix);
@@ -230,7 +233,7 @@ static void test_untuned_intel_at_50us_is_not_ready(void **state)
     assert_true(has_evidence(f, "/cpuidle/state4/latency", "260 (C8"));
     assert_true(has_evidence(f, "/cpuidle/state3/latency", "195 (C6"));
     assert_non_null(strstr(f->effect, "C10 exit latency 660 µs exceeds the 50 µs budget"));
-    assert_non_null(strstr(f->fix, "jitterlab tune apply --only idle-states"));
+    assert_non_null(strstr(f->fix, "jitterlab tune apply -a 1-3 --budget 50us --only idle-states"));
     assert_non_null(strstr(f->fix, "intel_idle.max_cstate"));
 
     expect(r, "not-preempt-rt", INSPECT_CRITICAL);
@@ -286,7 +289,8 @@ static void test_irq_finding_names_the_busiest_queue(void **state)
                              "requested 0-3, effective 1: tune moves it"));
     assert_false(has_evidence(f, "/proc/irq/126/", "")); /* requested and effective 2 */
     assert_non_null(strstr(f->effect, "tune moves 4 of them"));
-    assert_non_null(strstr(f->fix, "jitterlab tune apply --only irq-affinity (moves 4 IRQs"));
+    assert_non_null(strstr(
+        f->fix, "jitterlab tune apply -a 3 --budget 50us --only irq-affinity (moves 4 IRQs"));
     inspected_free(r);
 }
 
@@ -473,7 +477,11 @@ static void test_hypervisor_makes_the_verdict_unverified(void **state)
     assert_false(r->findings.ready);
     assert_string_equal(inspect_verdict_name(r->findings.verdict), "unverified");
     assert_non_null(strstr(r->findings.verdict_reason, "[hypervisor]"));
-    assert_non_null(strstr(r->findings.verdict_reason, "--measure"));
+    /* the measurement it proposes is of the CPUs and the budget judged */
+    assert_non_null(strstr(r->findings.verdict_reason,
+                           "measure: jitterlab inspect -a 1 --budget 10s --measure 60s"));
+    assert_non_null(strstr(inspect_finding_by_id(&r->findings, "hypervisor")->effect,
+                           "jitterlab inspect -a 1 --budget 10s --measure 60s"));
     expect_none(r, "measured-latency"); /* no measurement asked for: no finding, no unknown */
     assert_false(is_unknown(r, "measured-latency"));
     inspected_free(r);
