@@ -571,6 +571,24 @@ static void test_measured_fix_keeps_the_measured_interval(void **state)
     inspected_free(r);
 }
 
+/* The isolation fix proposes nohz_full= only to a kernel built with
+ * CONFIG_NO_HZ_FULL (tune's boot proposal does the same). */
+static void test_isolation_fix_proposes_nohz_full_only_where_the_kernel_takes_it(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("vm-haltpoll", NULL, 50 * NS_PER_US);
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "no-isolation");
+    assert_non_null(f);
+    assert_non_null(strstr(f->fix, "boot: isolcpus=domain,managed_irq,1 rcu_nocbs=1"));
+    assert_null(strstr(f->fix, "nohz_full"));
+    inspected_free(r);
+    r = inspect_fixture("core2-quad", "1", 50 * NS_PER_US); /* no config.gz: not known */
+    f = inspect_finding_by_id(&r->findings, "no-isolation");
+    assert_non_null(f);
+    assert_non_null(strstr(f->fix, "boot: isolcpus=domain,managed_irq,1 nohz_full=1 rcu_nocbs=1"));
+    inspected_free(r);
+}
+
 /* PREEMPT_DYNAMIC with nothing saying the mode it runs in: unbounded. */
 static void test_undecidable_preemption_model_is_unbounded(void **state)
 {
@@ -677,6 +695,7 @@ int main(void)
                                         temp_tree_teardown),
         cmocka_unit_test(test_measurement_decides_an_unbounded_verdict),
         cmocka_unit_test(test_measured_fix_keeps_the_measured_interval),
+        cmocka_unit_test(test_isolation_fix_proposes_nohz_full_only_where_the_kernel_takes_it),
         cmocka_unit_test_setup_teardown(test_undecidable_preemption_model_is_unbounded,
                                         temp_tree_setup, temp_tree_teardown),
         cmocka_unit_test(test_every_finding_has_evidence_effect_and_fix),
