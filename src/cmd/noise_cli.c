@@ -45,7 +45,7 @@ static void noise_usage(FILE *out)
             "      --per-cpu           a summary row for every CPU (default: above %d CPUs,\n"
             "                          every CPU together, then the %d worst by longest gap)\n"
             "      --histogram-file FILE  cyclictest -h format: one row per us of gap length\n"
-            "      --histogram-max DUR rows of that file (bare: us; default 1000us)\n"
+            "      --histogram-max DUR  rows of that file (bare: us; default 1000us)\n"
             "      --json FILE         the result (kind \"noise\")\n"
             "  -q, --quiet             print nothing but errors\n"
             "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"

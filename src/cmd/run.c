@@ -101,8 +101,9 @@ static void print_header(const struct run_params *p, const struct system_info *s
         format_duration(p->deadline_ns, dl, sizeof(dl));
         printf("workload %s, deadline %s\n", p->workload.text, dl);
     }
-    printf("kernel %s (%s), clocksource %s%s%s\n", si->kernel[0] ? si->kernel : "?",
-           si->preempt_model[0] ? si->preempt_model : "preempt model unknown",
+    char preempt[64];
+    system_info_preempt_label(si, preempt, sizeof preempt);
+    printf("kernel %s (%s), clocksource %s%s%s\n", si->kernel[0] ? si->kernel : "?", preempt,
            si->clocksource[0] ? si->clocksource : "?", si->hypervisor[0] ? ", hypervisor " : "",
            si->hypervisor);
     if (pm_fd >= 0)
@@ -211,6 +212,8 @@ static int run_main(int argc, char **argv, char **typed)
     rc = run_validate(&p, &si, &sr);
     if (rc >= 0)
         return rc;
+    if (!p.common.quiet)
+        run_cyclictest_notes(&p, stderr);
     char workload_warning[256];
     if (!p.common.quiet && run_workload_warning(&p, workload_warning, sizeof workload_warning))
         fprintf(stderr, "jitterlab: %s\n", workload_warning);

@@ -95,12 +95,16 @@ static void run_usage(FILE *out)
             "  -q, --quiet             print nothing but errors\n"
             "      --json FILE         write the result document (schema 1)\n"
             "      --histogram-file FILE  cyclictest -h format, 1 us rows\n"
-            "      --histogram-max DUR rows of that file (bare: us; default 1000us)\n"
+            "      --histogram-max DUR  rows of that file (bare: us; default 1000us)\n"
             "      --samples FILE      every sample as CSV: cpu,t_ns,latency_ns (with a\n"
             "                          workload or counters also exec_ns,response_ns)\n"
             "      --sysroot DIR       read /sys, /proc, /dev under DIR\n"
             "  -h, --help              this text\n"
             "\n"
+            "From cyclictest: -m/--mlockall and -n/--nanosleep are taken with a note (run\n"
+            "always does both), --histfile FILE as --histogram-file FILE; -h N, -t, -b,\n"
+            "-H, -S and -v are refused, naming what to use here. Unlike cyclictest, run\n"
+            "holds /dev/cpu_dma_latency at 0 only with --pm-qos 0.\n"
             "Without root or CAP_SYS_NICE it runs SCHED_OTHER and says so. Ctrl-C ends the\n"
             "run early and still writes every output, marked interrupted.\n"
             "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 budget exceeded.\n",
@@ -135,12 +139,15 @@ enum {
     OPT_PROMETHEUS,
     OPT_PROMETHEUS_BUCKETS,
     OPT_INFLUX,
+    OPT_HISTFILE,
 };
 
-/* cyclictest's flags that mean something else here, or nothing: each is
- * refused with where its meaning went, so that a script carried over from
- * cyclictest fails loudly instead of measuring something else. -h with a
- * value is caught by the option layer (help_value_hint). */
+/* cyclictest's options. Those that ask for what jitterlab always does are
+ * taken with a note (run_cyclictest_notes); --histfile is the histogram
+ * file, whose format is cyclictest's. Those that mean something else here,
+ * or nothing, are refused with where their meaning went, so that a script
+ * carried over from cyclictest fails loudly instead of measuring something
+ * else. -h with a value is caught by the option layer (help_value_hint). */
 #define RUN_HELP_VALUE_HINT                                                                        \
     "cyclictest's -h N (a histogram up to N us) is --histogram-file FILE --histogram-max N here"
 
@@ -149,11 +156,16 @@ static const struct cyclictest_flag {
     const char *where;
 } cyclictest_flags[] = {
     {'t', "cyclictest's -t (threads) has no equal here: one thread runs on each CPU of -a/--cpus"},
-    {'m', "cyclictest's -m (mlockall) is always done here (the result's config.memory_lock says "
-          "what was locked)"},
     {'b', "cyclictest's -b US (stop when a latency exceeds US) is --budget DUR here (exit 3), with "
           "--explain to name the cause"},
-    {'n', "cyclictest's -n (clock_nanosleep) is what jitterlab always does"},
+    {'H', "cyclictest's -H/--histofall US (its histogram with a column of all threads together) "
+          "has no equal in the histogram file, which has a column per CPU: use --histogram-file "
+          "FILE --histogram-max US; the JSON result's all.histogram holds every CPU together"},
+    {'S', "cyclictest's -S/--smp (a thread on every CPU) is what jitterlab does: one thread on "
+          "each CPU of -a/--cpus (default: the isolated CPUs, else every online CPU but CPU 0); "
+          "drop -S, or name the CPUs with -a"},
+    {'v', "cyclictest's -v/--verbose (every sample on stdout) is --samples FILE here (CSV: "
+          "cpu,t_ns,latency_ns)"},
 };
 
 static int cyclictest_flag(int c)
@@ -164,6 +176,35 @@ static int cyclictest_flag(int c)
             return usage_error(opt, NULL, cyclictest_flags[i].where);
         }
     return -1;
+}
+
+void run_cyclictest_notes(const struct run_params *p, FILE *err)
+{
+    if (p->cyclictest_taken & RUN_CYCLICTEST_MLOCKALL)
+        fprintf(err, "jitterlab: note: -m/--mlockall (cyclictest's) changes nothing: jitterlab "
+                     "always locks its memory (the result's config.memory_lock says what was "
+                     "locked)\n");
+    if (p->cyclictest_taken & RUN_CYCLICTEST_NANOSLEEP)
+        fprintf(err, "jitterlab: note: -n/--nanosleep (cyclictest's) changes nothing: jitterlab "
+                     "always sleeps with clock_nanosleep to an absolute CLOCK_MONOTONIC time\n");
+    if (p->cyclictest_taken & RUN_CYCLICTEST_HISTFILE)
+        fprintf(err,
+                "jitterlab: note: --histfile %s (cyclictest's) is --histogram-file %s here: "
+                "cyclictest's -h format, one column per CPU, rows up to --histogram-max "
+                "(cyclictest's -h N; default 1000us)\n",
+                p->hist_path, p->hist_path);
+}
+
+/* --histfile and --histogram-file name one file; two different ones are
+ * a mistake, not a choice of the last. */
+static int set_hist_path(struct run_params *p, const char *opt, const char *arg)
+{
+    if (p->hist_path && strcmp(p->hist_path, arg) != 0)
+        return usage_error(opt, arg,
+                           "--histfile (cyclictest's) is --histogram-file here, and the other "
+                           "names another file");
+    p->hist_path = arg;
+    return 0;
 }
 
 /* --pm-qos: a duration like every other time option (bare: us), 0 allowed
@@ -215,6 +256,13 @@ static const struct option run_options[] = {
     {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
     {"prometheus-buckets", required_argument, NULL, OPT_PROMETHEUS_BUCKETS},
     {"influx", required_argument, NULL, OPT_INFLUX},
+    /* cyclictest's long options (see cyclictest_flags and run_cyclictest_notes) */
+    {"mlockall", no_argument, NULL, 'm'},
+    {"nanosleep", no_argument, NULL, 'n'},
+    {"histfile", required_argument, NULL, OPT_HISTFILE},
+    {"histofall", optional_argument, NULL, 'H'},
+    {"smp", no_argument, NULL, 'S'},
+    {"verbose", no_argument, NULL, 'v'},
     CLI_COMMON_OPTIONS,
     CLI_OPTION_END,
 };
@@ -332,7 +380,17 @@ static int run_option(void *params, int c, const char *arg)
         rc = parse_pm_qos(arg, &p->pm_qos_us);
         break;
     case OPT_HIST_FILE:
-        p->hist_path = arg;
+        rc = set_hist_path(p, "--histogram-file", arg);
+        break;
+    case OPT_HISTFILE:
+        rc = set_hist_path(p, "--histfile", arg);
+        p->cyclictest_taken |= RUN_CYCLICTEST_HISTFILE;
+        break;
+    case 'm':
+        p->cyclictest_taken |= RUN_CYCLICTEST_MLOCKALL;
+        break;
+    case 'n':
+        p->cyclictest_taken |= RUN_CYCLICTEST_NANOSLEEP;
         break;
     case OPT_HIST_MAX:
         rc = parse_positive_duration("--histogram-max", arg, NS_PER_US, &p->hist_max_ns);
@@ -465,7 +523,7 @@ bool run_workload_warning(const struct run_params *p, char *buf, size_t len)
 }
 
 static const struct cli_command run_cli = {
-    "run",       run_usage,  "i:p:D:l:tmb:n" CLI_COMMON_SHORT,
+    "run",       run_usage,  "i:p:D:l:tmb:nHSv" CLI_COMMON_SHORT,
     run_options, run_option, RUN_HELP_VALUE_HINT,
 };
 

@@ -8,6 +8,7 @@
 #define JITTERLAB_CMD_RUN_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,6 +93,15 @@ struct run_params {
     struct metrics_bounds prometheus_bounds;
     const char *influx_text; /* --influx DEST */
     struct influx_dest influx;
+    uint32_t cyclictest_taken; /* RUN_CYCLICTEST_*: cyclictest's options taken, with a note */
+};
+
+/* cyclictest's options that run takes: -m/--mlockall and -n/--nanosleep
+ * (what jitterlab always does), --histfile FILE (--histogram-file FILE). */
+enum {
+    RUN_CYCLICTEST_MLOCKALL = 1u << 0,
+    RUN_CYCLICTEST_NANOSLEEP = 1u << 1,
+    RUN_CYCLICTEST_HISTFILE = 1u << 2,
 };
 
 static inline bool has_workload(const struct run_params *p)
@@ -116,6 +126,10 @@ void run_policy_text(int policy, int priority, bool degraded, char *buf, size_t 
  * "jitterlab: " prefix; false when there is none. After run_validate (the
  * workload parsed). */
 bool run_workload_warning(const struct run_params *p, char *buf, size_t len);
+
+/* One note on err for each of cyclictest's options that p took: what it
+ * does here. Nothing when none was given. */
+void run_cyclictest_notes(const struct run_params *p, FILE *err);
 
 /* -1 to continue, or an exit code (the help text or the message printed).
  * p must be all zero (static storage or calloc): it is not cleared here,

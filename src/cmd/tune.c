@@ -19,10 +19,13 @@
 #include "cmd/tune_cli.h"
 #include "common/clock.h"
 #include "common/units.h"
+#include "sys/kernel_config.h"
 #include "sys/pm_qos.h"
+#include "sys/read_notes.h"
 #include "sys/system_info.h"
 #include "tune/session.h"
 #include "tune/tune.h"
+#include "tune/tune_boot.h"
 
 /* The session's outcomes are the exit codes they become. */
 _Static_assert((int)TUNE_OK == (int)EXIT_OK && (int)TUNE_FAILED == (int)EXIT_RUNTIME &&
@@ -211,23 +214,28 @@ int tune_parse_args(int argc, char **argv, struct tune_params *p)
 }
 
 static void print_boot_proposal(FILE *out, const struct cpulist *targets,
-                                const struct system_info *si)
+                                const struct system_info *si, const struct sysroot *sr)
 {
-    char t[1024], house[1024];
-    struct cpulist rest;
-    cpulist_format(targets, t, sizeof(t));
-    cpulist_subtract(&si->online, targets, &rest);
-    cpulist_format(&rest, house, sizeof(house));
+    struct kernel_config cfg;
+    struct read_notes *ignored = calloc(1, sizeof *ignored); /* inspect lists them */
+    memset(&cfg, 0, sizeof cfg);
+    if (ignored)
+        kernel_config_read(sr, &cfg, ignored);
+    free(ignored);
+    struct tune_boot_proposal *b = malloc(sizeof *b);
+    if (!b)
+        return;
+    tune_boot_propose(si, &cfg, targets, b);
     fprintf(out, "\nNot changeable at run time (never applied by jitterlab):\n");
-    fprintf(out,
-            "  kernel command line: isolcpus=managed_irq,domain,%s nohz_full=%s "
-            "rcu_nocbs=%s irqaffinity=%s rcu_nocb_poll nosoftlockup skew_tick=1\n",
-            t, t, t, house[0] ? house : "0");
-    if (strcmp(si->preempt_model, "PREEMPT_RT") != 0)
+    fprintf(out, "  kernel command line: %s\n", b->cmdline);
+    if (b->left_out[0])
+        fprintf(out, "  left out: %s\n", b->left_out);
+    if (b->unchecked[0])
+        fprintf(out, "  not checked: %s\n", b->unchecked);
+    if (b->rt_kernel)
         fprintf(out, "  kernel: a PREEMPT_RT build (Debian: linux-image-rt-amd64)\n");
-    fprintf(out, "  firmware: disable package C-states and C1E, disable SMT on the real-time "
-                 "cores or leave their siblings idle, fixed (non-turbo) frequency, enable the "
-                 "vendor's real-time / low-latency mode, disable SMIs where the vendor allows\n");
+    fprintf(out, "  firmware: %s\n", b->firmware);
+    free(b);
 }
 
 static int tune_status(const struct tune_params *p)
@@ -347,7 +355,7 @@ int cmd_tune(int argc, char **argv)
         printf("# jitterlab tune apply --dry-run: %d change%s, nothing written\n", plan.n,
                plan.n == 1 ? "" : "s");
         tune_plan_print(stdout, &plan, &sr, true);
-        print_boot_proposal(stdout, &p.common.cpus, &si);
+        print_boot_proposal(stdout, &p.common.cpus, &si, &sr);
         tune_plan_free(&plan);
         return EXIT_OK;
     }
@@ -358,6 +366,6 @@ int cmd_tune(int argc, char **argv)
         rc = EXIT_RUNTIME; /* the applied ones stay; the refused are listed on stderr */
     tune_session_free(&session);
     if (!p.common.quiet)
-        print_boot_proposal(stdout, &p.common.cpus, &si);
+        print_boot_proposal(stdout, &p.common.cpus, &si, &sr);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/units.h"
 #include "inspect/rules_common.h"
 
 static const struct rule_section *const sections[] = {
@@ -122,7 +123,8 @@ static void effect_cause(const struct inspect_finding *f, char *cause, size_t le
         cause[--n] = '\0';
 }
 
-static void write_verdict(struct inspect_findings *out, const char *budget)
+static void write_verdict(struct inspect_findings *out, const char *budget, const char *targets,
+                          int64_t budget_ns)
 {
     int critical = 0, warnings = 0;
     const struct inspect_finding *unbounded = NULL;
@@ -149,10 +151,13 @@ static void write_verdict(struct inspect_findings *out, const char *budget)
     } else if (unbounded && !measured_ok) {
         out->verdict = INSPECT_UNVERIFIED;
         effect_cause(unbounded, cause, sizeof cause);
+        char budget_arg[32];
+        format_duration_arg(budget_ns, budget_arg, sizeof budget_arg);
         snprintf(out->verdict_reason, sizeof out->verdict_reason,
-                 "unverified for a %s budget: nothing critical, but %.400s [%s], whose effect "
-                 "cannot be bounded from inside; measure: jitterlab inspect --measure 60s",
-                 budget, cause, unbounded->id);
+                 "unverified for a %s budget: nothing critical, but %.300s [%s], whose effect "
+                 "cannot be bounded from inside; measure: jitterlab inspect -a %.100s --budget "
+                 "%s --measure 60s",
+                 budget, cause, unbounded->id, targets, budget_arg);
     } else if (warnings > 0) {
         out->verdict = INSPECT_READY;
         snprintf(out->verdict_reason, sizeof out->verdict_reason,
@@ -191,5 +196,5 @@ void inspect_rules_run_measured(const struct inspect_system *s, int64_t budget_n
         c.rule->check(&c);
     }
     sort_findings(out);
-    write_verdict(out, c.budget);
+    write_verdict(out, c.budget, c.targets, c.budget_ns);
 }

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/units.h"
+
 struct inspect_finding *rule_emit(struct rule_ctx *c, enum inspect_severity sev, const char *cpus)
 {
     if (c->out->count >= INSPECT_MAX_FINDINGS)
@@ -89,8 +91,13 @@ static void fix_tune_command(struct rule_ctx *c, struct inspect_finding *f, int 
     if (!id)
         id = "(none)"; /* a rule asked for an action its table entry lacks */
     if (!f->tune_action) {
+        /* tune plans for CPUs and a budget (idle states by their exit
+         * latency): the ones this report judged, not tune's defaults */
+        char budget_arg[32];
+        format_duration_arg(c->budget_ns, budget_arg, sizeof budget_arg);
         f->tune_action = id;
-        rule_fix_more(f, "jitterlab tune apply --only %s", id);
+        rule_fix_more(f, "jitterlab tune apply -a %s --budget %s --only %s", c->targets, budget_arg,
+                      id);
     } else {
         rule_fix_more(f, ", or --only %s", id);
     }

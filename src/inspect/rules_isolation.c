@@ -36,10 +36,15 @@ static void rule_no_isolation(struct rule_ctx *c)
                 "%s %s not isolated: the scheduler balances any task onto %s, and unbound "
                 "kernel threads and workqueues run there",
                 phrase, missing->count == 1 ? "is" : "are", missing->count == 1 ? "it" : "them");
+    /* nohz_full= only where the kernel takes it, as tune proposes it: the
+     * nohz-full-missing finding says what this kernel lacks */
+    char nohz[300] = "";
+    if (!s->config.present || s->config.no_hz_full)
+        snprintf(nohz, sizeof nohz, " nohz_full=%s", cpus);
     rule_fix(f,
-             "boot: isolcpus=domain,managed_irq,%s nohz_full=%s rcu_nocbs=%s (or a cpuset "
+             "boot: isolcpus=domain,managed_irq,%s%s rcu_nocbs=%s (or a cpuset "
              "partition of type isolated at runtime)",
-             cpus, cpus, cpus);
+             cpus, nohz, cpus);
     free(missing);
 }
 

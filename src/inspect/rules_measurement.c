@@ -28,8 +28,9 @@ static void rule_measured_latency(struct rule_ctx *c)
      * below the interval the max is over it too; with a larger budget the
      * user allows such latencies, and the misses are a warning. */
     bool over = m->samples == 0 || m->max_ns > c->budget_ns;
-    char max[32], p99[32], interval[32], cpu[16] = "", budget_arg[32];
+    char max[32], p99[32], interval[32], cpu[16] = "", budget_arg[32], interval_arg[32];
     format_duration_arg(c->budget_ns, budget_arg, sizeof budget_arg);
+    format_duration_arg(m->interval_ns, interval_arg, sizeof interval_arg);
     format_duration(m->max_ns, max, sizeof max);
     format_duration(m->p99_ns, p99, sizeof p99);
     format_duration(m->interval_ns, interval, sizeof interval);
@@ -72,16 +73,18 @@ static void rule_measured_latency(struct rule_ctx *c)
                     "events need longer runs under the real load to show",
                     m->duration_s, max, c->budget,
                     m->realtime ? "" : " (at SCHED_OTHER: not a real-time measurement)");
+    /* The next run keeps what this one measured: the CPUs, the interval (a
+     * missed period is one of this interval) and the budget. */
     if (over)
         rule_fix(f,
-                 "name the cause of each late wake-up: jitterlab run -a %s --budget %s "
+                 "name the cause of each late wake-up: jitterlab run -a %s -i %s --budget %s "
                  "--explain (root), then the other findings of this report",
-                 c->targets, budget_arg);
+                 c->targets, interval_arg, budget_arg);
     else
         rule_fix(f,
                  "nothing to do; for confidence measure longer, with the real load: "
-                 "jitterlab run -a %s -D 1h --budget %s --load ...",
-                 c->targets, budget_arg);
+                 "jitterlab run -a %s -i %s -D 1h --budget %s --load ...",
+                 c->targets, interval_arg, budget_arg);
 }
 
 static const struct inspect_rule rules[] = {

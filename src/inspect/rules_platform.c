@@ -10,12 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/units.h"
+
 static void rule_hypervisor(struct rule_ctx *c)
 {
     const struct system_info *b = &c->s->base;
     struct inspect_finding *f = rule_emit(c, b->hypervisor[0] ? INSPECT_WARNING : INSPECT_OK, "");
     rule_evidence(f, "/proc/cpuinfo", "hypervisor flag %s", b->hypervisor[0] ? "set" : "not set");
     if (b->hypervisor[0]) {
+        char budget_arg[32];
+        format_duration_arg(c->budget_ns, budget_arg, sizeof budget_arg);
         rule_unbounded(f);
         if (strcmp(b->hypervisor_source, "/dev/kmsg") == 0)
             rule_evidence(f, "/dev/kmsg", "Hypervisor detected: %s", b->hypervisor);
@@ -25,9 +29,10 @@ static void rule_hypervisor(struct rule_ctx *c)
         rule_effect(f,
                     "a hypervisor (%s) schedules these vCPUs: host activity, VM exits and vCPU "
                     "preemption add latency that the guest can neither see nor control, nor "
-                    "bound (measure it: jitterlab inspect --measure 60s)",
+                    "bound (measure it: jitterlab inspect -a %s --budget %s --measure 60s)",
                     named ? b->hypervisor
-                          : "not named: no /sys/hypervisor/type, no kernel line, no DMI vendor");
+                          : "not named: no /sys/hypervisor/type, no kernel line, no DMI vendor",
+                    c->targets, budget_arg);
         rule_fix(f, "run on bare metal, or pin the vCPUs to isolated host CPUs on a real-time host "
                     "(KVM: vcpupin, SCHED_FIFO vCPU threads, isolcpus on the host)");
     } else {

@@ -77,9 +77,10 @@ static void print_header(FILE *out, const struct inspect_system *s,
             budget);
     const struct cpufreq_policy_info *p =
         s->targets.count ? cpufreq_policy_of(&s->cpufreq, s->targets.cpu[0]) : NULL;
+    char preempt[64];
+    system_info_preempt_label(&s->base, preempt, sizeof preempt);
     fprintf(out, "kernel %s (%s), cpuidle %s/%s, cpufreq %s%s%s, clocksource %s%s%s\n",
-            s->base.kernel[0] ? s->base.kernel : "?",
-            s->base.preempt_model[0] ? s->base.preempt_model : "preempt model unknown",
+            s->base.kernel[0] ? s->base.kernel : "?", preempt,
             s->cpuidle.driver[0] ? s->cpuidle.driver : "?",
             s->cpuidle.governor[0] ? s->cpuidle.governor : "?", p ? p->driver : "none",
             p ? " " : "", p ? p->governor : "", s->base.clocksource[0] ? s->base.clocksource : "?",

@@ -24,13 +24,15 @@ static double us(int64_t ns)
 }
 
 /* One row of a summary table; compact (a collapsed table) leaves out p90,
- * so that the row with its last column fits 100 columns. */
-static void summary_row(FILE *out, const char *label, uint64_t samples, uint64_t missed,
+ * so that the row with its last column fits 100 columns. missed < 0: no
+ * missed column (a missed period is the wake-up's: the latency table's). */
+static void summary_row(FILE *out, const char *label, uint64_t samples, int64_t missed,
                         const struct running_stats *s, const struct latency_hist *h,
                         uint64_t over_tol, bool with_tol, bool compact)
 {
-    fprintf(out, "%5s %10llu %7llu", label, (unsigned long long)samples,
-            (unsigned long long)missed);
+    fprintf(out, "%5s %10llu", label, (unsigned long long)samples);
+    if (missed >= 0)
+        fprintf(out, " %7lld", (long long)missed);
     if (s->count == 0) {
         fprintf(out, "  (no samples)\n");
         return;
@@ -45,9 +47,12 @@ static void summary_row(FILE *out, const char *label, uint64_t samples, uint64_t
     fputc('\n', out);
 }
 
-static void summary_header(FILE *out, const char *last, bool compact)
+static void summary_header(FILE *out, const char *last, bool with_missed, bool compact)
 {
-    fprintf(out, "%5s %10s %7s %10s %10s", "CPU", "samples", "missed", "min", "p50");
+    fprintf(out, "%5s %10s", "CPU", "samples");
+    if (with_missed)
+        fprintf(out, " %7s", "missed");
+    fprintf(out, " %10s %10s", "min", "p50");
     if (!compact)
         fprintf(out, " %10s", "p90");
     fprintf(out, " %10s %10s %10s %10s", "p99", "p99.9", "max", "mean");
@@ -65,6 +70,12 @@ static const struct running_stats *table_stats(const struct cpu_result *r, int t
 static const struct latency_hist *table_hist(const struct cpu_result *r, int t)
 {
     return t == 0 ? &r->hist : t == 1 ? r->exec_hist : r->response_hist;
+}
+
+/* The missed column of table t: the latency table's only. */
+static int64_t table_missed(int t, uint64_t missed)
+{
+    return t == 0 ? (int64_t)missed : -1;
 }
 
 /* The CPUs with the largest max of table t (a collapsed summary's rows). */
@@ -94,16 +105,17 @@ static void summary_rows(FILE *out, const struct run_report *rep, int t, bool wi
             const struct cpu_result *r = rep->cpu[i];
             char label[16];
             snprintf(label, sizeof(label), "%d", r->cpu);
-            summary_row(out, label, r->samples, r->missed, table_stats(r, t), table_hist(r, t),
-                        t == 0 ? r->over_tolerance : r->deadline_misses, with_last, false);
+            summary_row(out, label, r->samples, table_missed(t, r->missed), table_stats(r, t),
+                        table_hist(r, t), t == 0 ? r->over_tolerance : r->deadline_misses,
+                        with_last, false);
         }
         if (rep->ncpu > 1)
-            summary_row(out, "all", rep->all_samples, rep->all_missed, all_s, all_h, all_last,
-                        with_last, false);
+            summary_row(out, "all", rep->all_samples, table_missed(t, rep->all_missed), all_s,
+                        all_h, all_last, with_last, false);
         return;
     }
-    summary_row(out, "all", rep->all_samples, rep->all_missed, all_s, all_h, all_last, with_last,
-                true);
+    summary_row(out, "all", rep->all_samples, table_missed(t, rep->all_missed), all_s, all_h,
+                all_last, with_last, true);
     struct text_many_top worst;
     worst_by_max(rep, t, &worst);
     fprintf(out, "worst %d of %d CPUs by max (p90 with --per-cpu)\n", worst.n, rep->ncpu);
@@ -111,8 +123,9 @@ static void summary_rows(FILE *out, const struct run_report *rep, int t, bool wi
         const struct cpu_result *r = rep->cpu[worst.idx[k]];
         char label[16];
         snprintf(label, sizeof(label), "%d", r->cpu);
-        summary_row(out, label, r->samples, r->missed, table_stats(r, t), table_hist(r, t),
-                    t == 0 ? r->over_tolerance : r->deadline_misses, with_last, true);
+        summary_row(out, label, r->samples, table_missed(t, r->missed), table_stats(r, t),
+                    table_hist(r, t), t == 0 ? r->over_tolerance : r->deadline_misses, with_last,
+                    true);
     }
     text_many_more(out, rep->ncpu - worst.n);
 }
@@ -216,13 +229,13 @@ void text_summary(FILE *out, const struct run_report *rep)
     bool with_tol = rep->tolerance_ns >= 0;
     bool compact = text_many_collapsed(rep->ncpu, rep->per_cpu);
     fprintf(out, "\nLatency (µs)%s\n", rep->interrupted ? "  [interrupted]" : "");
-    summary_header(out, with_tol ? "over-tol" : NULL, compact);
+    summary_header(out, with_tol ? "over-tol" : NULL, true, compact);
     summary_rows(out, rep, 0, with_tol);
     if (rep->control_task) {
         static const char *titles[] = {"Execution time", "Response time"};
         for (int t = 0; t < 2; t++) {
             fprintf(out, "\n%s (µs)%s\n", titles[t], t == 1 ? "  (latency + execution)" : "");
-            summary_header(out, t == 1 ? "dl-miss" : NULL, compact);
+            summary_header(out, t == 1 ? "dl-miss" : NULL, false, compact);
             summary_rows(out, rep, t + 1, t == 1);
         }
     }

@@ -314,6 +314,13 @@ void system_info_read(const struct sysroot *sr, struct system_info *out)
     out->cpu_dma_latency_us = pm_qos < 0 ? -1 : pm_qos;
 }
 
+void system_info_preempt_label(const struct system_info *si, char *buf, size_t len)
+{
+    const char *model = si->preempt_model[0] ? si->preempt_model : "unknown";
+    snprintf(buf, len, "preempt=%s%s", model,
+             strcmp(model, "dynamic") == 0 ? " (mode unknown)" : "");
+}
+
 void system_info_default_cpus(const struct system_info *si, struct cpulist *out)
 {
     if (si->isolated_list.count > 0) {

@@ -9,6 +9,7 @@
 #define JITTERLAB_SYS_SYSTEM_INFO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sys/cpulist.h"
@@ -47,6 +48,11 @@ struct system_info {
 
 /* Fills *out. Never fails: unreadable items stay empty / -1. */
 void system_info_read(const struct sysroot *sr, struct system_info *out);
+/* The preempt model as the run and inspect headers print it, in the same
+ * word the documents hold: "preempt=none", "preempt=PREEMPT_RT",
+ * "preempt=dynamic (mode unknown)", "preempt=unknown". A bare "(none)"
+ * after the kernel release read as "nothing known". */
+void system_info_preempt_label(const struct system_info *si, char *buf, size_t len);
 /* The CPUs a real-time user means when none are named: the isolated CPUs,
  * else every online CPU but CPU 0 (CPU 0 alone on a single-CPU machine). */
 void system_info_default_cpus(const struct system_info *si, struct cpulist *out);

@@ -5,14 +5,16 @@
 # every long option the man page names is taken by some subcommand (or the
 # top level). The help text is what the parsers print, so an option added
 # without its documentation, or documented but gone, fails here. Also: the
-# man SYNOPSIS lists every subcommand of --help, every repository file that
+# man SYNOPSIS lists every subcommand of --help, every --help lines its
+# options' texts up, README.md and docs/*.md have whole fences, code blocks
+# and tables, every repository file that
 # docs/result-schema.md names exists, every *.md or repository path that
 # docs/*.md, README.md or the man page cites exists, and the --samples header of two real
 # 0.2 s runs on CPU 1 (plain, and with a workload) is the column list of the
 # result schema, the man page, the README and the help. About 2 s.
 . "$(dirname "$0")/lib.sh"
 T="$T" python3 - "$JL" "$JL_TOP" >"$T/docs.out" 2>&1 <<'PY'
-import re, subprocess, sys
+import glob, os, re, subprocess, sys
 jl, top = sys.argv[1:3]
 def help_of(*a):
     return subprocess.run([jl, *a, "--help"], capture_output=True, text=True).stdout
@@ -37,8 +39,74 @@ for s in subs:
     opts = set(opt_re.findall(help_of(s))) - {"help"}
     missing = sorted(o for o in opts if not re.search(r"--%s(?![a-z0-9-])" % re.escape(o), table))
     line(not missing, "%s: every option of its --help is in a README table" % s, "missing: %s" % missing)
-stray = sorted(o for o in man_opts if o not in accepted)
+# (COMING FROM CYCLICTEST names cyclictest's own options, taken here or not)
+man_own = re.sub(r"\.SH COMING FROM CYCLICTEST\n.*?(?=\n\.SH )", "", man, flags=re.S)
+man_own_opts = {o.replace("\\-", "-") for o in re.findall(r"\\-\\-([a-z](?:[a-z0-9]|\\-)*[a-z0-9])", man_own)}
+stray = sorted(o for o in man_own_opts if o not in accepted)
 line(not stray, "every option the man page names is taken by a subcommand", "not taken: %s" % stray)
+# every --help lines up: an option and its text at least two spaces apart, the
+# text at the column of the rest of that help unless the option is too long
+import collections
+help_opt_re = re.compile(r"^( +)(-\w(?:, --[a-z][\w-]*)?|--[a-z][\w-]*)(\S*)((?: (?:[A-Z\[<]|[a-z]+\|)[^ ]*)*)(.*)$")
+for s in [None] + subs:
+    text = help_of(s) if s else top_help
+    bad, starts, rows = [], collections.Counter(), []
+    for l in text.splitlines():
+        m = help_opt_re.match(l)
+        if not m or not m.group(5):
+            continue
+        rest = m.group(5)
+        opt_end = len(l) - len(rest)
+        if not rest.startswith("  "):
+            bad.append("option and text one space apart: %r" % l)
+            continue
+        start = opt_end + len(rest) - len(rest.lstrip(" "))
+        starts[start] += 1
+        rows.append((l, opt_end, start))
+    if starts:
+        col = starts.most_common(1)[0][0]
+        bad += ["text at column %d, not %d: %r" % (st, col, l) for l, end, st in rows if st != col and end + 2 <= col]
+    line(not bad, "%s --help: every option's text lines up" % (s or "jitterlab"), "; ".join(bad))
+# markdown of README.md and docs/*.md: fences balanced, no text run into an
+# indented code block, every table row with its header's cells (GitHub splits
+# cells at every | not written \|, inside `code` too)
+def md_problems(f):
+    out, lines = [], open(f).read().splitlines()
+    fence = re.compile(r"^ {0,3}(```|~~~)")
+    if sum(1 for l in lines if fence.match(l)) % 2:
+        out.append("a ``` fence is not closed")
+    in_fence = in_code = in_list = False
+    prev, ncells = "", None
+    for k, l in enumerate(lines, 1):
+        if fence.match(l):
+            in_fence = not in_fence
+        if in_fence or fence.match(l):
+            prev = l
+            continue
+        if l.startswith("|"):
+            cells = len(re.findall(r"(?<!\\)\|", l.rstrip())) - 1
+            if ncells is None:
+                ncells = cells
+            elif cells != ncells:
+                out.append("%d: %d table cells, the header has %d" % (k, cells, ncells))
+        else:
+            ncells = None
+        if l.strip():
+            if re.match(r"^\s*([-*+]|\d+\.) ", l) and not l.startswith("    "):
+                in_list = True
+            elif not l.startswith(" "):
+                in_list = False
+            if l.startswith("    ") and not prev.strip() and not in_list:
+                in_code = True
+            elif not l.startswith("    "):
+                if in_code and prev.strip():
+                    out.append("%d: text right after a code block: %r" % (k, l[:60]))
+                in_code = False
+        prev = l
+    return out
+for f in [top + "/README.md"] + sorted(glob.glob(top + "/docs/*.md")):
+    probs = md_problems(f)
+    line(not probs, "%s: markdown fences, code blocks and tables are whole" % os.path.relpath(f, top), "; ".join(probs))
 # the man SYNOPSIS lists every subcommand of jitterlab --help
 synopsis = man.split(".SH SYNOPSIS", 1)[1].split("\n.SH ", 1)[0]
 listed = set(re.findall(r"^\.B jitterlab ([a-z0-9-]+)", synopsis, re.M))

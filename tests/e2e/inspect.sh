@@ -73,6 +73,9 @@ check "--help documents --budget and --strict" sh -c '"$1" inspect --help | grep
 rc_is "VM at 10 s: exits 0 without --strict" 0 $?
 check "VM at 10 s: unverified, naming the hypervisor and the way to measure" test "$(jget "$T/u.json" 'd["verdict"] + " " + str("[hypervisor]" in d["verdict_reason"] and "--measure" in d["verdict_reason"])')" = "unverified True"
 check "VM at 10 s: the report says UNVERIFIED" grep -q '^verdict: UNVERIFIED' "$T/u.out"
+check "header names the preempt model as preempt=MODEL, never a bare (none)" grep -q '^kernel .* (preempt=none), cpuidle' "$T/u.out"
+JITTERLAB_SYSROOT=$FX/intel-ipc-tuned "$JL" inspect >"$T/rt.out" 2>"$T/err"
+check "header of a PREEMPT_RT kernel: preempt=PREEMPT_RT, the JSON's word" grep -q '^kernel .* (preempt=PREEMPT_RT), cpuidle' "$T/rt.out"
 "$JL" inspect --sysroot "$FX/vm-haltpoll" --budget 10s --strict -q 2>"$T/err"
 rc_is "--strict on an unverified machine exits 4" 4 $?
 

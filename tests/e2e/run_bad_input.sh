@@ -35,9 +35,20 @@ bad "--tolerance -1" '--tolerance' -a 1 -D 1 -q --json @OUT@ --tolerance -1
 # --- carried over from cyclictest: refused with where the meaning went ----------
 bad "-h 1000 (cyclictest's histogram)" '-h 1000: -h is --help and takes no value; cyclictest.s -h N .* is --histogram-file FILE --histogram-max N' -a 1 -D 1 --json @OUT@ -h 1000
 bad "-t 2" "-t: cyclictest.s -t \(threads\) has no equal here" -a 1 -D 1 --json @OUT@ -t 2
-bad "-m" "-m: cyclictest.s -m \(mlockall\) is always done here" -a 1 -D 1 --json @OUT@ -m
 bad "-b 100" "-b: cyclictest.s -b US .* is --budget DUR here" -a 1 -D 1 --json @OUT@ -b 100
-bad "-n" "-n: cyclictest.s -n \(clock_nanosleep\) is what jitterlab always does" -a 1 -D 1 --json @OUT@ -n
+bad "-H 100" "-H: cyclictest.s -H/--histofall US .* use --histogram-file FILE --histogram-max US" -a 1 -D 1 --json @OUT@ -H 100
+bad "--smp" "-S: cyclictest.s -S/--smp .* is what jitterlab does: one thread on each CPU of -a/--cpus" -a 1 -D 1 --json @OUT@ --smp
+bad "-v" "-v: cyclictest.s -v/--verbose .* is --samples FILE here" -a 1 -D 1 --json @OUT@ -v
+bad "--histfile and --histogram-file, two files" "--histogram-file .*: --histfile \(cyclictest.s\) is --histogram-file here" -a 1 -D 1 --json @OUT@ --histfile @DIR@/a.txt --histogram-file @DIR@/b.txt
+# --- carried over from cyclictest, and what jitterlab does anyway: taken with a note --
+"$JL" run -a 1 -i 1ms -l 20 -m --nanosleep --histfile "$T/ct.hist" --json "$T/ct.json" >"$T/ct.out" 2>"$T/ct.err"
+rc_is "-m --nanosleep --histfile: taken, exits 0" 0 $?
+check "-m: a note that memory is always locked" grep -q '^jitterlab: note: -m/--mlockall (cyclictest.s) changes nothing: jitterlab always locks its memory' "$T/ct.err"
+check "--nanosleep: a note that clock_nanosleep is what run does" grep -q '^jitterlab: note: -n/--nanosleep (cyclictest.s) changes nothing' "$T/ct.err"
+check "--histfile FILE: written as --histogram-file, in cyclictest's format" grep -q '^# Total: *0*20' "$T/ct.hist"
+check "--histfile FILE: the note says so" grep -q "^jitterlab: note: --histfile $T/ct.hist (cyclictest.s) is --histogram-file $T/ct.hist here" "$T/ct.err"
+"$JL" run -a 1 -i 1ms -l 5 -q -m -n --json "$T/ctq.json" >/dev/null 2>"$T/ctq.err"
+check "-q: no note" test ! -s "$T/ctq.err"
 # --- an abbreviation that names several options ------------------------------------
 bad "--c (ambiguous)" "ambiguous option '--c': --clock, --counters, --cpus" -a 1 -D 1 --json @OUT@ --c tsc
 # --- two outputs into one file -----------------------------------------------------

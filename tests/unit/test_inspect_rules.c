@@ -195,8 +195,11 @@ static void test_fix_lines_name_the_rules_tune_actions(void **state)
             }
             checked++;
             assert_string_equal(f->tune_action, first);
-            char want[96];
-            snprintf(want, sizeof want, "jitterlab tune apply --only %s", first);
+            /* the CPUs and budget of this report, not tune's defaults */
+            char want[384], targets[256];
+            cpulist_format(&r->sys.targets, targets, sizeof targets);
+            snprintf(want, sizeof want, "jitterlab tune apply -a %s --budget 50us --only %s",
+                     targets, first);
             if (strncmp(f->fix, want, strlen(want)) != 0)
                 fail_msg("%s/%s: fix does not start with '%s': %s", fixtures[i], f->id, want,
                          f->fix);
@@ -230,7 +233,7 @@ static void test_untuned_intel_at_50us_is_not_ready(void **state)
     assert_true(has_evidence(f, "/cpuidle/state4/latency", "260 (C8"));
     assert_true(has_evidence(f, "/cpuidle/state3/latency", "195 (C6"));
     assert_non_null(strstr(f->effect, "C10 exit latency 660 µs exceeds the 50 µs budget"));
-    assert_non_null(strstr(f->fix, "jitterlab tune apply --only idle-states"));
+    assert_non_null(strstr(f->fix, "jitterlab tune apply -a 1-3 --budget 50us --only idle-states"));
     assert_non_null(strstr(f->fix, "intel_idle.max_cstate"));
 
     expect(r, "not-preempt-rt", INSPECT_CRITICAL);
@@ -286,7 +289,8 @@ static void test_irq_finding_names_the_busiest_queue(void **state)
                              "requested 0-3, effective 1: tune moves it"));
     assert_false(has_evidence(f, "/proc/irq/126/", "")); /* requested and effective 2 */
     assert_non_null(strstr(f->effect, "tune moves 4 of them"));
-    assert_non_null(strstr(f->fix, "jitterlab tune apply --only irq-affinity (moves 4 IRQs"));
+    assert_non_null(strstr(
+        f->fix, "jitterlab tune apply -a 3 --budget 50us --only irq-affinity (moves 4 IRQs"));
     inspected_free(r);
 }
 
@@ -490,7 +494,11 @@ static void test_hypervisor_makes_the_verdict_unverified(void **state)
     assert_false(r->findings.ready);
     assert_string_equal(inspect_verdict_name(r->findings.verdict), "unverified");
     assert_non_null(strstr(r->findings.verdict_reason, "[hypervisor]"));
-    assert_non_null(strstr(r->findings.verdict_reason, "--measure"));
+    /* the measurement it proposes is of the CPUs and the budget judged */
+    assert_non_null(strstr(r->findings.verdict_reason,
+                           "measure: jitterlab inspect -a 1 --budget 10s --measure 60s"));
+    assert_non_null(strstr(inspect_finding_by_id(&r->findings, "hypervisor")->effect,
+                           "jitterlab inspect -a 1 --budget 10s --measure 60s"));
     expect_none(r, "measured-latency"); /* no measurement asked for: no finding, no unknown */
     assert_false(is_unknown(r, "measured-latency"));
     inspected_free(r);
@@ -554,6 +562,47 @@ static void test_measurement_decides_an_unbounded_verdict(void **state)
     expect(r, "not-preempt-rt", INSPECT_CRITICAL);
     expect(r, "measured-latency", INSPECT_OK);
     assert_int_equal(r->findings.verdict, INSPECT_NOT_READY);
+    inspected_free(r);
+}
+
+/* The run a measured finding proposes next measures what inspect measured:
+ * the same CPUs, interval and budget (misses are periods of that interval). */
+static void test_measured_fix_keeps_the_measured_interval(void **state)
+{
+    (void)state;
+    struct inspect_measurement m = measured(NS_PER_MS, 0);
+    m.interval_ns = 250 * NS_PER_US;
+    struct inspected *r = inspect_measured("vm-haltpoll", 250 * NS_PER_US, &m);
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "measured-latency");
+    assert_non_null(f);
+    assert_int_equal(f->severity, INSPECT_CRITICAL);
+    assert_non_null(strstr(f->fix, "jitterlab run -a 1 -i 250us --budget 250us --explain"));
+    inspected_free(r);
+
+    m = measured(10 * NS_PER_US, 0);
+    m.interval_ns = 250 * NS_PER_US;
+    r = inspect_measured("vm-haltpoll", 250 * NS_PER_US, &m);
+    f = inspect_finding_by_id(&r->findings, "measured-latency");
+    assert_int_equal(f->severity, INSPECT_OK);
+    assert_non_null(strstr(f->fix, "jitterlab run -a 1 -i 250us -D 1h --budget 250us"));
+    inspected_free(r);
+}
+
+/* The isolation fix proposes nohz_full= only to a kernel built with
+ * CONFIG_NO_HZ_FULL (tune's boot proposal does the same). */
+static void test_isolation_fix_proposes_nohz_full_only_where_the_kernel_takes_it(void **state)
+{
+    (void)state;
+    struct inspected *r = inspect_fixture("vm-haltpoll", NULL, 50 * NS_PER_US);
+    const struct inspect_finding *f = inspect_finding_by_id(&r->findings, "no-isolation");
+    assert_non_null(f);
+    assert_non_null(strstr(f->fix, "boot: isolcpus=domain,managed_irq,1 rcu_nocbs=1"));
+    assert_null(strstr(f->fix, "nohz_full"));
+    inspected_free(r);
+    r = inspect_fixture("core2-quad", "1", 50 * NS_PER_US); /* no config.gz: not known */
+    f = inspect_finding_by_id(&r->findings, "no-isolation");
+    assert_non_null(f);
+    assert_non_null(strstr(f->fix, "boot: isolcpus=domain,managed_irq,1 nohz_full=1 rcu_nocbs=1"));
     inspected_free(r);
 }
 
@@ -663,6 +712,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cache_ways_shared, temp_tree_setup,
                                         temp_tree_teardown),
         cmocka_unit_test(test_measurement_decides_an_unbounded_verdict),
+        cmocka_unit_test(test_measured_fix_keeps_the_measured_interval),
+        cmocka_unit_test(test_isolation_fix_proposes_nohz_full_only_where_the_kernel_takes_it),
         cmocka_unit_test_setup_teardown(test_undecidable_preemption_model_is_unbounded,
                                         temp_tree_setup, temp_tree_teardown),
         cmocka_unit_test(test_every_finding_has_evidence_effect_and_fix),

@@ -302,7 +302,23 @@ static const struct cli_bad_case bad_cases[] = {
                      "(a histogram up to N us) is --histogram-file FILE --histogram-max N here\n"},
     {"run -t", "jitterlab: -t: cyclictest's -t (threads) has no equal here: one thread runs on "
                "each CPU of -a/--cpus\n"},
-    {"run -n", "jitterlab: -n: cyclictest's -n (clock_nanosleep) is what jitterlab always does\n"},
+    {"run -H 100", "jitterlab: -H: cyclictest's -H/--histofall US (its histogram with a column of "
+                   "all threads together) has no equal in the histogram file, which has a column "
+                   "per CPU: use --histogram-file FILE --histogram-max US; the JSON result's "
+                   "all.histogram holds every CPU together\n"},
+    {"run --histofall=100", "jitterlab: -H: cyclictest's -H/--histofall US (its histogram with a "
+                            "column of all threads together) has no equal in the histogram file, "
+                            "which has a column per CPU: use --histogram-file FILE "
+                            "--histogram-max US; the JSON result's all.histogram holds every CPU "
+                            "together\n"},
+    {"run -S", "jitterlab: -S: cyclictest's -S/--smp (a thread on every CPU) is what jitterlab "
+               "does: one thread on each CPU of -a/--cpus (default: the isolated CPUs, else every "
+               "online CPU but CPU 0); drop -S, or name the CPUs with -a\n"},
+    {"run --verbose", "jitterlab: -v: cyclictest's -v/--verbose (every sample on stdout) is "
+                      "--samples FILE here (CSV: cpu,t_ns,latency_ns)\n"},
+    {"run --histfile a.txt --histogram-file b.txt",
+     "jitterlab: --histogram-file b.txt: --histfile (cyclictest's) is --histogram-file here, and "
+     "the other names another file\n"},
     {"run --c tsc", "jitterlab: run: ambiguous option '--c': --clock, --counters, --cpus\n"},
     {"run --pm-qos 1.5us", "jitterlab: --pm-qos 1.5us: must be whole microseconds (the kernel "
                            "takes us)\n"},
@@ -373,6 +389,38 @@ static const struct cli_bad_case bad_cases[] = {
     {"run --json", "jitterlab: --json: needs a value\n"},
     {"run extra", "jitterlab: run: unexpected argument 'extra' (see jitterlab help run)\n"},
 };
+
+/* cyclictest's options for what jitterlab always does are taken, each with
+ * a note of what it does here; --histfile is the histogram file. */
+static void test_run_takes_cyclictests_harmless_options_with_a_note(void **state)
+{
+    (void)state;
+    parse_ok("run");
+    assert_int_equal(params.cyclictest_taken, 0);
+    parse_ok("run -m -n --histfile h.txt");
+    assert_int_equal(params.cyclictest_taken,
+                     RUN_CYCLICTEST_MLOCKALL | RUN_CYCLICTEST_NANOSLEEP | RUN_CYCLICTEST_HISTFILE);
+    assert_string_equal(params.hist_path, "h.txt");
+    parse_ok("run --mlockall --nanosleep --histfile h.txt --histogram-file h.txt");
+    assert_string_equal(params.hist_path, "h.txt");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    run_cyclictest_notes(&params, m);
+    assert_int_equal(fclose(m), 0);
+    assert_string_equal(
+        text, "jitterlab: note: -m/--mlockall (cyclictest's) changes nothing: jitterlab always "
+              "locks its memory (the result's config.memory_lock says what was locked)\n"
+              "jitterlab: note: -n/--nanosleep (cyclictest's) changes nothing: jitterlab always "
+              "sleeps with clock_nanosleep to an absolute CLOCK_MONOTONIC time\n"
+              "jitterlab: note: --histfile h.txt (cyclictest's) is --histogram-file h.txt here: "
+              "cyclictest's -h format, one column per CPU, rows up to --histogram-max "
+              "(cyclictest's -h N; default 1000us)\n");
+    free(text);
+    parse_ok("run --histogram-file h.txt");
+    assert_int_equal(params.cyclictest_taken, 0);
+}
 
 static void test_run_bad_input_exits_2_with_the_exact_message(void **state)
 {
@@ -615,6 +663,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_defaults),
+        cmocka_unit_test(test_run_takes_cyclictests_harmless_options_with_a_note),
         cmocka_unit_test(test_run_bare_numbers_take_each_options_unit),
         cmocka_unit_test(test_run_every_option_lands_in_params),
         cmocka_unit_test(test_run_pm_qos_takes_units),

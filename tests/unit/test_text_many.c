@@ -347,6 +347,48 @@ static void test_two_cpus_render_exactly_as_before(void **state)
     run_fixture_free(&f);
 }
 
+/* A missed period is a wake-up's: the latency table has the column, the
+ * execution and response tables (the same count again) do not. */
+static void test_missed_is_a_column_of_the_latency_table_only(void **state)
+{
+    (void)state;
+    static const int ids[2] = {1, 3};
+    struct run_fixture f;
+    run_fixture_init(&f, 2, ids, false);
+    struct latency_hist *h = calloc(4, sizeof *h);
+    assert_non_null(h);
+    for (int i = 0; i < 2; i++) {
+        struct cpu_result *r = &f.res[i];
+        r->exec_hist = &h[2 * i];
+        r->response_hist = &h[2 * i + 1];
+        latency_hist_init(r->exec_hist);
+        latency_hist_init(r->response_hist);
+        for (int k = 0; k < 1000; k++) {
+            running_stats_add(&r->exec, 50000);
+            latency_hist_add(r->exec_hist, 50000);
+            running_stats_add(&r->response, 52000);
+            latency_hist_add(r->response_hist, 52000);
+        }
+    }
+    f.rep.control_task = true;
+    run_report_merge(&f.rep);
+    struct text t;
+    text_summary(text_open(&t), &f.rep);
+    const char *out = text_close(&t);
+    const char *lat = strstr(out, "Latency (µs)\n"), *exec = strstr(out, "Execution time (µs)\n"),
+               *resp = strstr(out, "Response time (µs)");
+    assert_true(lat && exec && resp && lat < exec && exec < resp);
+    assert_non_null(strstr(lat, "\n  CPU    samples  missed        min"));
+    assert_true(strstr(lat, "missed") < exec);
+    assert_non_null(strstr(exec, "\n  CPU    samples        min        p50"));
+    assert_non_null(strstr(exec, "\n    3       1000     50.000     50.000"));
+    assert_non_null(strstr(resp, "\n  CPU    samples        min        p50"));
+    assert_null(strstr(exec, "missed"));
+    free(t.buf);
+    free(h);
+    run_fixture_free(&f);
+}
+
 /* Page faults of the measuring loops: summed over the CPUs, unknown when
  * one CPU's is, and warned about in the summary only when there were some. */
 static void test_summary_warns_of_page_faults_in_the_loops(void **state)
@@ -685,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_summary_with_per_cpu_has_every_cpu_row),
         cmocka_unit_test(test_summary_collapses_only_above_16_cpus),
         cmocka_unit_test(test_two_cpus_render_exactly_as_before),
+        cmocka_unit_test(test_missed_is_a_column_of_the_latency_table_only),
         cmocka_unit_test(test_summary_warns_of_page_faults_in_the_loops),
         cmocka_unit_test(test_plain_lines_stay_one_per_cpu_at_256_cpus),
         cmocka_unit_test(test_noise_summary_at_256_cpus_collapses),

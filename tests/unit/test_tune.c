@@ -20,6 +20,10 @@
 
 #include "tune/session.h"
 #include "tune/tune.h"
+#include "tune/tune_boot.h"
+#include "sys/kernel_config.h"
+#include "sys/read_notes.h"
+#include "sys/system_info.h"
 #include "test_fixture.h"
 #include "test_tree.h"
 
@@ -49,6 +53,56 @@ static uint32_t only(const char *name)
     int idx = tune_action_find(name);
     assert_true(idx >= 0);
     return 1u << idx;
+}
+
+/* The proposal for a fixture machine's CPUs (static: large). */
+static struct tune_boot_proposal *propose(const char *fixture, const char *cpus)
+{
+    static struct tune_boot_proposal b;
+    static struct system_info si;
+    static struct read_notes notes;
+    struct sysroot sr;
+    struct kernel_config cfg;
+    struct cpulist targets;
+    const char *why;
+    fixture_sysroot(&sr, fixture);
+    system_info_read(&sr, &si);
+    memset(&notes, 0, sizeof notes);
+    kernel_config_read(&sr, &cfg, &notes);
+    assert_int_equal(cpulist_parse(cpus, &targets, &why), 0);
+    tune_boot_propose(&si, &cfg, &targets, &b);
+    return &b;
+}
+
+/* Only what this kernel was built to take goes on the proposed command
+ * line; the rest is named with the option the kernel lacks. On a VM the
+ * firmware is the host's. */
+static void test_tune_boot_proposal_fits_the_kernel_and_the_machine(void **state)
+{
+    (void)state;
+    /* the development VM: no CONFIG_NO_HZ_FULL, a hypervisor */
+    struct tune_boot_proposal *b = propose("vm-haltpoll", "1");
+    assert_null(strstr(b->cmdline, "nohz_full"));
+    assert_non_null(strstr(b->cmdline, "isolcpus=managed_irq,domain,1 rcu_nocbs=1 irqaffinity=0"));
+    assert_non_null(strstr(b->left_out, "nohz_full=1 (this kernel lacks CONFIG_NO_HZ_FULL"));
+    assert_string_equal(b->unchecked, "");
+    assert_true(b->rt_kernel);
+    assert_non_null(strstr(b->firmware, "virtual machine"));
+    assert_non_null(strstr(b->firmware, "host's firmware"));
+    assert_null(strstr(b->firmware, "disable SMT on the real-time cores"));
+
+    /* bare metal, PREEMPT_RT, NO_HZ_FULL and RCU_NOCB_CPU built in */
+    b = propose("intel-ipc-tuned", "3");
+    assert_non_null(strstr(b->cmdline, "nohz_full=3 rcu_nocbs=3 irqaffinity=0-2 rcu_nocb_poll"));
+    assert_string_equal(b->left_out, "");
+    assert_false(b->rt_kernel);
+    assert_null(strstr(b->firmware, "virtual machine"));
+    assert_non_null(strstr(b->firmware, "disable package C-states and C1E"));
+
+    /* no /proc/config.gz: everything proposed, and said to be unchecked */
+    b = propose("core2-quad", "1-3");
+    assert_non_null(strstr(b->cmdline, "nohz_full=1-3"));
+    assert_non_null(strstr(b->unchecked, "CONFIG_NO_HZ_FULL"));
 }
 
 static void test_tune_cache_partition_on_the_fixtures(void **state)
@@ -624,6 +678,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tune_idle_states_follow_the_budget),
         cmocka_unit_test(test_tune_cache_partition_on_the_fixtures),
+        cmocka_unit_test(test_tune_boot_proposal_fits_the_kernel_and_the_machine),
         cmocka_unit_test(test_tune_cpufreq_moves_ondemand_to_performance),
         cmocka_unit_test(test_tune_freq_limits_keep_min_below_max),
         cmocka_unit_test(test_tune_tuned_machine_needs_only_a_resume_limit),

@@ -468,7 +468,10 @@ def main():
                     check(who + ": row printed", False, "rows %r" % list(table))
                     continue
                 equal(who + ": samples", int(got["samples"]), src["samples"], "samples")
-                equal(who + ": missed", int(got["missed"]), src["missed"], "missed")
+                if title == "Latency":
+                    equal(who + ": missed", int(got["missed"]), src["missed"], "missed")
+                else:  # a missed period is the wake-up's: printed once, in the latency table
+                    check(who + ": no missed column", "missed" not in got, "columns %r" % list(got))
                 s = src[key]
                 if not src["samples"]:
                     continue
