@@ -90,6 +90,7 @@ struct metrics_info {
 struct metrics_config {
     struct metrics_bounds bounds;
     bool response; /* a workload runs: the response-time histogram */
+    bool deadline; /* the run has a deadline: deadline misses are counted */
     struct metrics_info info;
 };
 

@@ -250,9 +250,10 @@ int prom_render(FILE *out, const struct metrics_config *cfg, const struct metric
     per_cpu(&pg, "jitterlab_missed_periods_total", "counter",
             "Planned wake-ups skipped because the previous cycle ran past them.", cpus, ncpu,
             pick_missed);
-    per_cpu(&pg, "jitterlab_deadline_misses_total", "counter",
-            "Cycles whose response time (latency + execution) exceeded the deadline.", cpus, ncpu,
-            pick_deadline);
+    if (cfg->deadline) /* without a deadline there is nothing to count, not 0 */
+        per_cpu(&pg, "jitterlab_deadline_misses_total", "counter",
+                "Cycles whose response time (latency + execution) exceeded the deadline.", cpus,
+                ncpu, pick_deadline);
     per_cpu(&pg, "jitterlab_ring_drops_total", "counter",
             "Samples the collector never saw (full ring); the histograms lack them.", cpus, ncpu,
             pick_drops);

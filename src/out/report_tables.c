@@ -65,7 +65,10 @@ void report_percentile_table(struct report_ctx *c, int cpu)
     }
     fputs("</table>\n<p class=\"note\">Latency = actual wake-up time minus planned time. "
           "Percentiles as the documents give them (nearest rank, within half a histogram bin); "
-          "missed = planned periods skipped because the previous cycle ended too late.</p>\n",
+          "missed = planned periods skipped because the previous cycle ended too late; "
+          "deadline misses = cycles whose response time (latency + execution) exceeded the "
+          "run's deadline, " DASH " when the run had none (neither --workload nor "
+          "--deadline).</p>\n",
           f);
 }
 

@@ -104,7 +104,7 @@ def lat_row(d):
     c = [c for c in d["cpus"] if c["cpu"] == 1][0]
     l = c["latency_ns"]
     return [rc.format_ns(l[k]) for k in ("min", "p50", "p90", "p99", "p999", "p9999", "max")] + \
-        [str(c["samples"]), str(c["missed"]), str(c.get("deadline_misses", "\u2013"))]
+        [str(c["samples"]), str(c["missed"]), ("\u2013" if c.get("deadline_misses") is None else str(c["deadline_misses"]))]
 t("percentile table: a row per result", 'rows and len(rows) == n + 1', 'rows')
 t("percentile table: the documents' figures", 'all(rows[i + 1][1:] == lat_row(d) for i, d in enumerate(docs))',
   '[(rows[i + 1][1:], lat_row(d)) for i, d in enumerate(docs)][:2]')

@@ -37,6 +37,7 @@ static void config_default(struct metrics_config *cfg, bool response)
     memset(cfg, 0, sizeof(*cfg));
     metrics_default_bounds(&cfg->bounds);
     cfg->response = response;
+    cfg->deadline = true;
     snprintf(cfg->info.version, sizeof(cfg->info.version), "1.2.3");
     snprintf(cfg->info.kernel, sizeof(cfg->info.kernel), "6.1.0-13-rt-amd64");
     snprintf(cfg->info.preempt, sizeof(cfg->info.preempt), "PREEMPT_RT");
@@ -284,6 +285,24 @@ static void test_prom_counters_and_gauges_per_cpu(void **state)
     expect_line(&p, "jitterlab_start_time_seconds 1700000000.5");
     expect_line(&p, "# TYPE jitterlab_wakeup_latency_seconds histogram");
     free(p.text);
+}
+
+/* A run without a deadline counts no deadline misses: the family is
+ * absent (a 0 would read as "none missed", an alert on it as armed). */
+static void test_prom_without_deadline_has_no_deadline_family(void **state)
+{
+    (void)state;
+    struct metrics_config cfg;
+    struct metrics_cpu c[2];
+    state_full(&cfg, c, false);
+    cfg.deadline = false;
+    for (int om = 0; om < 2; om++) { /* Prometheus text, OpenMetrics */
+        struct page p;
+        render(&p, &cfg, c, 2, om == 1);
+        assert_null(strstr(p.text, "jitterlab_deadline_misses"));
+        expect_line(&p, "jitterlab_missed_periods_total{cpu=\"0\"} 4");
+        free(p.text);
+    }
 }
 
 static void test_prom_each_family_once_and_whole_in_both_formats(void **state)
@@ -549,6 +568,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prom_bucket_series_is_cumulative_with_prometheus_le),
         cmocka_unit_test(test_prom_counters_and_gauges_per_cpu),
+        cmocka_unit_test(test_prom_without_deadline_has_no_deadline_family),
         cmocka_unit_test(test_prom_each_family_once_and_whole_in_both_formats),
         cmocka_unit_test(test_prom_openmetrics_names_counter_families_without_total),
         cmocka_unit_test(test_prom_text_format_has_gauge_info_and_no_eof),
