@@ -60,8 +60,8 @@ static void report_usage(FILE *out)
             "At most %d results, each document at most %u MiB and all of them together\n"
             "at most %u MiB. Exit status 2 when an option or a document is wrong\n"
             "(nothing is written then).\n",
-            REPORT_DEFAULT_OUTPUT, REPORT_GROUP_MAX, REPORT_MAX_C2C, REPORT_MAX_RESULTS, RESULT_READ_MAX_BYTES >> 20,
-            RESULT_READ_TOTAL_MAX_BYTES >> 20);
+            REPORT_DEFAULT_OUTPUT, REPORT_GROUP_MAX, REPORT_MAX_C2C, REPORT_MAX_RESULTS,
+            RESULT_READ_MAX_BYTES >> 20, RESULT_READ_TOTAL_MAX_BYTES >> 20);
 }
 
 enum { OPT_LABEL = 256, OPT_COMPARE, OPT_INSPECT, OPT_SVG, OPT_TITLE, OPT_C2C, OPT_GROUP };
@@ -169,8 +169,7 @@ int report_parse_args(int argc, char **argv, struct report_params *p)
         return rc;
     int n = argc - first;
     if (p->grouped && n > 0)
-        return usage_error("--group", NULL,
-                           "results come either as --group or as files, not both");
+        return usage_error("--group", NULL, "results come either as --group or as files, not both");
     if (p->grouped)
         return p->nlabels > 0 && p->nlabels != p->nfiles
                    ? usage_error("--label", NULL, "one label per --group, in order")

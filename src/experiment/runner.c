@@ -51,9 +51,8 @@ static void saved_path(const struct runner_config *cfg, int i, int k, bool part,
                        size_t len)
 {
     const struct plan_run *r = &cfg->plan->run[i];
-    snprintf(buf, len, "%s/%s%s-%d.%s%s", cfg->dir, part ? "." : "",
-             cfg->plan->step[r->step].name, r->repeat, plan_save_kinds[k].suffix,
-             part ? ".part" : "");
+    snprintf(buf, len, "%s/%s%s-%d.%s%s", cfg->dir, part ? "." : "", cfg->plan->step[r->step].name,
+             r->repeat, plan_save_kinds[k].suffix, part ? ".part" : "");
 }
 
 /* Removes the .part files of run i's saved outputs. */
@@ -81,8 +80,8 @@ static int rename_saved(const struct runner_config *cfg, int i, char *why, size_
         saved_path(cfg, i, k, true, part, sizeof(part));
         saved_path(cfg, i, k, false, final, sizeof(final));
         if (rename(part, final) != 0) {
-            snprintf(why, len, "cannot rename its %s to %.200s: %s", plan_save_kinds[k].word,
-                     final, strerror(errno));
+            snprintf(why, len, "cannot rename its %s to %.200s: %s", plan_save_kinds[k].word, final,
+                     strerror(errno));
             return -1;
         }
     }

@@ -570,7 +570,7 @@ json_t *json_run_result(const struct run_report *rep)
         json_t *ivs = json_array();
         for (uint64_t i = 0; i < rep->interval_count; i++)
             json_array_append_new(ivs, json_interval(&rep->intervals[i], rep->tolerance_ns >= 0,
-                                                       rep->deadline_ns > 0));
+                                                     rep->deadline_ns > 0));
         json_object_set_new(doc, "intervals", ivs);
         json_object_set_new(doc, "intervals_dropped",
                             json_integer((json_int_t)rep->intervals_dropped));

@@ -159,10 +159,9 @@ static int merge_latency(struct result_cpu *into, struct result_cpu **all, int n
 {
     struct group_dist d[REPORT_GROUP_MAX] = {0};
     for (int r = 0; r < n; r++)
-        d[r] = (struct group_dist){all[r]->bins, all[r]->nbins, all[r]->overflow,
-                                   &all[r]->latency, all[r]->samples};
-    return pool_into(d, n, &into->latency, &into->bins, &into->nbins, &into->overflow, err,
-                     errlen);
+        d[r] = (struct group_dist){all[r]->bins, all[r]->nbins, all[r]->overflow, &all[r]->latency,
+                                   all[r]->samples};
+    return pool_into(d, n, &into->latency, &into->bins, &into->nbins, &into->overflow, err, errlen);
 }
 
 /* exec_ns or response_ns: pooled when every run has it, else absent. */
@@ -201,8 +200,10 @@ static int merge_cpu(struct report_run *first, struct report_run *more, int nmor
     e[0] = entry_of(first, c->cpu);
     for (int r = 1; r < n; r++)
         if (!(e[r] = entry_of(&more[r - 1], c->cpu))) {
-            snprintf(err, errlen, "%s has no CPU %d, which %s measured: the runs of a group "
-                     "measure the same CPUs", more[r - 1].path, c->cpu, first->path);
+            snprintf(err, errlen,
+                     "%s has no CPU %d, which %s measured: the runs of a group "
+                     "measure the same CPUs",
+                     more[r - 1].path, c->cpu, first->path);
             return -1;
         }
     struct result_cpu merged = *e[0];
@@ -239,8 +240,8 @@ static int merge_cpu(struct report_run *first, struct report_run *more, int nmor
     *e[0] = merged;
     c->core = e[0];
     c->latency = hist_of(merged.bins, merged.nbins, merged.overflow, true);
-    c->exec = hist_of(merged.exec.bins, merged.exec.nbins, merged.exec.overflow,
-                      merged.exec.present);
+    c->exec =
+        hist_of(merged.exec.bins, merged.exec.nbins, merged.exec.overflow, merged.exec.present);
     c->response = hist_of(merged.response.bins, merged.response.nbins, merged.response.overflow,
                           merged.response.present);
     c->deadline_misses = merged.has_deadline_misses ? (int64_t)merged.deadline_misses : JR_ABSENT;
@@ -256,8 +257,7 @@ int report_run_merge(struct report_run *first, struct report_run *more, int nmor
     }
     for (int r = 0; r < nmore; r++)
         if (more[r].noise != first->noise) {
-            snprintf(err, errlen, "%s and %s are not both run results", first->path,
-                     more[r].path);
+            snprintf(err, errlen, "%s and %s are not both run results", first->path, more[r].path);
             return -1;
         }
     /* a result's "exec_ns" replaced here is freed with first's document */

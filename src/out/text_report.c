@@ -505,8 +505,8 @@ static int live_worst_rows(FILE *out, const struct live_frame *f, const struct t
         char label[16];
         snprintf(label, sizeof(label), "%d", c->cpu);
         live_compact_row(out, label, c->r->samples, c->r->missed, &c->r->latency,
-                         latency_hist_percentile(&c->r->hist, 99), f->control_task,
-                         f->deadline, c->r->exec.count ? c->r->exec.max : 0, c->r->deadline_misses);
+                         latency_hist_percentile(&c->r->hist, 99), f->control_task, f->deadline,
+                         c->r->exec.count ? c->r->exec.max : 0, c->r->deadline_misses);
     }
     return t->n + 1;
 }
@@ -537,8 +537,7 @@ static int live_view_collapsed(FILE *out, const struct live_frame *f)
     if (a.measured)
         live_compact_row(out, "all", a.samples, a.missed, &a.latency,
                          latency_hist_percentile(&a.hist, 99), f->control_task, f->deadline,
-                         a.exec_max_ns,
-                         a.deadline_misses);
+                         a.exec_max_ns, a.deadline_misses);
     else
         fprintf(out, "%5s %10s\033[K\n", "all", "waiting");
     fprintf(out, "%d CPUs: %d measuring, %d waiting\033[K\n", f->ncpu, a.measured,

@@ -258,7 +258,8 @@ static void test_influx_window_line_that_does_not_fit_is_0(void **state)
     char buf[1024];
     size_t full = influx_window_line(buf, sizeof(buf), "rig1", true, &w, &hist, T_NS);
     assert_true(full > 0);
-    assert_int_equal(influx_window_line(buf, full, "rig1", true, &w, &hist, T_NS), 0); /* no NUL room */
+    assert_int_equal(influx_window_line(buf, full, "rig1", true, &w, &hist, T_NS),
+                     0); /* no NUL room */
     assert_int_equal(influx_window_line(buf, 30, "rig1", true, &w, &hist, T_NS), 0);
     assert_int_equal(influx_window_line(buf, full + 1, "rig1", true, &w, &hist, T_NS), full);
 }

@@ -244,8 +244,8 @@ static void test_json_result_without_deadline_has_no_deadline_misses(void **stat
     /* with one, the counts */
     f->rep.deadline_ns = 1000000;
     d = write_and_read_back(&f->rep, dir);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "config"), "deadline_ns")),
-                     1000000);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(d, "config"), "deadline_ns")), 1000000);
     assert_true(json_is_integer(json_object_get(json_object_get(d, "all"), "deadline_misses")));
     json_decref(d);
     char path[300];

@@ -326,7 +326,8 @@ static void test_prom_interrupts_carry_the_device_name(void **state)
     for (int om = 0; om < 2; om++) {
         struct page p;
         render(&p, &cfg, c, 2, om == 1);
-        expect_line(&p, "jitterlab_interrupts_total{cpu=\"3\",irq=\"36\",name=\"virtio1-req.0\"} 12");
+        expect_line(&p,
+                    "jitterlab_interrupts_total{cpu=\"3\",irq=\"36\",name=\"virtio1-req.0\"} 12");
         /* text form e"v\\l<newline>\xff, then \\, " and newline escaped */
         expect_line(&p, "jitterlab_interrupts_total{cpu=\"3\",irq=\"37\","
                         "name=\"e\\\"v\\\\\\\\l\\n\\\\xff\"} 3");
@@ -370,7 +371,9 @@ static void test_prom_openmetrics_names_counter_families_without_total(void **st
     expect_line(&p, "# TYPE jitterlab_deadline_misses counter");
     expect_line(&p, "# TYPE jitterlab_ring_drops counter");
     expect_line(&p, "# TYPE jitterlab_interrupts counter");
-    expect_line(&p, "jitterlab_interrupts_total{cpu=\"3\",irq=\"LOC\",name=\"Local timer interrupts\"} 1500");
+    expect_line(
+        &p,
+        "jitterlab_interrupts_total{cpu=\"3\",irq=\"LOC\",name=\"Local timer interrupts\"} 1500");
     expect_line(&p, "# TYPE jitterlab_cpu_steal_seconds counter");
     expect_line(&p, "# TYPE jitterlab_spikes counter");
     /* a gauge keeps its name, even with total inside it */
@@ -463,7 +466,9 @@ static void test_prom_telemetry_families_from_the_cpu_that_has_them(void **state
     expect_no_line_starting(&p,
                             "jitterlab_cpu_idle_state_residency_ratio{cpu=\"3\",state=\"POLL\"");
     expect_no_line_starting(&p, "jitterlab_cpu_idle_state_residency_ratio{cpu=\"0\"");
-    expect_line(&p, "jitterlab_interrupts_total{cpu=\"3\",irq=\"LOC\",name=\"Local timer interrupts\"} 1500");
+    expect_line(
+        &p,
+        "jitterlab_interrupts_total{cpu=\"3\",irq=\"LOC\",name=\"Local timer interrupts\"} 1500");
     expect_line(&p, "jitterlab_interrupts_total{cpu=\"3\",irq=\"other\",name=\"other\"} 7");
     expect_no_line_starting(&p, "jitterlab_interrupts_total{cpu=\"0\"");
     expect_line(&p, "jitterlab_cpu_steal_seconds_total{cpu=\"3\"} 0.05");

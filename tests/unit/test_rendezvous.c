@@ -372,9 +372,12 @@ static void test_stats_of_nothing_attempted(void **state)
 static void test_conclusion_follows_the_interval(void **state)
 {
     (void)state;
-    struct rv_ratio faster = {.batches = 8, .median = 0.62, .has_ci = true, .ci_low = 0.58, .ci_high = 0.66};
-    struct rv_ratio slower = {.batches = 8, .median = 1.9, .has_ci = true, .ci_low = 1.7, .ci_high = 2.1};
-    struct rv_ratio across = {.batches = 8, .median = 0.9, .has_ci = true, .ci_low = 0.8, .ci_high = 1.05};
+    struct rv_ratio faster = {
+        .batches = 8, .median = 0.62, .has_ci = true, .ci_low = 0.58, .ci_high = 0.66};
+    struct rv_ratio slower = {
+        .batches = 8, .median = 1.9, .has_ci = true, .ci_low = 1.7, .ci_high = 2.1};
+    struct rv_ratio across = {
+        .batches = 8, .median = 0.9, .has_ci = true, .ci_low = 0.8, .ci_high = 1.05};
     struct rv_ratio one = {.batches = 1, .median = 0.5};
     struct rv_ratio none = {0};
     assert_int_equal(rv_ratio_verdict(&faster), RV_VERDICT_FASTER);
@@ -388,13 +391,12 @@ static void test_conclusion_follows_the_interval(void **state)
     text_rendezvous_conclusion(f, "padded", &faster, &across);
     text_rendezvous_conclusion(f, "spread", &slower, &one);
     fclose(f);
-    assert_string_equal(text,
-                        "  so padded: total faster than packed (0.62x the time; 95% CI "
-                        "0.580-0.660 excludes 1); loop-exit no difference shown (95% CI "
-                        "0.800-1.050 includes 1)\n"
-                        "  so spread: total slower than packed (1.90x the time; 95% CI "
-                        "1.700-2.100 excludes 1); loop-exit no conclusion (1 batch: no "
-                        "interval; use --batches 2 or more)\n");
+    assert_string_equal(text, "  so padded: total faster than packed (0.62x the time; 95% CI "
+                              "0.580-0.660 excludes 1); loop-exit no difference shown (95% CI "
+                              "0.800-1.050 includes 1)\n"
+                              "  so spread: total slower than packed (1.90x the time; 95% CI "
+                              "1.700-2.100 excludes 1); loop-exit no conclusion (1 batch: no "
+                              "interval; use --batches 2 or more)\n");
     free(text);
 }
 
