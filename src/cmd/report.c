@@ -42,6 +42,11 @@ static void report_usage(FILE *out)
             "                          (default: the file names without .json)\n"
             "      --compare FILE      show the verdicts of a jitterlab compare --json document\n"
             "      --inspect FILE      show the findings of a jitterlab inspect --json document\n"
+            "      --group FILES       one result made of several runs of one setting (comma-\n"
+            "                          separated, at most %d; given once per result instead\n"
+            "                          of RESULT.json): their histograms added, percentiles\n"
+            "                          of the sum (as compare pools them), each run's p99 as\n"
+            "                          a spread; the series over time are the first run's\n"
             "      --c2c FILE          draw a jitterlab c2c --json matrix as a heat map, with\n"
             "                          its groups and topology (up to %d; then run results\n"
             "                          are optional)\n"
@@ -55,11 +60,11 @@ static void report_usage(FILE *out)
             "At most %d results, each document at most %u MiB and all of them together\n"
             "at most %u MiB. Exit status 2 when an option or a document is wrong\n"
             "(nothing is written then).\n",
-            REPORT_DEFAULT_OUTPUT, REPORT_MAX_C2C, REPORT_MAX_RESULTS, RESULT_READ_MAX_BYTES >> 20,
-            RESULT_READ_TOTAL_MAX_BYTES >> 20);
+            REPORT_DEFAULT_OUTPUT, REPORT_GROUP_MAX, REPORT_MAX_C2C, REPORT_MAX_RESULTS,
+            RESULT_READ_MAX_BYTES >> 20, RESULT_READ_TOTAL_MAX_BYTES >> 20);
 }
 
-enum { OPT_LABEL = 256, OPT_COMPARE, OPT_INSPECT, OPT_SVG, OPT_TITLE, OPT_C2C };
+enum { OPT_LABEL = 256, OPT_COMPARE, OPT_INSPECT, OPT_SVG, OPT_TITLE, OPT_C2C, OPT_GROUP };
 
 static const struct option report_options[] = {
     {"output", required_argument, NULL, 'o'},
@@ -67,6 +72,7 @@ static const struct option report_options[] = {
     {"compare", required_argument, NULL, OPT_COMPARE},
     {"inspect", required_argument, NULL, OPT_INSPECT},
     {"c2c", required_argument, NULL, OPT_C2C},
+    {"group", required_argument, NULL, OPT_GROUP},
     {"svg", required_argument, NULL, OPT_SVG},
     {"title", required_argument, NULL, OPT_TITLE},
     CLI_OPTION_CPUS,
@@ -74,6 +80,35 @@ static const struct option report_options[] = {
     CLI_OPTION_HELP,
     CLI_OPTION_END,
 };
+
+/* --group A.json,B.json,...: one result made of these runs. */
+static int add_group(struct report_params *p, const char *arg)
+{
+    char why[96];
+    if (p->nfiles == REPORT_MAX_RESULTS) {
+        snprintf(why, sizeof why, "more than the %d results a report holds", REPORT_MAX_RESULTS);
+        return usage_error("--group", arg, why);
+    }
+    char *text = p->group_text[p->nfiles];
+    if (strlen(arg) >= REPORT_GROUP_TEXT)
+        return usage_error("--group", NULL, "longer than 8191 bytes");
+    snprintf(text, REPORT_GROUP_TEXT, "%s", arg);
+    int n = 0;
+    for (char *save = NULL, *f = strtok_r(text, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+        if (n == REPORT_GROUP_MAX) {
+            snprintf(why, sizeof why, "more than %d runs", REPORT_GROUP_MAX);
+            return usage_error("--group", arg, why);
+        }
+        p->group_file[p->nfiles][n++] = f;
+    }
+    if (n == 0)
+        return usage_error("--group", arg, "names no file");
+    p->group_n[p->nfiles] = n;
+    p->files[p->nfiles] = p->group_file[p->nfiles][0];
+    p->nfiles++;
+    p->grouped = true;
+    return 0;
+}
 
 static int report_option(void *params, int c, const char *arg)
 {
@@ -107,6 +142,8 @@ static int report_option(void *params, int c, const char *arg)
         }
         p->c2c_paths[p->nc2c++] = arg;
         return 0;
+    case OPT_GROUP:
+        return add_group(p, arg);
     case OPT_SVG:
         if (!arg[0])
             return usage_error("--svg", NULL, "needs a directory");
@@ -131,6 +168,12 @@ int report_parse_args(int argc, char **argv, struct report_params *p)
     if (rc >= 0)
         return rc;
     int n = argc - first;
+    if (p->grouped && n > 0)
+        return usage_error("--group", NULL, "results come either as --group or as files, not both");
+    if (p->grouped)
+        return p->nlabels > 0 && p->nlabels != p->nfiles
+                   ? usage_error("--label", NULL, "one label per --group, in order")
+                   : -1;
     if (n <= 0 && p->nc2c == 0) {
         fprintf(stderr, "jitterlab: report: which results? (e.g. jitterlab report a.json "
                         "b.json -o report.html; see jitterlab help report)\n");
@@ -248,16 +291,51 @@ static int write_svgs(const char *dir, const struct report_svgs *svgs)
     return EXIT_OK;
 }
 
+/* The other runs of group i, added into first (its first run, read). */
+static int read_group(const struct report_params *p, int i, struct report_run *first)
+{
+    char err[512];
+    int nmore = p->group_n[i] - 1;
+    if (first->noise) {
+        fprintf(stderr, "jitterlab: --group %s: a noise result; groups are of run results\n",
+                p->files[i]);
+        return EXIT_USAGE;
+    }
+    struct report_run *more = calloc((size_t)(nmore ? nmore : 1), sizeof *more);
+    if (!more) {
+        fprintf(stderr, "jitterlab: --group: out of memory\n");
+        return EXIT_RUNTIME;
+    }
+    int rc = EXIT_OK;
+    int k = 0;
+    for (; k < nmore; k++)
+        if (report_run_read(p->group_file[i][k + 1], &more[k], err, sizeof err) != 0) {
+            fprintf(stderr, "jitterlab: --group %s: %s\n", p->group_file[i][k + 1], err);
+            rc = EXIT_USAGE;
+            break;
+        }
+    if (rc == EXIT_OK && report_run_merge(first, more, nmore, err, sizeof err) != 0) {
+        fprintf(stderr, "jitterlab: --group %s: %s\n", p->files[i], err);
+        rc = EXIT_USAGE;
+    }
+    for (int j = 0; j < k; j++)
+        report_run_free(&more[j]);
+    free(more);
+    return rc;
+}
+
 static int read_inputs(const struct report_params *p, struct report_run *runs,
                        struct report_compare *cmp, struct report_inspect *ins,
                        struct report_c2c *c2c)
 {
     char err[512];
     /* every document the page shows, with the option that names it */
-    const char *paths[REPORT_MAX_RESULTS + 2 + REPORT_MAX_C2C], *opts[sizeof paths / sizeof *paths];
+    const char *paths[REPORT_MAX_RESULTS * REPORT_GROUP_MAX + 2 + REPORT_MAX_C2C],
+        *opts[sizeof paths / sizeof *paths];
     int n = 0;
-    for (int i = 0; i < p->nfiles; i++, n++)
-        paths[n] = p->files[i], opts[n] = NULL;
+    for (int i = 0; i < p->nfiles; i++)
+        for (int k = 0; k < (p->grouped ? p->group_n[i] : 1); k++, n++)
+            paths[n] = p->grouped ? p->group_file[i][k] : p->files[i], opts[n] = NULL;
     if (p->compare_path)
         paths[n] = p->compare_path, opts[n++] = "--compare";
     if (p->inspect_path)
@@ -271,6 +349,8 @@ static int read_inputs(const struct report_params *p, struct report_run *runs,
             fprintf(stderr, "jitterlab: report %s: %s\n", p->files[i], err);
             return EXIT_USAGE;
         }
+        if (p->grouped && read_group(p, i, &runs[i]) != EXIT_OK)
+            return EXIT_USAGE;
         set_label(runs, i, p->nlabels ? p->labels[i] : NULL);
         if (runs[i].noise != runs[0].noise) {
             fprintf(stderr,

@@ -9,6 +9,7 @@
 #include "out/report_model.h"
 
 #define REPORT_DEFAULT_OUTPUT "report.html"
+#define REPORT_GROUP_TEXT     8192 /* bytes of one --group's list */
 
 struct report_params {
     struct cli_common common; /* cpus: only these CPU sections; empty: every one */
@@ -23,6 +24,11 @@ struct report_params {
     const char *title;   /* --title; NULL: "jitterlab report" */
     const char *files[REPORT_MAX_RESULTS];
     int nfiles;
+    /* --group FILES: each result is the runs named, comma-separated */
+    bool grouped;
+    char group_text[REPORT_MAX_RESULTS][REPORT_GROUP_TEXT];
+    const char *group_file[REPORT_MAX_RESULTS][REPORT_GROUP_MAX];
+    int group_n[REPORT_MAX_RESULTS];
 };
 
 /* -1 to continue, or an exit code (the help text or the message printed). */

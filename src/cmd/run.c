@@ -96,10 +96,13 @@ static void print_header(const struct run_params *p, const struct system_info *s
     run_policy_text(p->policy, p->priority, engine_degraded(eng), policy, sizeof(policy));
     printf("jitterlab run: CPU %s, interval %s, %s, %s, clock %s\n", cpus, iv, policy, dur,
            p->clock == ENGINE_CLOCK_TSC ? "tsc" : "monotonic");
-    if (has_workload(p)) {
+    if (run_has_deadline(p)) {
         char dl[32];
         format_duration(p->deadline_ns, dl, sizeof(dl));
-        printf("workload %s, deadline %s\n", p->workload.text, dl);
+        if (has_workload(p))
+            printf("workload %s, deadline %s\n", p->workload.text, dl);
+        else
+            printf("no workload, deadline %s (on the latency alone)\n", dl);
     }
     char preempt[64];
     system_info_preempt_label(si, preempt, sizeof preempt);
@@ -277,12 +280,14 @@ static int run_main(int argc, char **argv, char **typed)
         .report_every_samples = p.report_every_samples,
         .keep_windows = p.keep_windows,
         .control_task = control_task_columns(&p),
+        .deadline = run_has_deadline(&p),
     };
     struct run_stream_config scfg = {
         .quiet = p.common.quiet,
         .wide = p.wide,
         .periodic = collector_periodic(&ccfg),
         .control_task = control_task_columns(&p),
+        .deadline = run_has_deadline(&p),
         .counters = p.counters_mask != 0,
         .interval_ns = p.interval_ns,
         .tolerance_ns = p.tolerance_ns,

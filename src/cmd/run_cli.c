@@ -580,8 +580,6 @@ int run_parse_args(int argc, char **argv, struct run_params *p)
             return usage_error("--priority", NULL, "has no meaning with --policy other");
         p->priority = 0;
     }
-    if (p->deadline_ns == 0)
-        p->deadline_ns = p->interval_ns;
     return -1;
 }
 
@@ -653,6 +651,8 @@ int run_validate(struct run_params *p, const struct system_info *si, const struc
     if (workload_parse(p->workload_text ? p->workload_text : "none", sr, p->seed, &p->workload,
                        &reason) != 0)
         return usage_error("--workload", p->workload_text, reason);
+    if (p->deadline_ns == 0 && has_workload(p))
+        p->deadline_ns = p->interval_ns;
     if ((rc = cli_choose_cpus(&p->common, si)) != 0)
         return rc;
     if (p->clock == ENGINE_CLOCK_TSC) {

@@ -72,7 +72,8 @@ struct run_params {
     const char *workload_text;
     struct workload_spec workload;
     uint64_t seed;
-    int64_t deadline_ns; /* 0 until defaulted to the interval */
+    int64_t deadline_ns; /* --deadline; with a workload and none given, the
+                            interval; else 0: no deadline */
     uint32_t counters_mask;
     const char *load_text[RUN_MAX_LOADS];
     struct load_spec loads[RUN_MAX_LOADS];
@@ -109,10 +110,20 @@ static inline bool has_workload(const struct run_params *p)
     return p->workload.kind != WORKLOAD_NONE;
 }
 
-/* Execution/response columns appear with a workload or counters. */
+/* A deadline is a limit on a task's response time: the run has one with a
+ * workload (by default the interval) or an explicit --deadline (then the
+ * response time of an empty cycle is its latency). Without one no cycle
+ * counts as a deadline miss and no output shows the figure. */
+static inline bool run_has_deadline(const struct run_params *p)
+{
+    return p->deadline_ns > 0;
+}
+
+/* Execution/response columns appear with a workload, counters or a
+ * deadline. */
 static inline bool control_task_columns(const struct run_params *p)
 {
-    return has_workload(p) || p->counters_mask != 0;
+    return has_workload(p) || p->counters_mask != 0 || run_has_deadline(p);
 }
 
 /* The policy of the run header: "SCHED_FIFO 90", "SCHED_OTHER", or with

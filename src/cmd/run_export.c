@@ -30,7 +30,9 @@ int run_export_open(struct run_export *x, const struct run_params *p, const stru
     x->telemetry_period_ns = run_telemetry_period_ns(p->report_every_ns);
     char err[512];
     if (p->prometheus) {
-        struct metrics_config mc = {.bounds = p->prometheus_bounds, .response = has_workload(p)};
+        struct metrics_config mc = {.bounds = p->prometheus_bounds,
+                                    .response = has_workload(p),
+                                    .deadline = run_has_deadline(p)};
         fill_info(&mc.info, p, si);
         if (metrics_init(&x->metrics, &mc, p->common.cpus.cpu, p->common.cpus.count) != 0) {
             fprintf(stderr, "jitterlab: --prometheus %s: out of memory\n", p->prometheus_text);
@@ -44,7 +46,7 @@ int run_export_open(struct run_export *x, const struct run_params *p, const stru
         }
     }
     if (p->influx_text) {
-        x->influx = influx_open(&p->influx, si->hostname, err, sizeof(err));
+        x->influx = influx_open(&p->influx, si->hostname, run_has_deadline(p), err, sizeof(err));
         if (!x->influx) {
             fprintf(stderr, "jitterlab: --influx %s: %s\n", p->influx.shown, err);
             return -1;

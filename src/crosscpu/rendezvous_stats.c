@@ -192,3 +192,14 @@ void rv_stats_free(struct rv_stats *st)
             st->layout[li].cpu[m] = NULL;
         }
 }
+
+enum rv_verdict rv_ratio_verdict(const struct rv_ratio *r)
+{
+    if (r->batches == 0 || !r->has_ci)
+        return RV_VERDICT_NONE;
+    if (r->ci_high < 1.0)
+        return RV_VERDICT_FASTER;
+    if (r->ci_low > 1.0)
+        return RV_VERDICT_SLOWER;
+    return RV_VERDICT_SAME;
+}

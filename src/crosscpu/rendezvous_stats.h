@@ -66,4 +66,10 @@ double rv_median(double *v, size_t n);
  * (`resamples` resamples drawn with the given seed). */
 void rv_ratio_summarize(double *v, size_t n, int resamples, uint64_t seed, struct rv_ratio *out);
 
+/* What a ratio (layout time / packed time) lets one say: only an interval
+ * that excludes 1 says which is faster; an interval across 1 shows no
+ * difference; without an interval (fewer than 2 batches) nothing. */
+enum rv_verdict { RV_VERDICT_NONE, RV_VERDICT_FASTER, RV_VERDICT_SLOWER, RV_VERDICT_SAME };
+enum rv_verdict rv_ratio_verdict(const struct rv_ratio *r);
+
 #endif

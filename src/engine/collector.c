@@ -221,6 +221,7 @@ void collector_run(struct collector *c, bool *interrupted)
             .cpus = c->live,
             .ncpu = c->n,
             .control_task = c->cfg->control_task,
+            .deadline = c->cfg->deadline,
         };
         c->sinks.live(c->sinks.ctx, &f);
         next_live = now + c->sinks.live_period_ns;

@@ -40,7 +40,8 @@ struct live_frame {
     uint64_t loops; /* 0 when bounded by time */
     const struct live_cpu *cpus;
     int ncpu;
-    bool control_task; /* show execution time and deadline misses */
+    bool control_task; /* show execution time */
+    bool deadline;     /* and deadline misses (the run has a deadline) */
 };
 
 /* Where the collector's products go; any may be NULL. */
@@ -71,6 +72,7 @@ struct collector_config {
     uint64_t report_every_samples;
     uint64_t keep_windows; /* windows kept for the result (all CPUs together) */
     bool control_task;     /* execution/response figures are of interest */
+    bool deadline;         /* deadline misses are counted (engine deadline_ns > 0) */
 };
 
 struct collector {

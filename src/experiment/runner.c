@@ -51,9 +51,8 @@ static void saved_path(const struct runner_config *cfg, int i, int k, bool part,
                        size_t len)
 {
     const struct plan_run *r = &cfg->plan->run[i];
-    snprintf(buf, len, "%s/%s%s-%d.%s%s", cfg->dir, part ? "." : "",
-             cfg->plan->step[r->step].name, r->repeat, plan_save_kinds[k].suffix,
-             part ? ".part" : "");
+    snprintf(buf, len, "%s/%s%s-%d.%s%s", cfg->dir, part ? "." : "", cfg->plan->step[r->step].name,
+             r->repeat, plan_save_kinds[k].suffix, part ? ".part" : "");
 }
 
 /* Removes the .part files of run i's saved outputs. */
@@ -81,8 +80,8 @@ static int rename_saved(const struct runner_config *cfg, int i, char *why, size_
         saved_path(cfg, i, k, true, part, sizeof(part));
         saved_path(cfg, i, k, false, final, sizeof(final));
         if (rename(part, final) != 0) {
-            snprintf(why, len, "cannot rename its %s to %.200s: %s", plan_save_kinds[k].word,
-                     final, strerror(errno));
+            snprintf(why, len, "cannot rename its %s to %.200s: %s", plan_save_kinds[k].word, final,
+                     strerror(errno));
             return -1;
         }
     }
@@ -344,19 +343,22 @@ bool runner_output_plan(const struct runner_config *cfg, enum runner_output whic
             rc |= append(out, "--label") | append(out, p->step[s].name);
         rc |= append(out, "--json") | append(out, "compare.json");
     } else {
-        /* One run a step, the first finished repeat, in the step's name
-         * (the report draws at most REPORT_STEPS_MAX results, one colour
-         * each); the verdicts of compare.json cover every run. */
+        /* Every finished run of a step as one result in the step's name
+         * (--group: the same runs, pooled the same way, as the verdicts of
+         * compare.json; the report draws at most REPORT_STEPS_MAX results,
+         * one colour each). */
         rc |= append(out, "report");
-        int first[REPORT_STEPS_MAX], n = 0;
-        for (int s = 0; s < p->nsteps && n < REPORT_STEPS_MAX; s++)
-            for (int i = 0; i < p->nruns; i++) {
-                if (!have[i] || p->run[i].step != s)
-                    continue;
-                rc |= append(out, "--label") | append(out, p->step[s].name);
-                first[n++] = i;
-                break;
-            }
+        int n = 0;
+        for (int s = 0; s < p->nsteps && n < REPORT_STEPS_MAX && rc == 0; s++) {
+            bool any = false;
+            for (int i = 0; i < p->nruns && !any; i++)
+                any = have[i] && p->run[i].step == s;
+            if (!any)
+                continue;
+            rc |= append(out, "--label") | append(out, p->step[s].name) | append(out, "--group");
+            rc |= append_group(cfg, have, s, out) < 0;
+            n++;
+        }
         if (n == 0) {
             snprintf(out->why, sizeof(out->why), "no finished run to report on");
             words_free(&out->argv);
@@ -365,13 +367,6 @@ bool runner_output_plan(const struct runner_config *cfg, enum runner_output whic
         if (with_compare)
             rc |= append(out, "--compare") | append(out, "compare.json");
         rc |= append(out, "-o") | append(out, "report.html");
-        /* The files last, after "--": none of them reads as an option. */
-        rc |= append(out, "--");
-        for (int k = 0; k < n; k++) {
-            char name[PLAN_NAME_MAX + 32];
-            runner_file_name(p, first[k], name, sizeof(name));
-            rc |= append(out, name);
-        }
     }
     if (rc != 0) {
         out->status = OUTPUT_FAILED;

@@ -40,6 +40,7 @@ struct batch {
 struct influx {
     struct influx_dest dest;
     char host[256]; /* escaped for a tag */
+    bool with_deadline;
     struct batch open;
     struct influx_counts counts; /* the collector's; HTTP adds under lock */
     /* FILE */
@@ -167,8 +168,9 @@ static bool put(char *buf, size_t len, size_t *n, const char *fmt, ...)
     return true;
 }
 
-size_t influx_window_line(char *buf, size_t len, const char *host, const struct interval_stats *w,
-                          const struct latency_hist *h, int64_t t_unix_ns)
+size_t influx_window_line(char *buf, size_t len, const char *host, bool with_deadline,
+                          const struct interval_stats *w, const struct latency_hist *h,
+                          int64_t t_unix_ns)
 {
     size_t n = 0;
     bool ok = put(buf, len, &n, "jitterlab,host=%s,cpu=%d samples=%llui,missed=%llui", host, w->cpu,
@@ -181,9 +183,10 @@ size_t influx_window_line(char *buf, size_t len, const char *host, const struct 
                  (long long)latency_hist_percentile(h, 50),
                  (long long)latency_hist_percentile(h, 99),
                  (long long)latency_hist_percentile(h, 99.9));
+    if (ok && with_deadline) /* without a deadline no field: nothing was counted */
+        ok = put(buf, len, &n, ",deadline_misses=%llui", (unsigned long long)w->deadline_misses);
     if (ok)
-        ok = put(buf, len, &n, ",deadline_misses=%llui %lld\n",
-                 (unsigned long long)w->deadline_misses, (long long)t_unix_ns);
+        ok = put(buf, len, &n, " %lld\n", (long long)t_unix_ns);
     return ok ? n : 0;
 }
 
@@ -255,7 +258,7 @@ void influx_window(struct influx *x, const struct interval_stats *w, const struc
                    int64_t t_unix_ns)
 {
     char line[1024];
-    size_t n = influx_window_line(line, sizeof(line), x->host, w, h, t_unix_ns);
+    size_t n = influx_window_line(line, sizeof(line), x->host, x->with_deadline, w, h, t_unix_ns);
     add_line(x, line, n);
 }
 
@@ -452,7 +455,8 @@ static int open_http(struct influx *x, char *err, size_t errlen)
     return 0;
 }
 
-struct influx *influx_open(const struct influx_dest *d, const char *host, char *err, size_t errlen)
+struct influx *influx_open(const struct influx_dest *d, const char *host, bool with_deadline,
+                           char *err, size_t errlen)
 {
     struct influx *x = calloc(1, sizeof(*x));
     if (x)
@@ -464,6 +468,7 @@ struct influx *influx_open(const struct influx_dest *d, const char *host, char *
     }
     x->dest = *d;
     x->sock = -1;
+    x->with_deadline = with_deadline;
     char host_text[sizeof x->host];
     safe_text_term(host_text, sizeof host_text, host ? host : ""); /* UTF-8, no control byte */
     if (influx_escape(x->host, sizeof(x->host), host_text, INFLUX_KEY) == 0)

@@ -2,7 +2,8 @@
  * `run --influx FILE|udp://HOST:PORT|http[s]://HOST:PORT/PATH`: one InfluxDB
  * line-protocol point per measured CPU and report window (measurement
  * `jitterlab`, tags host and cpu, the window's samples, missed periods,
- * min, mean, p50, p99, p99.9 and max latency and deadline misses: the
+ * min, mean, p50, p99, p99.9 and max latency and, in a run with a
+ * deadline, deadline misses: the
  * window's max, never a last value), and the telemetry fields per
  * telemetry window under the same tags (a window that ends at the same
  * time merges into the same point). A file is a log, appended to and
@@ -46,8 +47,9 @@ size_t influx_escape(char *out, size_t len, const char *in, enum influx_part par
 
 /* Formatting, pure: one line with its newline into buf; returns its length,
  * or 0 when it does not fit or there is nothing to write. */
-size_t influx_window_line(char *buf, size_t len, const char *host, const struct interval_stats *w,
-                          const struct latency_hist *h, int64_t t_unix_ns);
+size_t influx_window_line(char *buf, size_t len, const char *host, bool with_deadline,
+                          const struct interval_stats *w, const struct latency_hist *h,
+                          int64_t t_unix_ns);
 size_t influx_telemetry_line(char *buf, size_t len, const char *host,
                              const struct telemetry_cpu_figures *f, int64_t t_unix_ns);
 
@@ -60,8 +62,10 @@ struct influx_counts {
 
 struct influx;
 
-/* Opens the destination (and the HTTP thread). NULL with err. */
-struct influx *influx_open(const struct influx_dest *d, const char *host, char *err, size_t errlen);
+/* Opens the destination (and the HTTP thread); with_deadline: the windows
+ * carry deadline_misses. NULL with err. */
+struct influx *influx_open(const struct influx_dest *d, const char *host, bool with_deadline,
+                           char *err, size_t errlen);
 /* Adds one window's point / one telemetry point to the open batch. */
 void influx_window(struct influx *x, const struct interval_stats *w, const struct latency_hist *h,
                    int64_t t_unix_ns);

@@ -151,6 +151,7 @@ static void irq_add(struct metrics_cpu *c, const struct telemetry_irq *irq)
         return;
     }
     snprintf(c->irq[c->nirq].id, sizeof(c->irq[c->nirq].id), "%s", irq->id);
+    snprintf(c->irq[c->nirq].name, sizeof(c->irq[c->nirq].name), "%s", irq->name);
     c->irq[c->nirq++].total = irq->count;
 }
 

@@ -44,7 +44,8 @@ struct metrics_hist {
 };
 
 struct metrics_irq {
-    char id[16];
+    char id[16];                   /* the /proc/interrupts row: "36", "LOC" */
+    char name[TELEMETRY_IRQ_NAME]; /* its device name or description, raw bytes */
     uint64_t total;
 };
 
@@ -90,6 +91,7 @@ struct metrics_info {
 struct metrics_config {
     struct metrics_bounds bounds;
     bool response; /* a workload runs: the response-time histogram */
+    bool deadline; /* the run has a deadline: deadline misses are counted */
     struct metrics_info info;
 };
 

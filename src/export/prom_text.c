@@ -86,6 +86,24 @@ static void cpu_sample(struct page *pg, const char *name, int cpu, const char *e
     fputc('\n', pg->out);
 }
 
+/* An interrupt source: irq is the /proc/interrupts row ("36", "LOC"), name
+ * what people know it by ("virtio1-req.0", "Local timer interrupts"; the
+ * row again when /proc/interrupts names nothing). A device name is chosen
+ * by a driver and may hold any bytes: it is written in the documents' text
+ * form (common/safe_text.h), valid UTF-8 whatever the bytes. */
+static void irq_sample(struct page *pg, int cpu, const struct metrics_irq *q)
+{
+    char name[SAFE_TEXT_GROWTH * sizeof q->name + 1];
+    safe_text(name, sizeof name, q->name[0] ? q->name : q->id);
+    fprintf(pg->out, "jitterlab_interrupts_total{cpu=\"%d\",irq=\"", cpu);
+    label_value(pg->out, q->id);
+    fputs("\",name=\"", pg->out);
+    label_value(pg->out, name);
+    fputs("\"} ", pg->out);
+    number(pg->out, (double)q->total);
+    fputc('\n', pg->out);
+}
+
 static void histogram(struct page *pg, const char *name, const char *help,
                       const struct metrics_bounds *b, const struct metrics_cpu *cpus, int ncpu,
                       bool response)
@@ -193,15 +211,15 @@ static void telemetry_families(struct page *pg, const struct metrics_cpu *cpus, 
     if (any(cpus, ncpu, offsetof(struct metrics_cpu, has_irqs))) {
         family(pg, "jitterlab_interrupts_total", "counter",
                "Device and architecture interrupts on the CPU since the start, by source "
-               "(the largest; the rest as other).");
+               "(irq: the /proc/interrupts row, name: its device or description; the "
+               "largest, the rest as other).");
         for (int i = 0; i < ncpu; i++) {
             if (!cpus[i].has_irqs)
                 continue;
             for (int k = 0; k < cpus[i].nirq; k++)
-                cpu_sample(pg, "jitterlab_interrupts_total", cpus[i].cpu, "irq", cpus[i].irq[k].id,
-                           (double)cpus[i].irq[k].total);
-            cpu_sample(pg, "jitterlab_interrupts_total", cpus[i].cpu, "irq", "other",
-                       (double)cpus[i].irq_other);
+                irq_sample(pg, cpus[i].cpu, &cpus[i].irq[k]);
+            struct metrics_irq other = {.id = "other", .name = "other", .total = cpus[i].irq_other};
+            irq_sample(pg, cpus[i].cpu, &other);
         }
     }
     if (any(cpus, ncpu, offsetof(struct metrics_cpu, has_steal)))
@@ -250,9 +268,10 @@ int prom_render(FILE *out, const struct metrics_config *cfg, const struct metric
     per_cpu(&pg, "jitterlab_missed_periods_total", "counter",
             "Planned wake-ups skipped because the previous cycle ran past them.", cpus, ncpu,
             pick_missed);
-    per_cpu(&pg, "jitterlab_deadline_misses_total", "counter",
-            "Cycles whose response time (latency + execution) exceeded the deadline.", cpus, ncpu,
-            pick_deadline);
+    if (cfg->deadline) /* without a deadline there is nothing to count, not 0 */
+        per_cpu(&pg, "jitterlab_deadline_misses_total", "counter",
+                "Cycles whose response time (latency + execution) exceeded the deadline.", cpus,
+                ncpu, pick_deadline);
     per_cpu(&pg, "jitterlab_ring_drops_total", "counter",
             "Samples the collector never saw (full ring); the histograms lack them.", cpus, ncpu,
             pick_drops);

@@ -33,6 +33,13 @@ static json_t *ratio_json(const struct rv_ratio *r)
     json_object_set_new(o, "batch_min", real_or_null(any, r->batch_min));
     json_object_set_new(o, "batch_max", real_or_null(any, r->batch_max));
     json_object_set_new(o, "batches", json_integer((json_int_t)r->batches));
+    static const char *const verdicts[] = {
+        [RV_VERDICT_NONE] = "none",
+        [RV_VERDICT_FASTER] = "faster",
+        [RV_VERDICT_SLOWER] = "slower",
+        [RV_VERDICT_SAME] = "no-difference",
+    };
+    json_object_set_new(o, "conclusion", json_string(verdicts[rv_ratio_verdict(r)]));
     return o;
 }
 

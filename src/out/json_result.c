@@ -176,7 +176,8 @@ static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r
     json_object_set_new(o, "latency_ns", lat);
     json_object_set_new(o, "period_ns", json_running(&r->period));
     json_object_set_new(o, "histogram", json_histogram(&r->hist));
-    json_object_set_new(o, "deadline_misses", json_integer((json_int_t)r->deadline_misses));
+    json_object_set_new(o, "deadline_misses",
+                        json_int_or_null(rep->deadline_ns > 0, (int64_t)r->deadline_misses));
     if (r->exec_hist) { /* a result written while the run goes on may lack them */
         json_object_set_new(o, "exec_ns", json_time_with_histogram(&r->exec, r->exec_hist));
         json_object_set_new(o, "response_ns",
@@ -258,7 +259,7 @@ static json_t *json_config(const struct run_report *rep)
     }
     json_object_set_new(c, "workload", wl);
     json_object_set_new(c, "seed", json_integer((json_int_t)rep->seed));
-    json_object_set_new(c, "deadline_ns", json_integer(rep->deadline_ns));
+    json_object_set_new(c, "deadline_ns", json_int_or_null(rep->deadline_ns > 0, rep->deadline_ns));
     json_t *counters = json_null();
     if (rep->counters_mask) {
         counters = json_array();
@@ -288,7 +289,8 @@ static json_t *json_config(const struct run_report *rep)
     return c;
 }
 
-static json_t *json_interval(const struct interval_stats *iv, bool with_tolerance)
+static json_t *json_interval(const struct interval_stats *iv, bool with_tolerance,
+                             bool with_deadline)
 {
     bool any = iv->latency.count > 0;
     json_t *o = json_object();
@@ -307,7 +309,8 @@ static json_t *json_interval(const struct interval_stats *iv, bool with_toleranc
                         json_int_or_null(with_tolerance, (int64_t)iv->over_tolerance));
     json_object_set_new(o, "error_ns", json_running(&iv->error));
     json_object_set_new(o, "exec_ns", json_running(&iv->exec));
-    json_object_set_new(o, "deadline_misses", json_integer((json_int_t)iv->deadline_misses));
+    json_object_set_new(o, "deadline_misses",
+                        json_int_or_null(with_deadline, (int64_t)iv->deadline_misses));
     return o;
 }
 
@@ -553,7 +556,8 @@ json_t *json_run_result(const struct run_report *rep)
                                          : json_null());
     json_object_set_new(all, "latency_ns", lat);
     json_object_set_new(all, "histogram", json_histogram(rep->all_hist));
-    json_object_set_new(all, "deadline_misses", json_integer((json_int_t)rep->all_deadline_misses));
+    json_object_set_new(all, "deadline_misses",
+                        json_int_or_null(rep->deadline_ns > 0, (int64_t)rep->all_deadline_misses));
     if (!rep->all_exec_partial) {
         json_object_set_new(all, "exec_ns",
                             json_time_with_histogram(&rep->all_exec, rep->all_exec_hist));
@@ -565,7 +569,8 @@ json_t *json_run_result(const struct run_report *rep)
     if (rep->has_intervals) {
         json_t *ivs = json_array();
         for (uint64_t i = 0; i < rep->interval_count; i++)
-            json_array_append_new(ivs, json_interval(&rep->intervals[i], rep->tolerance_ns >= 0));
+            json_array_append_new(ivs, json_interval(&rep->intervals[i], rep->tolerance_ns >= 0,
+                                                     rep->deadline_ns > 0));
         json_object_set_new(doc, "intervals", ivs);
         json_object_set_new(doc, "intervals_dropped",
                             json_integer((json_int_t)rep->intervals_dropped));

@@ -142,20 +142,34 @@ static void heat_labels_and_lines(FILE *f, const struct report_c2c *d, double ce
             HEAT_LEFT_PX + side / 2, HEAT_TOP_PX + side / 2, HEAT_TOP_PX + side / 2);
 }
 
-/* The bands as a legend right of the map, lowest at the bottom. */
+/* The bands as a legend right of the map, lowest at the bottom, each with
+ * the values it holds ("240 ns to 267 ns"; the top band to the highest
+ * median). When every pair has the same median there is one colour and
+ * one entry, that value; a band whose bounds print alike is not repeated. */
 static void heat_legend(FILE *f, double x, double lo, double hi)
 {
     double h = 20;
-    for (int b = 0; b < HEAT_BANDS; b++) {
+    int nbands = hi > lo ? HEAT_BANDS : 1;
+    char prev[112] = "";
+    for (int b = 0; b < nbands; b++) {
         double y = HEAT_TOP_PX + (HEAT_BANDS - 1 - b) * h;
-        char from[48];
+        char from[48], to[48], label[112];
         format_ns(lo + (hi - lo) * b / HEAT_BANDS, from, sizeof from);
+        format_ns(lo + (hi - lo) * (b + 1) / HEAT_BANDS, to, sizeof to);
+        if (nbands == 1)
+            snprintf(label, sizeof label, "%s (every pair)", from);
+        else if (strcmp(from, to) == 0)
+            snprintf(label, sizeof label, "%s", from);
+        else
+            snprintf(label, sizeof label, "%s to %s", from, to);
         fprintf(f,
                 "<rect x=\"%.2f\" y=\"%.2f\" width=\"16\" height=\"%.2f\" fill=\"%s\" "
-                "stroke=\"#999999\" stroke-width=\"0.5\"/>\n"
-                "<text x=\"%.2f\" y=\"%.2f\" font-size=\"10\" fill=\"#333333\">\xe2\x89\xa5 "
-                "%s</text>\n",
-                x, y, h, bands[b], x + 20, y + h / 2 + 3.5, from);
+                "stroke=\"#999999\" stroke-width=\"0.5\"/>\n",
+                x, y, h, bands[b]);
+        if (strcmp(label, prev) != 0)
+            fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"10\" fill=\"#333333\">%s</text>\n",
+                    x + 20, y + h / 2 + 3.5, label);
+        snprintf(prev, sizeof prev, "%s", label);
     }
     fprintf(f,
             "<rect x=\"%.2f\" y=\"%.2f\" width=\"16\" height=\"%.2f\" fill=\"#dddddd\"/>\n"
@@ -176,7 +190,7 @@ static void heat_map(struct report_ctx *c, const struct report_c2c *d, int i)
     double cell = floor(HEAT_AREA_PX / n);
     cell = cell < 2 ? 2 : cell > 48 ? 48 : cell;
     double side = cell * n;
-    double width = HEAT_LEFT_PX + side + 130, height = HEAT_TOP_PX + fmax(side, 230) + 12;
+    double width = HEAT_LEFT_PX + side + 170, height = HEAT_TOP_PX + fmax(side, 230) + 12;
     double lo, hi;
     value_range(d, &lo, &hi);
     fprintf(f,

@@ -19,6 +19,7 @@
 #include "out/result_read.h"
 
 #define REPORT_MAX_RESULTS 10 /* one colour each */
+#define REPORT_GROUP_MAX   32 /* runs in one --group (compare's limit too) */
 #define REPORT_IDLE_STATES 8  /* idle states drawn per result */
 #define REPORT_IDLE_NAME   32 /* bytes of a state's name kept, with its NUL */
 /* Spike causes kept per spike (the writer keeps 8, and folds the rest). */
@@ -53,6 +54,12 @@ struct report_cpu {
     int cpu; /* -1 for "all" */
     const struct result_cpu *core;
     int64_t deadline_misses; /* JR_ABSENT when the document has none */
+    /* a --group of runs: how many, and the lowest, highest and geometric
+     * mean (of max(p99, 1 ns), as compare means them) of the runs' own p99
+     * (-1: none); runs 0 for a single document */
+    int runs;
+    int64_t run_p99_min, run_p99_max;
+    double run_p99_geomean;
     struct report_hist latency, exec, response;
     /* intervals[] of this CPU, in time order */
     size_t n_iv;
@@ -114,6 +121,7 @@ struct report_cause_row {
 
 struct report_run {
     const char *path;
+    int runs; /* a --group: the runs merged into this result; else 0 */
     char label[128];
     json_t *root;
     struct result_doc core;
@@ -236,6 +244,12 @@ struct report_c2c {
  * The path is kept, not copied. report_run_read takes kind "run" and
  * kind "noise" (run->noise). */
 int report_run_read(const char *path, struct report_run *run, char *err, size_t errlen);
+/* report --group (out/report_group.c): the CPU figures of more[0..nmore)
+ * added into first's (histograms summed, percentiles of the sum, each
+ * run's p99 kept as a spread); first keeps its header and series. 0, or
+ * -1 with err. more stays the caller's to free. */
+int report_run_merge(struct report_run *first, struct report_run *more, int nmore, char *err,
+                     size_t errlen);
 void report_run_free(struct report_run *run);
 int report_compare_read(const char *path, struct report_compare *c, char *err, size_t errlen);
 void report_compare_free(struct report_compare *c);

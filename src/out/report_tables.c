@@ -45,15 +45,35 @@ const struct report_cpu *report_cpu_row(struct report_ctx *c, int r, int cpu, in
     return rc;
 }
 
+/* The lowest and highest p99 of a group's single runs. */
+static void run_spread_cell(FILE *f, const struct report_cpu *rc)
+{
+    if (rc->runs < 2 || rc->run_p99_min < 0) {
+        fputs("<td class=\"na\">" DASH "</td>", f);
+        return;
+    }
+    char gm[48], lo[48], hi[48];
+    format_ns(rc->run_p99_geomean, gm, sizeof gm);
+    format_ns((double)rc->run_p99_min, lo, sizeof lo);
+    format_ns((double)rc->run_p99_max, hi, sizeof hi);
+    fprintf(f, "<td>%s (%d runs: %s " DASH " %s)</td>", gm, rc->runs, lo, hi);
+}
+
 void report_percentile_table(struct report_ctx *c, int cpu)
 {
     FILE *f = c->f;
+    bool groups = false;
+    for (int r = 0; r < c->in->nrun; r++)
+        groups |= c->in->run[r].runs > 1;
     fputs("<table class=\"percentiles\"><tr><th class=\"text\">result</th><th>min</th>"
           "<th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>p99.99</th><th>max</th>"
-          "<th>samples</th><th>missed</th><th>deadline misses</th></tr>\n",
+          "<th>samples</th><th>missed</th><th>deadline misses</th>",
+          f);
+    fputs(groups ? "<th>p99 of the runs: geometric mean (lowest " DASH " highest)</th></tr>\n"
+                 : "</tr>\n",
           f);
     for (int r = 0; r < c->in->nrun; r++) {
-        const struct report_cpu *rc = report_cpu_row(c, r, cpu, 10);
+        const struct report_cpu *rc = report_cpu_row(c, r, cpu, groups ? 11 : 10);
         if (!rc)
             continue;
         stats_cells(f, &rc->core->latency, true);
@@ -61,11 +81,27 @@ void report_percentile_table(struct report_ctx *c, int cpu)
                 rc->core->overflow ? " <span class=\"flag\">(overflow)</span>" : "",
                 (unsigned long long)rc->core->missed);
         count_cell(f, rc->deadline_misses);
+        if (groups)
+            run_spread_cell(f, rc);
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n<p class=\"note\">Latency = actual wake-up time minus planned time. "
+    if (groups)
+        fputs("</table>\n<p class=\"note\">A result of several runs (an experiment's step, "
+              "report --group) is every run together, here and in the histogram and tail "
+              "plots: the runs' histograms added, the percentiles read off the sum. Between "
+              "groups of runs compare decides on each run's own percentile, and its table "
+              "shows their geometric mean: that is the last column, with the lowest and "
+              "highest of the runs' p99 (the run-to-run spread). The plots over time show "
+              "the first run of each.</p>\n",
+              f);
+    else
+        fputs("</table>\n", f);
+    fputs("<p class=\"note\">Latency = actual wake-up time minus planned time. "
           "Percentiles as the documents give them (nearest rank, within half a histogram bin); "
-          "missed = planned periods skipped because the previous cycle ended too late.</p>\n",
+          "missed = planned periods skipped because the previous cycle ended too late; "
+          "deadline misses = cycles whose response time (latency + execution) exceeded the "
+          "run's deadline, " DASH " when the run had none (neither --workload nor "
+          "--deadline).</p>\n",
           f);
 }
 

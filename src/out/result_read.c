@@ -219,7 +219,7 @@ static int read_cpu(struct reader *r, const json_t *obj, const char *where, bool
     if (rc != 0)
         return -1;
     json_t *dm = json_object_get(obj, "deadline_misses");
-    if (dm) {
+    if (dm && !json_is_null(dm)) { /* null: the run had no deadline */
         if (read_count(r, obj, where, "deadline_misses", &out->deadline_misses) != 0)
             return -1;
         out->has_deadline_misses = true;

@@ -109,7 +109,8 @@ static void write_sample_row(void *ctx, int cpu, const struct cycle_sample *s)
                                 .context_switches = s->context_switches};
 }
 
-static void write_interval_row(FILE *f, const struct interval_stats *w, bool with_exec)
+static void write_interval_row(FILE *f, const struct interval_stats *w, bool with_exec,
+                               bool with_deadline)
 {
     fprintf(f, "%d,%lld,%llu,%llu", w->cpu, (long long)w->t_ns, (unsigned long long)w->samples,
             (unsigned long long)w->missed);
@@ -129,7 +130,10 @@ static void write_interval_row(FILE *f, const struct interval_stats *w, bool wit
                     (long long)w->exec.max);
         else
             fputs(",,,", f);
-        fprintf(f, ",%llu", (unsigned long long)w->deadline_misses);
+        if (with_deadline)
+            fprintf(f, ",%llu", (unsigned long long)w->deadline_misses);
+        else
+            fputc(',', f); /* no deadline: no count */
     }
     fputc('\n', f);
 }
@@ -139,7 +143,7 @@ static void window_closed(void *ctx, const struct interval_stats *w)
     struct run_stream *rs = ctx;
     const struct run_stream_config *cfg = &rs->cfg;
     if (rs->intervals_open)
-        write_interval_row(rs->intervals.fp, w, cfg->control_task);
+        write_interval_row(rs->intervals.fp, w, cfg->control_task, cfg->deadline);
     if (cfg->quiet)
         return;
     if (rs->tty)
@@ -150,7 +154,7 @@ static void window_closed(void *ctx, const struct interval_stats *w)
         rs->header_printed = true;
     }
     text_interval_line(stdout, w, cfg->interval_ns, cfg->tolerance_ns, cfg->control_task,
-                       cfg->wide);
+                       cfg->deadline, cfg->wide);
     fflush(stdout); /* a window is news now, also through a pipe */
 }
 

@@ -22,6 +22,7 @@ struct run_stream_config {
     bool wide;         /* every interval column (else fits 100 columns) */
     bool periodic;     /* --report-every: window lines instead of plain live lines */
     bool control_task; /* execution/response columns */
+    bool deadline;     /* deadline misses counted: else the column stays empty */
     bool counters;     /* counter columns in the samples file */
     int64_t interval_ns;
     int64_t tolerance_ns;

@@ -67,6 +67,41 @@ static void header(FILE *out, const struct rendezvous_report *rep)
             unit_of(rep));
 }
 
+/* "faster than packed (total 0.62x, 95 % CI 0.58-0.66 excludes 1)" and the
+ * like: the interval decides, the median only sizes the difference. */
+static void verdict_phrase(FILE *out, const char *what, const struct rv_ratio *r)
+{
+    switch (rv_ratio_verdict(r)) {
+    case RV_VERDICT_FASTER:
+        fprintf(out, "%s faster than packed (%.2fx the time; 95%% CI %.3f-%.3f excludes 1)", what,
+                r->median, r->ci_low, r->ci_high);
+        break;
+    case RV_VERDICT_SLOWER:
+        fprintf(out, "%s slower than packed (%.2fx the time; 95%% CI %.3f-%.3f excludes 1)", what,
+                r->median, r->ci_low, r->ci_high);
+        break;
+    case RV_VERDICT_SAME:
+        fprintf(out, "%s no difference shown (95%% CI %.3f-%.3f includes 1)", what, r->ci_low,
+                r->ci_high);
+        break;
+    case RV_VERDICT_NONE:
+        fprintf(out, "%s no conclusion (%s)", what,
+                r->batches ? "1 batch: no interval; use --batches 2 or more"
+                           : "no batch with both layouts");
+        break;
+    }
+}
+
+void text_rendezvous_conclusion(FILE *out, const char *layout, const struct rv_ratio *total,
+                                const struct rv_ratio *loop_exit)
+{
+    fprintf(out, "  so %s: ", layout);
+    verdict_phrase(out, "total", total);
+    fprintf(out, "; ");
+    verdict_phrase(out, "loop-exit", loop_exit);
+    fputc('\n', out);
+}
+
 void text_rendezvous(FILE *out, const struct rendezvous_report *rep)
 {
     const struct rv_stats *st = rep->stats;
@@ -110,6 +145,8 @@ void text_rendezvous(FILE *out, const struct rendezvous_report *rep)
         fprintf(out, ", ");
         ratio_phrase(out, "total", &ls->ratio[RV_TOTAL]);
         fputc('\n', out);
+        text_rendezvous_conclusion(out, rv_layout_name(ls->layout), &ls->ratio[RV_TOTAL],
+                                   &ls->ratio[RV_LOOP_EXIT]);
     }
 }
 

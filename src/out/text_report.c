@@ -235,8 +235,9 @@ void text_summary(FILE *out, const struct run_report *rep)
         static const char *titles[] = {"Execution time", "Response time"};
         for (int t = 0; t < 2; t++) {
             fprintf(out, "\n%s (µs)%s\n", titles[t], t == 1 ? "  (latency + execution)" : "");
-            summary_header(out, t == 1 ? "dl-miss" : NULL, false, compact);
-            summary_rows(out, rep, t + 1, t == 1);
+            bool dl = t == 1 && rep->deadline_ns > 0; /* no deadline: no count */
+            summary_header(out, dl ? "dl-miss" : NULL, false, compact);
+            summary_rows(out, rep, t + 1, dl);
         }
     }
     if (rep->nloads && rep->load_runner)
@@ -353,6 +354,15 @@ void text_interval_header(FILE *out, bool with_exec, bool wide)
     fprintf(out, "  (µs)\n");
 }
 
+/* A deadline-miss count, or "-" in a run without a deadline. */
+static void dl_miss_cell(FILE *out, bool with_deadline, uint64_t n, int width)
+{
+    if (with_deadline)
+        fprintf(out, " %*llu", width, (unsigned long long)n);
+    else
+        fprintf(out, " %*s", width, "-");
+}
+
 static void stats4(FILE *out, const struct running_stats *s)
 {
     if (s->count == 0) {
@@ -364,7 +374,7 @@ static void stats4(FILE *out, const struct running_stats *s)
 }
 
 void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t interval_ns,
-                        int64_t tolerance_ns, bool with_exec, bool wide)
+                        int64_t tolerance_ns, bool with_exec, bool with_deadline, bool wide)
 {
     fprintf(out, "%8.3f %4d %7llu %6llu |", (double)iv->t_ns / 1e9, iv->cpu,
             (unsigned long long)iv->samples, (unsigned long long)iv->missed);
@@ -384,10 +394,10 @@ void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t inte
             fprintf(out, " %6llu", (unsigned long long)iv->over_tolerance);
         else
             fprintf(out, " %6s", "-");
-        if (with_exec && iv->exec.count)
-            fprintf(out, " | %9.3f %7llu", us(iv->exec.max),
-                    (unsigned long long)iv->deadline_misses);
-        else if (with_exec)
+        if (with_exec && iv->exec.count) {
+            fprintf(out, " | %9.3f", us(iv->exec.max));
+            dl_miss_cell(out, with_deadline, iv->deadline_misses, 7);
+        } else if (with_exec)
             fprintf(out, " | %9s %7s", "-", "-");
         fputc('\n', out);
         return;
@@ -399,10 +409,11 @@ void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t inte
     } else {
         fprintf(out, " | %6s %9s %9s %9s %9s", "-", "-", "-", "-", "-");
     }
-    if (with_exec && iv->exec.count)
-        fprintf(out, " | %9.3f %9.3f %9.3f %7llu", us(iv->exec.min), iv->exec.mean / 1000.0,
-                us(iv->exec.max), (unsigned long long)iv->deadline_misses);
-    else if (with_exec)
+    if (with_exec && iv->exec.count) {
+        fprintf(out, " | %9.3f %9.3f %9.3f", us(iv->exec.min), iv->exec.mean / 1000.0,
+                us(iv->exec.max));
+        dl_miss_cell(out, with_deadline, iv->deadline_misses, 7);
+    } else if (with_exec)
         fprintf(out, " | %9s %9s %9s %7s", "-", "-", "-", "-");
     fputc('\n', out);
 }
@@ -487,12 +498,14 @@ static void live_all_sum(struct live_all *a, const struct live_frame *f)
  * its max, so that a row fits 100 columns. */
 static void live_compact_row(FILE *out, const char *label, uint64_t samples, uint64_t missed,
                              const struct running_stats *lat, int64_t p99_ns, bool control,
-                             int64_t exec_max_ns, uint64_t dl_miss)
+                             bool deadline, int64_t exec_max_ns, uint64_t dl_miss)
 {
     fprintf(out, "%5s %10llu %8llu %10.3f %10.3f %10.3f %10.3f", label, (unsigned long long)samples,
             (unsigned long long)missed, us(lat->min), lat->mean / 1000.0, us(p99_ns), us(lat->max));
-    if (control)
-        fprintf(out, " %10.3f %8llu", us(exec_max_ns), (unsigned long long)dl_miss);
+    if (control) {
+        fprintf(out, " %10.3f", us(exec_max_ns));
+        dl_miss_cell(out, deadline, dl_miss, 8);
+    }
     fputs("\033[K\n", out);
 }
 
@@ -505,7 +518,7 @@ static int live_worst_rows(FILE *out, const struct live_frame *f, const struct t
         char label[16];
         snprintf(label, sizeof(label), "%d", c->cpu);
         live_compact_row(out, label, c->r->samples, c->r->missed, &c->r->latency,
-                         latency_hist_percentile(&c->r->hist, 99), f->control_task,
+                         latency_hist_percentile(&c->r->hist, 99), f->control_task, f->deadline,
                          c->r->exec.count ? c->r->exec.max : 0, c->r->deadline_misses);
     }
     return t->n + 1;
@@ -536,8 +549,8 @@ static int live_view_collapsed(FILE *out, const struct live_frame *f)
     live_all_sum(&a, f);
     if (a.measured)
         live_compact_row(out, "all", a.samples, a.missed, &a.latency,
-                         latency_hist_percentile(&a.hist, 99), f->control_task, a.exec_max_ns,
-                         a.deadline_misses);
+                         latency_hist_percentile(&a.hist, 99), f->control_task, f->deadline,
+                         a.exec_max_ns, a.deadline_misses);
     else
         fprintf(out, "%5s %10s\033[K\n", "all", "waiting");
     fprintf(out, "%d CPUs: %d measuring, %d waiting\033[K\n", f->ncpu, a.measured,
@@ -583,10 +596,11 @@ int live_view_draw(FILE *out, const struct live_frame *f, int prev_lines)
                 (unsigned long long)c->r->samples, us(c->current_ns), us(c->r->latency.min),
                 c->r->latency.mean / 1000.0, us(latency_hist_percentile(&c->r->hist, 99)),
                 us(c->r->latency.max), (unsigned long long)c->r->missed);
-        if (f->control_task)
-            fprintf(out, " %10.3f %10.3f %10.3f %8llu", c->r->exec.mean / 1000.0,
-                    us(latency_hist_percentile(c->r->exec_hist, 99)), us(c->r->exec.max),
-                    (unsigned long long)c->r->deadline_misses);
+        if (f->control_task) {
+            fprintf(out, " %10.3f %10.3f %10.3f", c->r->exec.mean / 1000.0,
+                    us(latency_hist_percentile(c->r->exec_hist, 99)), us(c->r->exec.max));
+            dl_miss_cell(out, f->deadline, c->r->deadline_misses, 8);
+        }
         fputs("\033[K\n", out);
     }
     fflush(out);
@@ -613,9 +627,11 @@ void live_plain_lines(FILE *out, const struct live_frame *f)
                 c->r->latency.mean / 1000.0, us(latency_hist_percentile(&c->r->hist, 99)),
                 us(c->r->latency.max));
         if (f->control_task)
-            fprintf(out, " exec_mean=%.3fus exec_p99=%.3fus exec_max=%.3fus dl_miss=%llu",
+            fprintf(out, " exec_mean=%.3fus exec_p99=%.3fus exec_max=%.3fus",
                     c->r->exec.mean / 1000.0, us(latency_hist_percentile(c->r->exec_hist, 99)),
-                    us(c->r->exec.max), (unsigned long long)c->r->deadline_misses);
+                    us(c->r->exec.max));
+        if (f->deadline)
+            fprintf(out, " dl_miss=%llu", (unsigned long long)c->r->deadline_misses);
         fputc('\n', out);
     }
     fflush(out);

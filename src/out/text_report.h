@@ -16,11 +16,12 @@ void text_summary(FILE *out, const struct run_report *rep);
 /* One line per load: its CPUs and the duty cycle each achieved. */
 void text_loads(FILE *out, const struct load_spec *specs, int n, const struct load_runner *lr);
 void text_histogram(FILE *out, const struct latency_hist *h);
-/* with_exec adds the execution time and deadline-miss columns; without
- * wide the line fits 100 columns. */
+/* with_exec adds the execution time and deadline-miss columns (the count
+ * "-" without with_deadline: the run has no deadline); without wide the
+ * line fits 100 columns. */
 void text_interval_header(FILE *out, bool with_exec, bool wide);
 void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t interval_ns,
-                        int64_t tolerance_ns, bool with_exec, bool wide);
+                        int64_t tolerance_ns, bool with_exec, bool with_deadline, bool wide);
 
 /* Terminal: redraws in place; returns the number of lines drawn, to pass
  * back as prev_lines on the next call (0 the first time). */

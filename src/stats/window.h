@@ -3,7 +3,9 @@
  * the same rules the engine applies to the whole run. A sample counts
  * against the tolerance when its latency or its period error (consecutive
  * cycles only) exceeds it, and misses the deadline when its response time
- * (latency + execution time) exceeds the deadline. Plain data.
+ * (latency + execution time) exceeds the deadline. A run without a
+ * deadline (deadline_ns 0: no --workload and no --deadline) counts no
+ * misses. Plain data.
  */
 #ifndef JITTERLAB_STATS_WINDOW_H
 #define JITTERLAB_STATS_WINDOW_H
@@ -29,7 +31,7 @@ struct interval_stats {
 
 struct window_rules {
     int64_t interval_ns;
-    int64_t deadline_ns;
+    int64_t deadline_ns;  /* 0: none */
     int64_t tolerance_ns; /* < 0: none */
 };
 
@@ -44,7 +46,7 @@ struct window_sample {
 static inline bool response_misses_deadline(int64_t latency_ns, int64_t exec_ns,
                                             int64_t deadline_ns)
 {
-    return latency_ns + exec_ns > deadline_ns;
+    return deadline_ns > 0 && latency_ns + exec_ns > deadline_ns;
 }
 
 void window_reset(struct interval_stats *w, int cpu);

@@ -60,6 +60,10 @@ rs = [(l["layout"], m, l["ratio_to_packed"][m]) for l in L[1:] for m in ("loop_e
 t("ratio_to_packed: present for padded and local-copy", 'all(isinstance(r, dict) and all(isinstance(r[k], float) and math.isfinite(r[k]) and r[k] > 0 for k in rk) for _, _, r in rs)', 'rs')
 t("ratio: batch_min <= ci_low <= median <= ci_high <= batch_max", 'all(r["batch_min"] <= r["ci_low"] <= r["median"] <= r["ci_high"] <= r["batch_max"] for _, _, r in rs)', 'rs')
 t("ratio: over 1..10 batches", 'all(1 <= r["batches"] <= 10 for _, _, r in rs)', '[r["batches"] for _, _, r in rs]')
+want = lambda r: "none" if r["batches"] < 2 else "faster" if r["ci_high"] < 1 else "slower" if r["ci_low"] > 1 else "no-difference"
+out = open(v["out"]).read()
+t("text: a conclusion line under each layout's ratios", 'all(("  so %s: total " % l) in out for l, m, _ in rs)', '[x for x in out.splitlines() if x.startswith("  so ")]')
+t("ratio: the conclusion is the interval's against 1", 'all(r.get("conclusion") == want(r) for _, _, r in rs)', '[(r.get("conclusion"), r["ci_low"], r["ci_high"]) for _, _, r in rs]')
 # the CSV, row for row
 lines = open(v["csv"]).read().splitlines()
 hdr = lines[0].split(",")

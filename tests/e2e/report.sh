@@ -13,7 +13,10 @@
 # headless Chromium renders the pages: the DOM holds the SVGs, no console
 # error, a screenshot that is not blank, no element a hostile document
 # tried to inject. Bad options and bad documents exit 2 with the option or
-# file named, and write nothing. About 30 s.
+# file named, and write nothing. --group: synthetic runs whose first run
+# differs from the others (helpers/mkrun.py) drawn as one result per step:
+# the page's figures are every run's, and its p99 of the runs is the very
+# figure of compare's verdict table. About 30 s.
 . "$(dirname "$0")/lib.sh"
 H=$JL_TOP/tests/e2e/helpers
 LOCK=/tmp/jitterlab-cpu1.lock
@@ -104,7 +107,7 @@ def lat_row(d):
     c = [c for c in d["cpus"] if c["cpu"] == 1][0]
     l = c["latency_ns"]
     return [rc.format_ns(l[k]) for k in ("min", "p50", "p90", "p99", "p999", "p9999", "max")] + \
-        [str(c["samples"]), str(c["missed"]), str(c.get("deadline_misses", "\u2013"))]
+        [str(c["samples"]), str(c["missed"]), ("\u2013" if c.get("deadline_misses") is None else str(c["deadline_misses"]))]
 t("percentile table: a row per result", 'rows and len(rows) == n + 1', 'rows')
 t("percentile table: the documents' figures", 'all(rows[i + 1][1:] == lat_row(d) for i, d in enumerate(docs))',
   '[(rows[i + 1][1:], lat_row(d)) for i, d in enumerate(docs)][:2]')
@@ -328,3 +331,46 @@ t("the hostile page's DOM has no injected element", 'not re.search(r"<(script|im
 t("the hostile page's DOM shows the strings as text", '"&lt;script&gt;alert(\'x\')&lt;/script&gt;" in hdom', '')
 PY
 fi
+
+# --- --group: every run of a step, as compare's verdicts see them ------------------
+G=$T/grp
+mkdir -p "$G"
+python3 "$H/mkrun.py" --batch <<EOF
+$G/a-1.json --median 20000 --seed 1 --n 5000
+$G/a-2.json --median 60000 --seed 2 --n 5000
+$G/a-3.json --median 60000 --seed 3 --n 5000
+$G/b-1.json --median 90000 --seed 4 --n 5000
+$G/b-2.json --median 30000 --seed 5 --n 5000
+$G/b-3.json --median 30000 --seed 6 --n 5000
+EOF
+(cd "$G" && "$JL" compare --group a-1.json,a-2.json,a-3.json --group b-1.json,b-2.json,b-3.json \
+    --label a --label b --json cmp.json >/dev/null 2>"$T/err")
+rc_is "compare of two groups of 3 synthetic runs exits 0" 0 $?
+(cd "$G" && "$JL" report -q --label a --group a-1.json,a-2.json,a-3.json --label b \
+    --group b-1.json,b-2.json,b-3.json --compare cmp.json -o page.html 2>"$T/err")
+rc_is "report --group of the same runs exits 0" 0 $?
+pyt "$G/cmp.json" dir="$G" h="$H" <<'PY'
+import sys
+sys.path.insert(0, v["h"])
+import report_check as rc
+raw = open(v["dir"] + "/page.html").read()
+runs = {s: [json.load(open("%s/%s-%d.json" % (v["dir"], s, k))) for k in (1, 2, 3)] for s in "ab"}
+cmp_p99 = {}
+for c in d["comparisons"][0]["cpus"]:
+    m = [m for m in c["metrics"] if m["metric"] == "p99"][0]
+    cmp_p99[c["cpu"]] = {"a": rc.format_ns(m["baseline"]), "b": rc.format_ns(m["value"])}
+for sec, cpu in (("cpu1", 1), ("all", "all")):
+    rows = rc.table_rows(raw, sec, "percentiles") or [[]]
+    t(sec + ": a column for the runs' p99", 'rows[0][-1].startswith("p99 of the runs")', 'rows[0]')
+    got = {r[0]: r for r in rows[1:]}
+    for s in "ab":
+        r = got.get(s, [""] * 12)
+        t(sec + " " + s + ": the runs' p99 is compare's figure (" + cmp_p99[cpu][s] + ")", 'r[-1].startswith(cmp_p99[cpu][s] + " (3 runs: ")', 'r[-1]')
+        lo = min(x["all"]["latency_ns"]["p99"] for x in runs[s]); hi = max(x["all"]["latency_ns"]["p99"] for x in runs[s])
+        t(sec + " " + s + ": with the lowest and highest run", 'r[-1].endswith(rc.format_ns(lo) + " \u2013 " + rc.format_ns(hi) + ")")', 'r[-1]')
+        t(sec + " " + s + ": the samples of all 3 runs", 'r[8] == str(sum(x["all"]["samples"] for x in runs[s]))', 'r[8]')
+        t(sec + " " + s + ": not the first run's p99 alone", 'r[4] != rc.format_ns(runs[s][0]["all"]["latency_ns"]["p99"])', 'r[4]')
+verdicts = rc.table_rows(raw, "verdicts", "compare") or []
+t("the verdict table shows the same p99 figures", 'any(cmp_p99["all"]["a"] in " ".join(r) and cmp_p99["all"]["b"] in " ".join(r) for r in verdicts)', 'verdicts[:4]')
+t("the page says what a group's figures are", '"A result of several runs" in raw and "geometric mean" in raw')
+PY

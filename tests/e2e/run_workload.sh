@@ -25,6 +25,9 @@
 #   the samples CSV columns (exec_ns, response_ns, llc_misses, ipc,
 #     context_switches) and their agreement with the JSON;
 #   config.workload / config.seed / config.deadline_ns / config.counters;
+#   one meaning for deadline misses: without --workload or --deadline no
+#     output (text, JSON, intervals CSV, InfluxDB, /metrics) has a count;
+#     spin 300 us against a 100 us deadline: every output has the same one;
 #   bad --workload / --deadline / --counters: exit 2, named on stderr, no file.
 # Only properties that hold on any machine are asserted. About 15 s.
 . "$(dirname "$0")/lib.sh"
@@ -86,7 +89,8 @@ pyt "$T/none.json" csv="$T/none.csv" <<'EOF'
 t("no --workload: config.workload is null", 'd["config"]["workload"] is None', 'd["config"].get("workload")')
 t("no --counters: config.counters is null", '"counters" in d["config"] and d["config"]["counters"] is None', 'd["config"].get("counters", "absent")')
 t("no --counters: cpus[0] has no counters", 'd["cpus"][0].get("counters") is None', 'd["cpus"][0].get("counters")')
-t("no --deadline: config.deadline_ns == interval_ns", 'd["config"]["deadline_ns"] == d["config"]["interval_ns"] == 1000000', '(d["config"].get("deadline_ns"), d["config"].get("interval_ns"))')
+t("no --workload, no --deadline: no deadline (config.deadline_ns null)", 'd["config"]["deadline_ns"] is None', 'd["config"].get("deadline_ns", "absent")')
+t("no deadline: deadline_misses null per CPU and in all", 'd["cpus"][0]["deadline_misses"] is None and d["all"]["deadline_misses"] is None', '(d["cpus"][0].get("deadline_misses"), d["all"].get("deadline_misses"))')
 hdr, rows = read_csv(v["csv"])
 t("no --workload/--counters: samples CSV header stays cpu,t_ns,latency_ns", 'hdr == ["cpu", "t_ns", "latency_ns"]', 'hdr')
 EOF
@@ -310,4 +314,63 @@ f = dict(kv.split("=", 1) for kv in lines[0].split()[1:])
 t("pipe: every figure is labelled with its unit", 'all(f[k].endswith("us") for k in ("min", "mean", "p99", "max", "exec_mean", "exec_p99", "exec_max"))', 'f')
 t("pipe: exec_mean <= exec_p99 <= exec_max (the running figures)", 'float(f["exec_mean"][:-2]) <= float(f["exec_max"][:-2]) and float(f["exec_p99"][:-2]) <= float(f["exec_max"][:-2]) + 0.001', 'f')
 t("pipe: dl_miss <= samples", 'int(f["dl_miss"]) <= int(f["samples"])', 'f')
+PY
+
+# --- deadline misses: one meaning in every output -------------------------------
+# dl NAME ARGS...: a 1.2 s run with every output that carries the figure, the
+# exporter scraped while it goes on (a page's counters are published
+# together, so a page agrees with itself).
+dl() {
+    name=$1; shift
+    port=$(freeport)
+    timeout -s KILL 30 "$JL" run -a 1 -i 1ms -D 1.2 --report-every 500ms --json "$T/$name.json" \
+        --intervals "$T/$name.iv.csv" --influx "$T/$name.lp" --prometheus "127.0.0.1:$port" "$@" \
+        >"$T/$name.out" 2>"$T/err" &
+    pid=$!
+    kill_on_exit $pid
+    : >"$T/$name.page"
+    # the page once the run has measured: a few scrapes, 0.1 s apart
+    if wait_for 10 curl -sf "http://127.0.0.1:$port/metrics" -o "$T/$name.page"; then
+        for _ in 1 2 3 4 5 6 7 8 9 10; do
+            grep -q '^jitterlab_samples_total{cpu="1"} [1-9]' "$T/$name.page" && break
+            sleep 0.1
+            curl -sf "http://127.0.0.1:$port/metrics" -o "$T/$name.page"
+        done
+    fi
+    wait $pid
+}
+dl nodl
+rc_is "no --workload, every output: exits 0" 0 $?
+dl spin --workload spin:300us --deadline 100us
+rc_is "spin:300us --deadline 100us, every output: exits 0" 0 $?
+check "the exporter answered both runs" [ -s "$T/nodl.page" -a -s "$T/spin.page" ]
+inv "no deadline, every output" "$T/nodl.json" --text "$T/nodl.out"
+inv "spin:300us deadline 100us, every output" "$T/spin.json" --text "$T/spin.out"
+pyt "$T/spin.json" no="$T/nodl" yes="$T/spin" <<'PY'
+import re
+def outputs(base):
+    page = open(base + ".page").read()
+    lp = open(base + ".lp").read().splitlines()
+    text = open(base + ".out").read()
+    with open(base + ".iv.csv") as f:
+        rows = [l.rstrip("\n").split(",") for l in f]
+    return page, lp, text, rows
+n = json.load(open(v["no"] + ".json"))
+page, lp, text, rows = outputs(v["no"])
+t("no deadline: JSON config, CPU, all and windows have no count", 'n["config"]["deadline_ns"] is None and n["cpus"][0]["deadline_misses"] is None and n["all"]["deadline_misses"] is None and all(w["deadline_misses"] is None for w in n["intervals"])', 'n["all"].get("deadline_misses")')
+t("no deadline: /metrics has no jitterlab_deadline_misses family", '"jitterlab_deadline_misses" not in page and "jitterlab_samples_total{" in page', '[l for l in page.splitlines() if "deadline" in l]')
+t("no deadline: no InfluxDB point has deadline_misses", 'lp and not [l for l in lp if "deadline_misses" in l]', 'lp[:2]')
+t("no deadline: the terminal shows no dl-miss and no deadline", '"dl-miss" not in text and "dl_miss" not in text and "deadline" not in text', 'text')
+t("no deadline: the intervals file has no deadline column", '"deadline_misses" not in rows[0]', 'rows[0]')
+page, lp, text, rows = outputs(v["yes"])
+c = d["cpus"][0]
+t("spin 300 us, deadline 100 us: every cycle misses (JSON)", 'c["deadline_misses"] == c["samples"] > 0 and d["all"]["deadline_misses"] == c["samples"]', '(c["deadline_misses"], c["samples"])')
+t("deadline: the windows add up to the run's count (JSON)", 'sum(w["deadline_misses"] for w in d["intervals"]) == c["deadline_misses"]', '[w["deadline_misses"] for w in d["intervals"]]')
+k = rows[0].index("deadline_misses")
+t("deadline: the intervals file adds up to the same count", 'sum(int(r[k]) for r in rows[1:]) == c["deadline_misses"]', '[r[k] for r in rows[1:]]')
+infl = [int(m.group(1)) for l in lp for m in [re.search(r"deadline_misses=(\d+)i", l)] if m]
+t("deadline: InfluxDB points add up to the same count", 'sum(infl) == c["deadline_misses"]', 'infl')
+pm = dict(re.findall(r'^(jitterlab_(?:deadline_misses|samples)_total)\{cpu="1"\} (\S+)$', page, re.M))
+t("deadline: /metrics counts a miss for every cycle scraped, as the run did", 'float(pm["jitterlab_deadline_misses_total"]) == float(pm["jitterlab_samples_total"]) > 0', 'pm')
+t("deadline: the terminal names the deadline", '", deadline 100 us" in text', '[l for l in text.splitlines() if "deadline" in l]')
 PY

@@ -183,12 +183,32 @@ static void test_influx_window_line_exact(void **state)
     struct interval_stats w;
     window_known(&w, &hist);
     char buf[1024];
-    size_t n = influx_window_line(buf, sizeof(buf), "rig1", &w, &hist, T_NS);
+    size_t n = influx_window_line(buf, sizeof(buf), "rig1", true, &w, &hist, T_NS);
     const char *want = "jitterlab,host=rig1,cpu=2 samples=5i,missed=3i,min_ns=10i,mean_ns=40.0,"
                        "max_ns=100i,p50_ns=30i,p99_ns=100i,p999_ns=100i,deadline_misses=1i "
                        "1700000000123456789\n";
     assert_string_equal(buf, want);
     assert_int_equal(n, strlen(want));
+}
+
+/* A run without a deadline counted no misses: its points carry no
+ * deadline_misses field (not a 0 that reads as "none missed"). */
+static void test_influx_window_line_without_deadline_has_no_deadline_field(void **state)
+{
+    (void)state;
+    struct interval_stats w;
+    struct window_rules rules = {.interval_ns = NS_PER_MS, .deadline_ns = 0, .tolerance_ns = -1};
+    window_reset(&w, 1);
+    latency_hist_init(&hist);
+    struct window_sample s = {.latency_ns = 5 * NS_PER_MS, .period_ns = NS_PER_MS};
+    window_add(&w, &rules, &s); /* far beyond any interval: still no miss */
+    latency_hist_add(&hist, s.latency_ns);
+    assert_int_equal(w.deadline_misses, 0);
+    char buf[1024];
+    influx_window_line(buf, sizeof(buf), "h", false, &w, &hist, 42);
+    assert_string_equal(buf, "jitterlab,host=h,cpu=1 samples=1i,missed=0i,min_ns=5000000i,"
+                             "mean_ns=5000000.0,max_ns=5000000i,p50_ns=5000000i,"
+                             "p99_ns=5000000i,p999_ns=5000000i 42\n");
 }
 
 static void test_influx_window_line_percentiles_within_min_and_max(void **state)
@@ -203,12 +223,12 @@ static void test_influx_window_line_percentiles_within_min_and_max(void **state)
     window_add(&w, &rules, &s);
     latency_hist_add(&hist, 12345);
     char buf[1024];
-    influx_window_line(buf, sizeof(buf), "h", &w, &hist, 42);
+    influx_window_line(buf, sizeof(buf), "h", true, &w, &hist, 42);
     assert_string_equal(buf, "jitterlab,host=h,cpu=0 samples=1i,missed=0i,min_ns=12345i,"
                              "mean_ns=12345.0,max_ns=12345i,p50_ns=12345i,p99_ns=12345i,"
                              "p999_ns=12345i,deadline_misses=0i 42\n");
     /* without the histogram: no percentiles, the rest stays */
-    influx_window_line(buf, sizeof(buf), "h", &w, NULL, 42);
+    influx_window_line(buf, sizeof(buf), "h", true, &w, NULL, 42);
     assert_string_equal(buf, "jitterlab,host=h,cpu=0 samples=1i,missed=0i,min_ns=12345i,"
                              "mean_ns=12345.0,max_ns=12345i,deadline_misses=0i 42\n");
 }
@@ -221,7 +241,7 @@ static void test_influx_window_with_only_missed_periods_has_no_latency_fields(vo
     w.missed = 9;
     latency_hist_init(&hist);
     char buf[1024];
-    size_t n = influx_window_line(buf, sizeof(buf), "rig1", &w, &hist, T_NS);
+    size_t n = influx_window_line(buf, sizeof(buf), "rig1", true, &w, &hist, T_NS);
     const char *want = "jitterlab,host=rig1,cpu=4 samples=0i,missed=9i,deadline_misses=0i "
                        "1700000000123456789\n";
     assert_string_equal(buf, want);
@@ -236,11 +256,12 @@ static void test_influx_window_line_that_does_not_fit_is_0(void **state)
     struct interval_stats w;
     window_known(&w, &hist);
     char buf[1024];
-    size_t full = influx_window_line(buf, sizeof(buf), "rig1", &w, &hist, T_NS);
+    size_t full = influx_window_line(buf, sizeof(buf), "rig1", true, &w, &hist, T_NS);
     assert_true(full > 0);
-    assert_int_equal(influx_window_line(buf, full, "rig1", &w, &hist, T_NS), 0); /* no NUL room */
-    assert_int_equal(influx_window_line(buf, 30, "rig1", &w, &hist, T_NS), 0);
-    assert_int_equal(influx_window_line(buf, full + 1, "rig1", &w, &hist, T_NS), full);
+    assert_int_equal(influx_window_line(buf, full, "rig1", true, &w, &hist, T_NS),
+                     0); /* no NUL room */
+    assert_int_equal(influx_window_line(buf, 30, "rig1", true, &w, &hist, T_NS), 0);
+    assert_int_equal(influx_window_line(buf, full + 1, "rig1", true, &w, &hist, T_NS), full);
 }
 
 static void fig_unknown(struct telemetry_cpu_figures *f, int cpu)
@@ -339,7 +360,7 @@ static void window_line_for(char *buf, size_t len, const char *host, int64_t t)
 {
     struct interval_stats w;
     window_known(&w, &hist);
-    assert_true(influx_window_line(buf, len, host, &w, &hist, t) > 0);
+    assert_true(influx_window_line(buf, len, host, true, &w, &hist, t) > 0);
 }
 
 static void test_influx_file_appends_reopens_and_counts(void **state)
@@ -362,7 +383,7 @@ static void test_influx_file_appends_reopens_and_counts(void **state)
     char why[300] = "";
     assert_int_equal(influx_dest_parse(path, &d, why, sizeof(why)), 0);
     char err[300] = "";
-    struct influx *x = influx_open(&d, "my host,lab=1", err, sizeof(err));
+    struct influx *x = influx_open(&d, "my host,lab=1", true, err, sizeof(err));
     assert_non_null(x);
     struct interval_stats w;
     window_known(&w, &hist);
@@ -433,7 +454,7 @@ static void test_influx_file_close_writes_what_is_left(void **state)
     struct influx_dest d;
     char why[300] = "", err[300] = "";
     assert_int_equal(influx_dest_parse(path, &d, why, sizeof(why)), 0);
-    struct influx *x = influx_open(&d, "", err, sizeof(err)); /* no host name: "unknown" */
+    struct influx *x = influx_open(&d, "", true, err, sizeof(err)); /* no host name: "unknown" */
     assert_non_null(x);
     struct interval_stats w;
     window_known(&w, &hist);
@@ -464,7 +485,7 @@ static void test_influx_file_in_a_missing_directory_does_not_open(void **state)
     char why[300] = "", err[300] = "";
     assert_int_equal(influx_dest_parse("/nonexistent-dir-of-jitterlab/x.lp", &d, why, sizeof(why)),
                      0);
-    assert_null(influx_open(&d, "h", err, sizeof(err)));
+    assert_null(influx_open(&d, "h", true, err, sizeof(err)));
     assert_string_equal(err, "No such file or directory");
 }
 
@@ -487,7 +508,7 @@ static void test_influx_udp_sends_a_datagram_per_flush(void **state)
     struct influx_dest d;
     char why[300] = "", err[300] = "";
     assert_int_equal(influx_dest_parse(url, &d, why, sizeof(why)), 0);
-    struct influx *x = influx_open(&d, "rig1", err, sizeof(err));
+    struct influx *x = influx_open(&d, "rig1", true, err, sizeof(err));
     assert_non_null(x);
     struct interval_stats w;
     window_known(&w, &hist);
@@ -504,7 +525,7 @@ static void test_influx_udp_sends_a_datagram_per_flush(void **state)
     window_line_for(l1, sizeof(l1), "rig1", T_NS);
     window_known(&w, &hist);
     w.cpu = 3;
-    assert_true(influx_window_line(l2, sizeof(l2), "rig1", &w, &hist, T_NS) > 0);
+    assert_true(influx_window_line(l2, sizeof(l2), "rig1", true, &w, &hist, T_NS) > 0);
     snprintf(want, sizeof(want), "%s%s", l1, l2);
     assert_string_equal(got, want);
 
@@ -533,7 +554,7 @@ static void test_influx_http_to_a_closed_port_counts_the_points_dropped(void **s
     struct influx_dest d;
     char why[300] = "", err[300] = "";
     assert_int_equal(influx_dest_parse(url, &d, why, sizeof(why)), 0);
-    struct influx *x = influx_open(&d, "rig1", err, sizeof(err));
+    struct influx *x = influx_open(&d, "rig1", true, err, sizeof(err));
     assert_non_null(x);
     struct interval_stats w;
     window_known(&w, &hist);
@@ -559,6 +580,7 @@ int main(void)
         cmocka_unit_test(test_influx_dest_refuses_bad_destinations_with_the_reason),
         cmocka_unit_test(test_influx_window_line_exact),
         cmocka_unit_test(test_influx_window_line_percentiles_within_min_and_max),
+        cmocka_unit_test(test_influx_window_line_without_deadline_has_no_deadline_field),
         cmocka_unit_test(test_influx_window_with_only_missed_periods_has_no_latency_fields),
         cmocka_unit_test(test_influx_window_line_that_does_not_fit_is_0),
         cmocka_unit_test(test_influx_telemetry_line_leaves_out_what_is_unknown),

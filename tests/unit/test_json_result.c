@@ -220,6 +220,40 @@ static void test_json_result_cpu_values_and_histogram_add_up(void **state)
     rmdir(dir);
 }
 
+/* A run without a deadline counted no misses: every deadline_misses (per
+ * CPU, all, per window) and config.deadline_ns is null, never a 0 that
+ * reads as "none missed". */
+static void test_json_result_without_deadline_has_no_deadline_misses(void **state)
+{
+    struct fixture *f = *state;
+    f->rep.deadline_ns = 0;
+    char dir[] = "/tmp/jl-json-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    json_t *d = write_and_read_back(&f->rep, dir);
+    assert_true(json_is_null(json_object_get(json_object_get(d, "config"), "deadline_ns")));
+    json_t *cpus = json_object_get(d, "cpus");
+    for (size_t i = 0; i < json_array_size(cpus); i++) {
+        json_t *dm = json_object_get(json_array_get(cpus, i), "deadline_misses");
+        assert_non_null(dm);
+        assert_true(json_is_null(dm));
+    }
+    assert_true(json_is_null(json_object_get(json_object_get(d, "all"), "deadline_misses")));
+    json_t *iv = json_array_get(json_object_get(d, "intervals"), 0);
+    assert_true(json_is_null(json_object_get(iv, "deadline_misses")));
+    json_decref(d);
+    /* with one, the counts */
+    f->rep.deadline_ns = 1000000;
+    d = write_and_read_back(&f->rep, dir);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(d, "config"), "deadline_ns")), 1000000);
+    assert_true(json_is_integer(json_object_get(json_object_get(d, "all"), "deadline_misses")));
+    json_decref(d);
+    char path[300];
+    snprintf(path, sizeof(path), "%s/result.json", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_json_write_fails_cleanly_in_missing_directory(void **state)
 {
     struct fixture *f = *state;
@@ -464,6 +498,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_json_result_cpu_values_and_histogram_add_up, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_json_result_without_deadline_has_no_deadline_misses,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_json_write_fails_cleanly_in_missing_directory, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_result_so_far_with_ring_drops_says_it_is_not_exact,

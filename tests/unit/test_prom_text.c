@@ -37,6 +37,7 @@ static void config_default(struct metrics_config *cfg, bool response)
     memset(cfg, 0, sizeof(*cfg));
     metrics_default_bounds(&cfg->bounds);
     cfg->response = response;
+    cfg->deadline = true;
     snprintf(cfg->info.version, sizeof(cfg->info.version), "1.2.3");
     snprintf(cfg->info.kernel, sizeof(cfg->info.kernel), "6.1.0-13-rt-amd64");
     snprintf(cfg->info.preempt, sizeof(cfg->info.preempt), "PREEMPT_RT");
@@ -93,6 +94,7 @@ static void state_full(struct metrics_config *cfg, struct metrics_cpu c[2], bool
     c[1].has_irqs = true;
     c[1].nirq = 1;
     snprintf(c[1].irq[0].id, sizeof(c[1].irq[0].id), "LOC");
+    snprintf(c[1].irq[0].name, sizeof(c[1].irq[0].name), "Local timer interrupts");
     c[1].irq[0].total = 1500;
     c[1].irq_other = 7;
     c[1].has_steal = true;
@@ -286,6 +288,53 @@ static void test_prom_counters_and_gauges_per_cpu(void **state)
     free(p.text);
 }
 
+/* A run without a deadline counts no deadline misses: the family is
+ * absent (a 0 would read as "none missed", an alert on it as armed). */
+static void test_prom_without_deadline_has_no_deadline_family(void **state)
+{
+    (void)state;
+    struct metrics_config cfg;
+    struct metrics_cpu c[2];
+    state_full(&cfg, c, false);
+    cfg.deadline = false;
+    for (int om = 0; om < 2; om++) { /* Prometheus text, OpenMetrics */
+        struct page p;
+        render(&p, &cfg, c, 2, om == 1);
+        assert_null(strstr(p.text, "jitterlab_deadline_misses"));
+        expect_line(&p, "jitterlab_missed_periods_total{cpu=\"0\"} 4");
+        free(p.text);
+    }
+}
+
+/* A numbered interrupt keeps its number in irq and gets its device name in
+ * name; a name of hostile bytes (quote, backslash, newline, a byte of no
+ * UTF-8 sequence) comes out in the documents' text form, escaped for the
+ * label: the page stays one valid UTF-8 line per sample. */
+static void test_prom_interrupts_carry_the_device_name(void **state)
+{
+    (void)state;
+    struct metrics_config cfg;
+    struct metrics_cpu c[2];
+    state_full(&cfg, c, false);
+    c[1].nirq = 3;
+    snprintf(c[1].irq[1].id, sizeof(c[1].irq[1].id), "36");
+    snprintf(c[1].irq[1].name, sizeof(c[1].irq[1].name), "virtio1-req.0");
+    c[1].irq[1].total = 12;
+    snprintf(c[1].irq[2].id, sizeof(c[1].irq[2].id), "37");
+    snprintf(c[1].irq[2].name, sizeof(c[1].irq[2].name), "e\"v\\l\n\xff");
+    c[1].irq[2].total = 3;
+    for (int om = 0; om < 2; om++) {
+        struct page p;
+        render(&p, &cfg, c, 2, om == 1);
+        expect_line(&p,
+                    "jitterlab_interrupts_total{cpu=\"3\",irq=\"36\",name=\"virtio1-req.0\"} 12");
+        /* text form e"v\\l<newline>\xff, then \\, " and newline escaped */
+        expect_line(&p, "jitterlab_interrupts_total{cpu=\"3\",irq=\"37\","
+                        "name=\"e\\\"v\\\\\\\\l\\n\\\\xff\"} 3");
+        free(p.text);
+    }
+}
+
 static void test_prom_each_family_once_and_whole_in_both_formats(void **state)
 {
     (void)state;
@@ -322,7 +371,9 @@ static void test_prom_openmetrics_names_counter_families_without_total(void **st
     expect_line(&p, "# TYPE jitterlab_deadline_misses counter");
     expect_line(&p, "# TYPE jitterlab_ring_drops counter");
     expect_line(&p, "# TYPE jitterlab_interrupts counter");
-    expect_line(&p, "jitterlab_interrupts_total{cpu=\"3\",irq=\"LOC\"} 1500");
+    expect_line(
+        &p,
+        "jitterlab_interrupts_total{cpu=\"3\",irq=\"LOC\",name=\"Local timer interrupts\"} 1500");
     expect_line(&p, "# TYPE jitterlab_cpu_steal_seconds counter");
     expect_line(&p, "# TYPE jitterlab_spikes counter");
     /* a gauge keeps its name, even with total inside it */
@@ -415,8 +466,10 @@ static void test_prom_telemetry_families_from_the_cpu_that_has_them(void **state
     expect_no_line_starting(&p,
                             "jitterlab_cpu_idle_state_residency_ratio{cpu=\"3\",state=\"POLL\"");
     expect_no_line_starting(&p, "jitterlab_cpu_idle_state_residency_ratio{cpu=\"0\"");
-    expect_line(&p, "jitterlab_interrupts_total{cpu=\"3\",irq=\"LOC\"} 1500");
-    expect_line(&p, "jitterlab_interrupts_total{cpu=\"3\",irq=\"other\"} 7");
+    expect_line(
+        &p,
+        "jitterlab_interrupts_total{cpu=\"3\",irq=\"LOC\",name=\"Local timer interrupts\"} 1500");
+    expect_line(&p, "jitterlab_interrupts_total{cpu=\"3\",irq=\"other\",name=\"other\"} 7");
     expect_no_line_starting(&p, "jitterlab_interrupts_total{cpu=\"0\"");
     expect_line(&p, "jitterlab_cpu_steal_seconds_total{cpu=\"3\"} 0.05");
     /* spikes: every cause of the CPU that has them, none of the other */
@@ -551,6 +604,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prom_bucket_series_is_cumulative_with_prometheus_le),
         cmocka_unit_test(test_prom_counters_and_gauges_per_cpu),
+        cmocka_unit_test(test_prom_without_deadline_has_no_deadline_family),
+        cmocka_unit_test(test_prom_interrupts_carry_the_device_name),
         cmocka_unit_test(test_prom_each_family_once_and_whole_in_both_formats),
         cmocka_unit_test(test_prom_openmetrics_names_counter_families_without_total),
         cmocka_unit_test(test_prom_text_format_has_gauge_info_and_no_eof),

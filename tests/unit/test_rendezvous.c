@@ -20,6 +20,7 @@
 
 #include "crosscpu/rendezvous.h"
 #include "crosscpu/rendezvous_stats.h"
+#include "out/text_rendezvous.h"
 
 /* The promise of the layouts, checked by the compiler as well as below. */
 static_assert(offsetof(struct rv_packed, master_stamp) / 64 ==
@@ -365,6 +366,40 @@ static void test_stats_of_nothing_attempted(void **state)
     rv_result_free(&res);
 }
 
+/* The conclusion comes from the interval against 1, never from the median
+ * alone: below 1 faster, above slower, across 1 no difference shown,
+ * without an interval no conclusion. */
+static void test_conclusion_follows_the_interval(void **state)
+{
+    (void)state;
+    struct rv_ratio faster = {
+        .batches = 8, .median = 0.62, .has_ci = true, .ci_low = 0.58, .ci_high = 0.66};
+    struct rv_ratio slower = {
+        .batches = 8, .median = 1.9, .has_ci = true, .ci_low = 1.7, .ci_high = 2.1};
+    struct rv_ratio across = {
+        .batches = 8, .median = 0.9, .has_ci = true, .ci_low = 0.8, .ci_high = 1.05};
+    struct rv_ratio one = {.batches = 1, .median = 0.5};
+    struct rv_ratio none = {0};
+    assert_int_equal(rv_ratio_verdict(&faster), RV_VERDICT_FASTER);
+    assert_int_equal(rv_ratio_verdict(&slower), RV_VERDICT_SLOWER);
+    assert_int_equal(rv_ratio_verdict(&across), RV_VERDICT_SAME);
+    assert_int_equal(rv_ratio_verdict(&one), RV_VERDICT_NONE);
+    assert_int_equal(rv_ratio_verdict(&none), RV_VERDICT_NONE);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    text_rendezvous_conclusion(f, "padded", &faster, &across);
+    text_rendezvous_conclusion(f, "spread", &slower, &one);
+    fclose(f);
+    assert_string_equal(text, "  so padded: total faster than packed (0.62x the time; 95% CI "
+                              "0.580-0.660 excludes 1); loop-exit no difference shown (95% CI "
+                              "0.800-1.050 includes 1)\n"
+                              "  so spread: total slower than packed (1.90x the time; 95% CI "
+                              "1.700-2.100 excludes 1); loop-exit no conclusion (1 batch: no "
+                              "interval; use --batches 2 or more)\n");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_stats_without_packed_have_no_ratio),
         cmocka_unit_test(test_stats_of_a_layout_that_always_timed_out),
         cmocka_unit_test(test_stats_of_nothing_attempted),
+        cmocka_unit_test(test_conclusion_follows_the_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -181,6 +181,33 @@ static void test_heat_map_has_a_cell_per_pair_and_boundaries(void **state)
     free(doc);
 }
 
+/* Two CPUs: both pairs have the same median (11 ns), so min = max: one
+ * colour, one legend entry saying so, not nine bands all "at least 11 ns". */
+static void test_heat_legend_of_one_value_is_one_entry(void **state)
+{
+    (void)state;
+    char *doc = c2c_doc(2, ""), err[256] = "";
+    struct report_c2c c;
+    assert_int_equal(read_text(doc, &c, err), 0);
+    char *page = draw(&c);
+    assert_int_equal(count(page, "(every pair)"), 1);
+    assert_non_null(strstr(page, ">11 ns (every pair)</text>"));
+    assert_null(strstr(page, "\xe2\x89\xa5")); /* no "at least" band */
+    free(page);
+    report_c2c_free(&c);
+    free(doc);
+    /* a range: each band says which values it holds */
+    doc = c2c_doc(4, "");
+    assert_int_equal(read_text(doc, &c, err), 0);
+    page = draw(&c);
+    assert_null(strstr(page, "(every pair)"));
+    assert_non_null(strstr(page, ">11 ns to "));
+    assert_non_null(strstr(page, " to 15 ns</text>"));
+    free(page);
+    report_c2c_free(&c);
+    free(doc);
+}
+
 static void test_heat_map_of_many_cpus_has_no_tooltips(void **state)
 {
     (void)state;
@@ -222,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_c2c_reader_refuses_hostile_shapes),
         cmocka_unit_test(test_run_reader_points_a_c2c_document_to_the_option),
         cmocka_unit_test(test_heat_map_has_a_cell_per_pair_and_boundaries),
+        cmocka_unit_test(test_heat_legend_of_one_value_is_one_entry),
         cmocka_unit_test(test_heat_map_of_many_cpus_has_no_tooltips),
         cmocka_unit_test(test_heat_map_of_256_cpus_labels_every_16th_column),
     };

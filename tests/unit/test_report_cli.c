@@ -170,6 +170,29 @@ static const struct cli_bad_case bad_cases[] = {
      "jitterlab: --c2c 5: more than the 4 matrices a report holds\n"},
 };
 
+/* --group: each is one result of the runs it names, in order, labels one
+ * per group; files beside groups, or a group of nothing, are refused. */
+static void test_report_groups_are_results_of_several_runs(void **state)
+{
+    (void)state;
+    struct cli_capture cap;
+    assert_int_equal(parse("report --label a --group a-1.json,a-2.json,a-3.json --label b "
+                           "--group b-1.json -o r.html",
+                           &cap),
+                     -1);
+    assert_true(params.grouped);
+    assert_int_equal(params.nfiles, 2);
+    assert_int_equal(params.group_n[0], 3);
+    assert_string_equal(params.group_file[0][2], "a-3.json");
+    assert_string_equal(params.files[1], "b-1.json");
+    assert_int_equal(params.group_n[1], 1);
+    assert_int_equal(parse("report --group a-1.json,a-2.json b.json", &cap), EXIT_USAGE);
+    assert_string_equal(cap.err_text, "jitterlab: --group: results come either as --group or as "
+                                      "files, not both\n");
+    assert_int_equal(parse("report --group ,", &cap), EXIT_USAGE);
+    assert_int_equal(parse("report --group a.json --group b.json --label x", &cap), EXIT_USAGE);
+}
+
 static void test_report_c2c_matrices_need_no_run_result(void **state)
 {
     (void)state;
@@ -223,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_report_help_lists_every_option),
         cmocka_unit_test(test_report_bad_input_exits_2_with_the_exact_message),
         cmocka_unit_test(test_report_refuses_empty_labels_and_svg_dirs),
+        cmocka_unit_test(test_report_groups_are_results_of_several_runs),
         cmocka_unit_test(test_report_c2c_matrices_need_no_run_result),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,7 +54,7 @@ static void test_run_defaults(void **state)
     assert_int_equal(params.hist_max_ns, 1000 * NS_PER_US);
     assert_int_equal(params.keep_windows, 3600);
     assert_int_equal(params.seed, 1);
-    assert_int_equal(params.deadline_ns, NS_PER_MS); /* the interval */
+    assert_int_equal(params.deadline_ns, 0); /* none until a workload asks for one */
     assert_int_equal(params.common.cpus.count, 0);
     assert_false(params.common.quiet);
     assert_null(params.common.json_path);
@@ -622,6 +622,42 @@ static int validate_on(const char *fixture, const char *clock, struct cli_captur
     return rc;
 }
 
+/* A deadline belongs to a task: a workload's is the interval unless
+ * --deadline says otherwise; an explicit --deadline applies without one
+ * (to the latency alone); a bare run has none, and counts no misses. */
+static void test_run_has_a_deadline_only_with_a_workload_or_deadline(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *extra;
+        int64_t deadline_ns;
+        bool columns;
+    } cases[] = {
+        {"", 0, false},
+        {"--workload spin:100us -i 500us", 500 * NS_PER_US, true},
+        {"--workload spin:100us --deadline 300", 300 * NS_PER_US, true},
+        {"--deadline 300", 300 * NS_PER_US, true},
+        {"--counters cycles", 0, true},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct sysroot sr;
+        fixture_sysroot(&sr, "tsc-watchdog-unstable");
+        static char line[sizeof sr.prefix + 128];
+        snprintf(line, sizeof line, "run -D 1 --sysroot %s %s", sr.prefix, cases[k].extra);
+        parse_ok(line);
+        static struct system_info si;
+        system_info_read(&sr, &si);
+        struct cli_capture cap;
+        cli_capture_begin(&cap);
+        int rc = run_validate(&params, &si, &sr);
+        cli_capture_end(&cap);
+        assert_int_equal(rc, -1);
+        assert_int_equal(params.deadline_ns, cases[k].deadline_ns);
+        assert_int_equal(run_has_deadline(&params), cases[k].deadline_ns > 0);
+        assert_int_equal(control_task_columns(&params), cases[k].columns);
+    }
+}
+
 static void test_run_clock_tsc_refused_where_the_watchdog_marked_it_unstable(void **state)
 {
     (void)state;
@@ -685,6 +721,7 @@ int main(void)
         cmocka_unit_test(test_run_influx_destination_and_its_default_window),
         cmocka_unit_test(test_run_export_options_bad_input_exits_2_with_the_exact_message),
         cmocka_unit_test(test_run_forever_with_a_duration_names_the_duration_as_given),
+        cmocka_unit_test(test_run_has_a_deadline_only_with_a_workload_or_deadline),
         cmocka_unit_test(test_run_clock_tsc_refused_where_the_watchdog_marked_it_unstable),
         cmocka_unit_test(test_run_clock_tsc_refused_without_an_invariant_tsc_naming_every_reason),
         cmocka_unit_test(test_run_clock_tsc_goes_on_with_an_invariant_tsc_and_a_clean_log),

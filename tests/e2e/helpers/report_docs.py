@@ -43,8 +43,8 @@ def merged(cpus):
                 for lo, hi, n in c[key]["histogram"]["bins"]:
                     eb[(lo, hi)] = eb.get((lo, hi), 0) + n
             a[key]["histogram"]["bins"] = [[lo, hi, n] for (lo, hi), n in sorted(eb.items())]
-    if "deadline_misses" in a:
-        a["deadline_misses"] = sum(c.get("deadline_misses", 0) for c in cpus)
+    if a.get("deadline_misses") is not None:  # null: the run had no deadline
+        a["deadline_misses"] = sum(c.get("deadline_misses") or 0 for c in cpus)
     return a
 
 
