@@ -294,6 +294,14 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
         json_t *wl = json_object_get(cfg, "workload"), *ct = json_object_get(cfg, "counters");
         out->control_task = (wl && !json_is_null(wl)) || (ct && !json_is_null(ct));
         out->realtime = json_is_true(json_object_get(cfg, "realtime"));
+        /* A document from before config.deadline_ns counted a run without a
+         * workload against the interval as if it were a deadline: that
+         * count means nothing, and is read as absent. */
+        if (!json_object_get(cfg, "deadline_ns") && !(wl && !json_is_null(wl))) {
+            for (int i = 0; i < out->ncpus; i++)
+                out->cpus[i].has_deadline_misses = false;
+            out->all.has_deadline_misses = false;
+        }
     }
     json_t *d = json_object_get(doc, "duration_s");
     if (json_is_number(d) && json_number_value(d) >= 0 && json_number_value(d) < 1e12)

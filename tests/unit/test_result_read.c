@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,39 @@ static void test_result_read_fills_every_field(void **state)
     assert_int_equal(doc.all.nbins, 3);
     result_doc_free(&doc);
     assert_null(doc.cpus);
+}
+
+/* good_doc with CPU 2's deadline_misses and config as given. */
+static bool deadline_counted(const char *config)
+{
+    char *a = edited("\"missed\": 1, \"latency_ns\"",
+                     "\"missed\": 1, \"deadline_misses\": 7, \"latency_ns\"");
+    char with[256];
+    snprintf(with, sizeof with, "\"interrupted\": false, \"config\": %s,", config);
+    char *b = replaced(a, "\"interrupted\": false,", with);
+    struct result_doc doc;
+    char err[256] = "";
+    if (read_doc_text(b, &doc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    bool counted = doc.cpus[0].has_deadline_misses;
+    if (counted)
+        assert_int_equal(doc.cpus[0].deadline_misses, 7);
+    result_doc_free(&doc);
+    free(a);
+    free(b);
+    return counted;
+}
+
+/* A document from before config.deadline_ns counted a run without a
+ * workload against the interval: that count is read as absent. Documents
+ * that say their deadline, or ran a workload, keep theirs. */
+static void test_result_read_drops_the_deadline_count_of_an_old_run_without_workload(void **state)
+{
+    (void)state;
+    assert_false(deadline_counted("{\"interval_ns\": 1000000, \"workload\": null}"));
+    assert_false(deadline_counted("{\"interval_ns\": 1000000}"));
+    assert_true(deadline_counted("{\"interval_ns\": 1000000, \"workload\": \"spin:10us\"}"));
+    assert_true(deadline_counted("{\"deadline_ns\": 100000, \"workload\": null}"));
 }
 
 /* A result written while the run went on, CPU 2's ring having dropped 3
@@ -490,6 +524,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_result_read_reads_a_real_run_document),
         cmocka_unit_test(test_result_read_fills_every_field),
+        cmocka_unit_test(test_result_read_drops_the_deadline_count_of_an_old_run_without_workload),
         cmocka_unit_test(test_result_read_says_what_a_result_so_far_lacks),
         cmocka_unit_test(test_result_read_gives_null_statistics_for_an_empty_cpu),
         cmocka_unit_test(test_result_read_refuses_foreign_documents),
