@@ -36,6 +36,7 @@
 #include "out/report.h"
 #include "out/run_stream.h"
 #include "out/text_report.h"
+#include "sys/cpuidle.h"
 #include "sys/cpulist.h"
 #include "sys/resctrl.h"
 #include "inspect/inspect_system.h"
@@ -80,7 +81,8 @@ static bool open_telemetry(const struct run_params *p, const struct system_info 
     return true;
 }
 
-static void print_header(const struct run_params *p, const struct system_info *si, int pm_fd,
+static void print_header(const struct run_params *p, const struct system_info *si,
+                         const struct sysroot *sr, int pm_fd,
                          const struct telemetry *t, const struct engine *eng)
 {
     char cpus[1024], iv[32], dur[32], policy[96];
@@ -105,7 +107,12 @@ static void print_header(const struct run_params *p, const struct system_info *s
            si->preempt_model[0] ? si->preempt_model : "preempt model unknown",
            si->clocksource[0] ? si->clocksource : "?", si->hypervisor[0] ? ", hypervisor " : "",
            si->hypervisor);
-    if (pm_fd >= 0)
+    const char *no_driver = pm_fd >= 0 ? cpuidle_no_driver_why(sr) : NULL;
+    if (pm_fd >= 0 && no_driver)
+        printf("PM QoS: holding /dev/cpu_dma_latency at %lld µs for the run; it changes "
+               "nothing now: %s (held in case one loads)\n",
+               (long long)p->pm_qos_us, no_driver);
+    else if (pm_fd >= 0)
         printf("PM QoS: holding /dev/cpu_dma_latency at %lld µs for the run\n",
                (long long)p->pm_qos_us);
     else if (si->cpu_dma_latency_us < 0)
@@ -345,7 +352,7 @@ static int run_main(int argc, char **argv, char **typed)
         goto done;
     }
     if (!p.common.quiet)
-        print_header(&p, &si, pm_fd, tele, eng);
+        print_header(&p, &si, &sr, pm_fd, tele, eng);
 
     struct run_report rep;
     rfc3339_now(st.started_at, sizeof(st.started_at));

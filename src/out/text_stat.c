@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/text.h"
+#include "common/units.h"
 
 static bool has(const struct telemetry *t, enum telemetry_figure f)
 {
@@ -303,7 +304,8 @@ static bool listed(const int *only, int nonly, int cpu)
 }
 
 void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct telemetry_window *w,
-                            uint64_t n, uint64_t dropped, const int *only, int nonly)
+                            uint64_t n, uint64_t dropped, int64_t window_ns, const int *only,
+                            int nonly)
 {
     int ncpu = telemetry_cpu_count(t);
     if (n == 0 || ncpu == 0)
@@ -323,8 +325,11 @@ void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct t
         }
         total_add(&tot[i], &w[k]);
     }
-    fprintf(out, "\nTelemetry per second (%llu windows%s)%s\n", (unsigned long long)n,
-            dropped ? ", the newest" : "", only ? ", the CPUs above (--per-cpu: every CPU)" : "");
+    char window[32];
+    format_duration(window_ns, window, sizeof window);
+    fprintf(out, "\nTelemetry over %llu windows of %s%s, averaged; rates per second%s\n",
+            (unsigned long long)n, window, dropped ? " (the newest)" : "",
+            only ? ", the CPUs above (--per-cpu: every CPU)" : "");
     fprintf(out, "%5s", "CPU");
     if (has(t, TELEMETRY_AVG_MHZ))
         fprintf(out, " %8s", "Avg_MHz");
