@@ -69,7 +69,8 @@ static bool open_telemetry(const struct run_params *p, const struct system_info 
     struct telemetry_config tcfg = {.sr = sr,
                                     .cpus = &p->common.cpus,
                                     .quiet = !p->telemetry_all,
-                                    .kernel_release = si->kernel};
+                                    .kernel_release = si->kernel,
+                                    .measured_threads = true};
     *t = telemetry_open(&tcfg, err, sizeof(err));
     if (!*t ||
         run_telemetry_init(
@@ -412,8 +413,13 @@ static int run_main(int argc, char **argv, char **typed)
             goto done;
         }
         warn_after_start(&p, eng);
-        if (telemetry_on)
+        if (telemetry_on) {
+            int tids[CPULIST_MAX_CPUS];
+            for (int i = 0; i < engine_cpu_count(eng); i++)
+                tids[i] = engine_thread_tid(eng, i);
+            telemetry_set_threads(tele, tids);
             run_telemetry_start(&rtele);
+        }
         if (explaining) {
             int tids[CPULIST_MAX_CPUS];
             for (int i = 0; i < engine_cpu_count(eng); i++)

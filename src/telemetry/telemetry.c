@@ -145,10 +145,83 @@ static void choose_msr(struct telemetry *t)
         set_absent(t, TELEMETRY_BZY_MHZ, why[need]);
     if (have[MSR_COUNTER_APERF])
         set_source(t, TELEMETRY_AVG_MHZ, via);
-    if (have[MSR_COUNTER_MPERF] && have[MSR_COUNTER_TSC])
+    if (have[MSR_COUNTER_MPERF] && have[MSR_COUNTER_TSC]) {
+        t->busy_via = BUSY_VIA_MSR;
         set_source(t, TELEMETRY_BUSY_PCT, via);
-    else
-        set_source(t, TELEMETRY_BUSY_PCT, "proc-stat");
+    }
+}
+
+/* The 7th number of the "cpuN" line of /proc/schedstat: the time tasks
+ * (not idle) ran on that CPU, in ns, added when each leaves it. -1 when
+ * the line or the number is missing. */
+static int64_t schedstat_cpu_run_ns(const char *text, int cpu)
+{
+    char tag[24];
+    int n = snprintf(tag, sizeof tag, "\ncpu%d ", cpu);
+    const char *line = text ? strstr(text, tag) : NULL;
+    if (!line)
+        return -1;
+    const char *p = line + n;
+    long long v = -1;
+    for (int field = 1; field <= 7; field++) {
+        char *end;
+        v = strtoll(p, &end, 10);
+        if (end == p || v < 0)
+            return -1;
+        p = end;
+    }
+    return (int64_t)v;
+}
+
+/* The first number of /proc/<tid>/schedstat: the thread's run time in ns. */
+static int64_t thread_run_ns(struct telemetry *t, int tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/schedstat", tid);
+    if (tid <= 0 || sysroot_read_file(&t->sr, path, &t->buf) <= 0)
+        return -1;
+    char *end;
+    long long v = strtoll(t->buf.text, &end, 10);
+    return end != t->buf.text && v >= 0 ? (int64_t)v : -1;
+}
+
+/* Busy without MPERF, from the most faithful source there is: tick samples
+ * of /proc/stat alias with any load whose period divides the tick (a spin
+ * of 100 us every 250 us reads 0-2% at HZ 250), the scheduler's run time
+ * in ns does not. */
+static void choose_busy(struct telemetry *t)
+{
+    if (t->busy_via == BUSY_VIA_MSR)
+        return;
+    int first = t->cpus.count > 0 ? t->cpus.cpu[0] : 0;
+    if (sysroot_read_file(&t->sr, "/proc/schedstat", &t->buf) > 0 &&
+        schedstat_cpu_run_ns(t->buf.text, first) >= 0) {
+        t->busy_via = BUSY_VIA_SCHEDSTAT;
+        set_source(t, TELEMETRY_BUSY_PCT, "schedstat");
+    } else if (t->cfg.measured_threads && thread_run_ns(t, (int)getpid()) >= 0 &&
+               (t->tid = calloc((size_t)t->cpus.count + 1, sizeof *t->tid)) != NULL) {
+        t->busy_via = BUSY_VIA_THREAD;
+        set_source(t, TELEMETRY_BUSY_PCT, "thread-schedstat");
+    } else {
+        t->busy_via = BUSY_VIA_TICKS;
+        set_source(t, TELEMETRY_BUSY_PCT, "proc-stat-ticks");
+    }
+}
+
+static void read_run_times(struct telemetry *t, struct snapshot *s)
+{
+    bool all = t->busy_via == BUSY_VIA_SCHEDSTAT &&
+               sysroot_read_file(&t->sr, "/proc/schedstat", &t->buf) > 0;
+    for (int i = 0; i < t->cpus.count; i++)
+        s->cpu[i].run_ns = all ? schedstat_cpu_run_ns(t->buf.text, t->cpus.cpu[i])
+                           : t->busy_via == BUSY_VIA_THREAD ? thread_run_ns(t, t->tid[i])
+                                                            : -1;
+}
+
+void telemetry_set_threads(struct telemetry *t, const int *tid)
+{
+    if (t->tid)
+        memcpy(t->tid, tid, (size_t)t->cpus.count * sizeof *t->tid);
 }
 
 /* Index of cpu in the ascending list, or -1. */
@@ -426,6 +499,8 @@ void telemetry_snapshot(struct telemetry *t)
         read_msrs(t, s);
     if (t->freq_via)
         read_frequencies(t, s);
+    if (t->busy_via == BUSY_VIA_SCHEDSTAT || t->busy_via == BUSY_VIA_THREAD)
+        read_run_times(t, s);
     if (t->use_idle) {
         cpuidle_refresh_counters(&t->sr, &t->idle, &t->notes);
         for (int i = 0; i < t->cpus.count; i++)
@@ -456,6 +531,8 @@ static int snapshot_init(struct snapshot *s, const struct cpulist *cpus)
     if (!s->cpu || proc_stat_init(&s->stat, cpus) != 0 || percpu_table_init(&s->irqs, cpus) != 0 ||
         percpu_table_init(&s->softirqs, cpus) != 0)
         return -1;
+    for (int i = 0; i < cpus->count; i++)
+        s->cpu[i].run_ns = -1;
     return 0;
 }
 
@@ -485,6 +562,7 @@ struct telemetry *telemetry_open(const struct telemetry_config *cfg, char *err, 
         return NULL;
     }
     choose_msr(t);
+    choose_busy(t);
     choose_frequency(t);
     choose_idle(t);
     choose_ctxt(t);
@@ -501,8 +579,7 @@ struct telemetry *telemetry_open(const struct telemetry_config *cfg, char *err, 
         set_absent(t, TELEMETRY_SOFTIRQS, "/proc/softirqs missing, or not in the kernel's format");
     if (!s->stat_ok) {
         set_absent(t, TELEMETRY_CPU_TIME, "/proc/stat missing, or not in the kernel's format");
-        if (t->source[TELEMETRY_BUSY_PCT].name &&
-            strcmp(t->source[TELEMETRY_BUSY_PCT].name, "proc-stat") == 0)
+        if (t->busy_via == BUSY_VIA_TICKS)
             set_absent(t, TELEMETRY_BUSY_PCT,
                        "no MPERF/TSC, and /proc/stat missing or not in the kernel's format");
     }
@@ -590,6 +667,7 @@ void telemetry_close(struct telemetry *t)
     free(t->sensors);
     free(t->core_id);
     free(t->khz);
+    free(t->tid);
     free(t->package_id);
     sysroot_buf_free(&t->buf);
     snapshot_free(&t->snap[0]);

@@ -72,7 +72,8 @@ struct telemetry_idle {
 struct telemetry_cpu_figures {
     int cpu;
     double avg_mhz;  /* APERF / elapsed; else the requested or reported frequency */
-    double busy_pct; /* MPERF / TSC (C0); else non-idle, non-steal time of /proc/stat */
+    double busy_pct; /* MPERF / TSC (C0); else scheduler run time (schedstat); else
+                      * non-idle, non-steal ticks of /proc/stat */
     double bzy_mhz;  /* TSC rate x APERF / MPERF */
     double tsc_mhz;
     double steal_pct, irq_pct, softirq_pct;
@@ -93,6 +94,9 @@ struct telemetry_config {
     const struct cpulist *cpus;
     bool quiet;                 /* never interrupt a CPU of cpus to read a source */
     const char *kernel_release; /* "6.1.0-13-amd64"; decides which reads are IPI-free */
+    /* The caller runs one thread per CPU and names it (telemetry_set_threads):
+     * without per-CPU run time, busy may be that thread's own. */
+    bool measured_threads;
     /* The clock of the snapshots; NULL: CLOCK_MONOTONIC. Tests that replay
      * fixture snapshots give their own, so that rates are exact. */
     int64_t (*now_ns)(void *ctx);
@@ -110,6 +114,9 @@ const struct telemetry_source *telemetry_source(const struct telemetry *t, enum 
 /* One line naming the absent figures and why, for people ("" when none):
  * what `stat` and `run` print once. */
 void telemetry_absent_line(const struct telemetry *t, char *buf, size_t len);
+/* The measured thread of each CPU, in the order of telemetry_cpu_count
+ * (kernel thread ids), before the snapshot the first window starts from. */
+void telemetry_set_threads(struct telemetry *t, const int *tid);
 /* Counts what accumulates between snapshots (the context-switch rings);
  * call at least every 100 ms. */
 void telemetry_poll(struct telemetry *t);

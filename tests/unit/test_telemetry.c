@@ -34,7 +34,7 @@ static void test_telemetry_vm_sources_and_reasons(void **state)
     struct replay r;
     struct telemetry *t = replay_open(&r, *state, "vm", "0-1", false, "6.18.44-fc-v1045");
     assert_source(t, TELEMETRY_AVG_MHZ, "cpuinfo");
-    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat");
+    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat-ticks");
     assert_absent(t, TELEMETRY_BZY_MHZ, FIXTURE_MSR_WHY);
     assert_absent(t, TELEMETRY_TSC_MHZ, FIXTURE_MSR_WHY);
     assert_absent(t, TELEMETRY_SMI, FIXTURE_MSR_WHY);
@@ -310,7 +310,7 @@ static void test_telemetry_intel_quiet_refuses_every_read_that_interrupts(void *
     struct telemetry *t = replay_open(&r, *state, "intel-client", "0-7", true, "6.1.0-18-amd64");
     const char *msr_why = IPI_WHY " (APERF/MPERF/TSC/SMI MSRs)";
     assert_source(t, TELEMETRY_AVG_MHZ, "cpufreq-requested");
-    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat");
+    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat-ticks");
     assert_absent(t, TELEMETRY_BZY_MHZ, msr_why);
     assert_absent(t, TELEMETRY_TSC_MHZ, msr_why);
     assert_absent(t, TELEMETRY_SMI, msr_why);
@@ -401,7 +401,7 @@ static void test_telemetry_amd_two_packages_k10temp_tdie_per_package(void **stat
     struct replay r;
     struct telemetry *t = replay_open(&r, *state, "amd-epyc", "0-15", false, "6.8.0-51-generic");
     assert_source(t, TELEMETRY_AVG_MHZ, "cpuinfo");
-    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat");
+    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat-ticks");
     assert_absent(t, TELEMETRY_BZY_MHZ, FIXTURE_MSR_WHY);
     assert_source(t, TELEMETRY_IDLE, "cpuidle");
     assert_source(t, TELEMETRY_PKG_TEMP, "hwmon-k10temp");
@@ -470,10 +470,95 @@ static void test_kernel_release_at_least_compares_major_then_minor(void **state)
     assert_false(kernel_release_at_least("linux-6.1", 5, 18));
 }
 
+/* ---- busy from the scheduler's run time, not from tick samples ----------- */
+
+/* /proc/schedstat of the vm machine: version, timestamp, then per CPU nine
+ * numbers, the 7th the run time of its tasks in ns. */
+static void write_schedstat(const char *root, long long run0_ns, long long run1_ns)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "version 15\ntimestamp 4295000000\n"
+             "cpu0 0 0 0 0 0 0 %lld 900000 1000\ndomain0 03 0 0 0\n"
+             "cpu1 0 0 0 0 0 0 %lld 900000 1000\n",
+             run0_ns, run1_ns);
+    write_text(root, "/proc/schedstat", text);
+}
+
+/* Busy of CPUs 0 and 1 over the replayed second; closes t. */
+static void assert_busy(struct telemetry *t, double cpu0_pct, double cpu1_pct)
+{
+    struct telemetry_cpu_figures f;
+    figures(t, 0, &f);
+    assert_figure(f.busy_pct, cpu0_pct, "busy_pct", 0);
+    figures(t, 1, &f);
+    assert_figure(f.busy_pct, cpu1_pct, "busy_pct", 1);
+    telemetry_close(t);
+}
+
+static void test_telemetry_busy_from_schedstat_run_time(void **state)
+{
+    struct replay r;
+    replay_prepare(&r, *state, "vm", "0-1");
+    write_schedstat(*state, 5000000000LL, 7000000000LL);
+    struct telemetry *t = replay_start(&r, false, "6.18.44-fc-v1045");
+    assert_source(t, TELEMETRY_BUSY_PCT, "schedstat");
+    /* 400 ms and 900 ms of the second, whatever the ticks say */
+    write_schedstat(*state, 5400000000LL, 7900000000LL);
+    replay_step(&r, "vm", "t1");
+    assert_busy(t, 40, 90);
+}
+
+static void write_thread_run(const char *root, int tid, long long run_ns)
+{
+    char rel[64], text[64];
+    snprintf(rel, sizeof rel, "/proc/%d/schedstat", tid);
+    snprintf(text, sizeof text, "%lld 123456 789\n", run_ns);
+    write_text(root, rel, text);
+}
+
+static void test_telemetry_busy_from_the_measured_threads_without_schedstat(void **state)
+{
+    struct replay r;
+    replay_prepare(&r, *state, "vm", "0-1");
+    write_thread_run(*state, (int)getpid(), 1000);
+    write_thread_run(*state, 4242, 100000000LL);
+    write_thread_run(*state, 4243, 0);
+    struct telemetry_config cfg = {.sr = &r.sr,
+                                   .cpus = &r.cpus,
+                                   .quiet = true,
+                                   .kernel_release = "6.18.44-fc-v1045",
+                                   .measured_threads = true,
+                                   .now_ns = replay_clock,
+                                   .now_ctx = &r};
+    char err[128] = "";
+    struct telemetry *t = r.t = telemetry_open(&cfg, err, sizeof err);
+    assert_non_null(t);
+    assert_source(t, TELEMETRY_BUSY_PCT, "thread-schedstat");
+    telemetry_set_threads(t, (const int[]){4242, 4243});
+    telemetry_snapshot(t); /* the run starts */
+    write_thread_run(*state, 4242, 500000000LL);
+    write_thread_run(*state, 4243, 250000000LL);
+    replay_step(&r, "vm", "t1");
+    assert_busy(t, 40, 25);
+}
+
+static void test_telemetry_busy_falls_back_to_ticks_and_says_so(void **state)
+{
+    struct replay r;
+    struct telemetry *t = replay_open(&r, *state, "vm", "0-1", true, "6.18.44-fc-v1045");
+    /* no /proc/schedstat and nobody's thread to follow: tick samples */
+    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat-ticks");
+    telemetry_close(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, temp_tree_setup, temp_tree_teardown)
+        T(test_telemetry_busy_from_schedstat_run_time),
+        T(test_telemetry_busy_from_the_measured_threads_without_schedstat),
+        T(test_telemetry_busy_falls_back_to_ticks_and_says_so),
         T(test_telemetry_vm_sources_and_reasons),
         T(test_telemetry_vm_figures_from_the_recorded_pair),
         T(test_telemetry_absent_line_groups_figures_by_reason),
