@@ -62,6 +62,12 @@ static uint64_t telemetry_windows_expected(const struct run_params *p, int64_t p
 }
 
 /* Opens the telemetry of the measured CPUs; false after the message. */
+/* telemetry_follow_thread_ends's view of the engine */
+static int64_t thread_run_ns_at_end(void *eng, int i)
+{
+    return engine_thread_run_ns(eng, i);
+}
+
 static bool open_telemetry(const struct run_params *p, const struct system_info *si,
                            const struct sysroot *sr, struct telemetry **t, struct run_telemetry *rt)
 {
@@ -418,6 +424,7 @@ static int run_main(int argc, char **argv, char **typed)
             for (int i = 0; i < engine_cpu_count(eng); i++)
                 tids[i] = engine_thread_tid(eng, i);
             telemetry_set_threads(tele, tids);
+            telemetry_follow_thread_ends(tele, thread_run_ns_at_end, eng);
             run_telemetry_start(&rtele);
         }
         if (explaining) {

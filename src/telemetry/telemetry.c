@@ -208,14 +208,36 @@ static void choose_busy(struct telemetry *t)
     }
 }
 
+/* The run time of CPU index i's measured thread. Its file goes when it
+ * exits (the last snapshot of a run comes after that) and its tid may be
+ * reused: a thread that ended is asked for its final run time, before the
+ * file and again when the file is gone (it may have ended in between). */
+static int64_t measured_thread_run_ns(struct telemetry *t, int i)
+{
+    int64_t end = t->run_ns_at_end ? t->run_ns_at_end(t->run_ns_at_end_ctx, i) : -1;
+    if (end >= 0)
+        return end;
+    int64_t v = thread_run_ns(t, t->tid[i]);
+    if (v < 0 && t->run_ns_at_end)
+        v = t->run_ns_at_end(t->run_ns_at_end_ctx, i);
+    return v;
+}
+
 static void read_run_times(struct telemetry *t, struct snapshot *s)
 {
     bool all = t->busy_via == BUSY_VIA_SCHEDSTAT &&
                sysroot_read_file(&t->sr, "/proc/schedstat", &t->buf) > 0;
     for (int i = 0; i < t->cpus.count; i++)
         s->cpu[i].run_ns = all ? schedstat_cpu_run_ns(t->buf.text, t->cpus.cpu[i])
-                           : t->busy_via == BUSY_VIA_THREAD ? thread_run_ns(t, t->tid[i])
+                           : t->busy_via == BUSY_VIA_THREAD ? measured_thread_run_ns(t, i)
                                                             : -1;
+}
+
+void telemetry_follow_thread_ends(struct telemetry *t, int64_t (*run_ns_at_end)(void *ctx, int i),
+                                  void *ctx)
+{
+    t->run_ns_at_end = run_ns_at_end;
+    t->run_ns_at_end_ctx = ctx;
 }
 
 void telemetry_set_threads(struct telemetry *t, const int *tid)

@@ -117,6 +117,12 @@ void telemetry_absent_line(const struct telemetry *t, char *buf, size_t len);
 /* The measured thread of each CPU, in the order of telemetry_cpu_count
  * (kernel thread ids), before the snapshot the first window starts from. */
 void telemetry_set_threads(struct telemetry *t, const int *tid);
+/* How to learn the run time (ns) a measured thread had when it ended:
+ * run_ns_at_end(ctx, i) for the thread of index i, -1 while it runs. The
+ * last snapshot of a run is taken after the threads exited, and their
+ * /proc/TID/schedstat went with them. */
+void telemetry_follow_thread_ends(struct telemetry *t, int64_t (*run_ns_at_end)(void *ctx, int i),
+                                  void *ctx);
 /* Counts what accumulates between snapshots (the context-switch rings);
  * call at least every 100 ms. */
 void telemetry_poll(struct telemetry *t);

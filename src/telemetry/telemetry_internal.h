@@ -57,6 +57,8 @@ struct telemetry {
     struct msr_file *msr_fd; /* MSR_VIA_DEV: one per CPU */
     enum busy_via busy_via;
     int *tid; /* BUSY_VIA_THREAD: the measured thread of each CPU, 0 unknown */
+    int64_t (*run_ns_at_end)(void *ctx, int i); /* see telemetry_follow_thread_ends */
+    void *run_ns_at_end_ctx;
     enum freq_via freq_via;
     int64_t *khz; /* FREQ_VIA_CPUINFO: per CPU, one pass over /proc/cpuinfo */
     bool use_idle, use_ctxt, use_temps, use_energy;

@@ -517,28 +517,61 @@ static void write_thread_run(const char *root, int tid, long long run_ns)
     write_text(root, rel, text);
 }
 
-static void test_telemetry_busy_from_the_measured_threads_without_schedstat(void **state)
+/* The vm machine without /proc/schedstat, in run: the measured threads
+ * 4242 and 4243 (100 and 0 ms run so far) are followed by their files. */
+static struct telemetry *open_with_threads(struct replay *r, const char *root)
 {
-    struct replay r;
-    replay_prepare(&r, *state, "vm", "0-1");
-    write_thread_run(*state, (int)getpid(), 1000);
-    write_thread_run(*state, 4242, 100000000LL);
-    write_thread_run(*state, 4243, 0);
-    struct telemetry_config cfg = {.sr = &r.sr,
-                                   .cpus = &r.cpus,
+    replay_prepare(r, root, "vm", "0-1");
+    write_thread_run(root, (int)getpid(), 1000);
+    write_thread_run(root, 4242, 100000000LL);
+    write_thread_run(root, 4243, 0);
+    struct telemetry_config cfg = {.sr = &r->sr,
+                                   .cpus = &r->cpus,
                                    .quiet = true,
                                    .kernel_release = "6.18.44-fc-v1045",
                                    .measured_threads = true,
                                    .now_ns = replay_clock,
-                                   .now_ctx = &r};
+                                   .now_ctx = r};
     char err[128] = "";
-    struct telemetry *t = r.t = telemetry_open(&cfg, err, sizeof err);
+    struct telemetry *t = r->t = telemetry_open(&cfg, err, sizeof err);
     assert_non_null(t);
+    return t;
+}
+
+static void test_telemetry_busy_from_the_measured_threads_without_schedstat(void **state)
+{
+    struct replay r;
+    struct telemetry *t = open_with_threads(&r, *state);
     assert_source(t, TELEMETRY_BUSY_PCT, "thread-schedstat");
     telemetry_set_threads(t, (const int[]){4242, 4243});
     telemetry_snapshot(t); /* the run starts */
     write_thread_run(*state, 4242, 500000000LL);
     write_thread_run(*state, 4243, 250000000LL);
+    replay_step(&r, "vm", "t1");
+    assert_busy(t, 40, 25);
+}
+
+/* Threads 4242 and 4243 ran 500 and 250 ms when they ended (*ended). */
+static int64_t run_ns_at_end(void *ended, int i)
+{
+    return *(bool *)ended ? (i == 0 ? 500000000LL : 250000000LL) : -1;
+}
+
+static void test_telemetry_busy_of_threads_that_ended_before_the_last_snapshot(void **state)
+{
+    struct replay r;
+    struct telemetry *t = open_with_threads(&r, *state);
+    telemetry_set_threads(t, (const int[]){4242, 4243});
+    bool ended = false;
+    telemetry_follow_thread_ends(t, run_ns_at_end, &ended);
+    telemetry_snapshot(t);
+    /* both threads exited: their files are gone, their run time is known;
+     * a file of the same tid (reused by another thread) is not theirs */
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/proc/4242/schedstat", (const char *)*state);
+    assert_int_equal(unlink(path), 0);
+    write_thread_run(*state, 4243, 990000000LL);
+    ended = true;
     replay_step(&r, "vm", "t1");
     assert_busy(t, 40, 25);
 }
@@ -558,6 +591,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, temp_tree_setup, temp_tree_teardown)
         T(test_telemetry_busy_from_schedstat_run_time),
         T(test_telemetry_busy_from_the_measured_threads_without_schedstat),
+        T(test_telemetry_busy_of_threads_that_ended_before_the_last_snapshot),
         T(test_telemetry_busy_falls_back_to_ticks_and_says_so),
         T(test_telemetry_vm_sources_and_reasons),
         T(test_telemetry_vm_figures_from_the_recorded_pair),
