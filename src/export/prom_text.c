@@ -179,7 +179,8 @@ static void telemetry_families(struct page *pg, const struct metrics_cpu *cpus, 
                 "Effective CPU frequency over the newest telemetry window.", cpus, ncpu, pick_freq);
     if (busy)
         per_cpu(pg, "jitterlab_cpu_busy_ratio", "gauge",
-                "Share of the newest telemetry window the CPU was not idle (0..1).", cpus, ncpu,
+                "Share of the newest telemetry window the CPU was busy (0..1): C0 from MPERF/TSC, else the "
+                "scheduler's run time (with thread-schedstat the measured thread's only).", cpus, ncpu,
                 pick_busy);
     if (idle) {
         family(pg, "jitterlab_cpu_idle_state_residency_ratio", "gauge",

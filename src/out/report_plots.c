@@ -375,7 +375,9 @@ static const struct series_plot series_plots[] = {
     {.name = "busy",
      .title = "Busy",
      .y_title = "%",
-     .caption = "Busy%: the share of the window the CPU was not idle.",
+     .caption = "Busy%: the share of the window in C0 (MPERF/TSC), else the run time the scheduler "
+                "counted (schedstat: all tasks; thread-schedstat: the measured thread only); "
+                "telemetry_sources.busy_pct names which.",
      .nfig = 1,
      .fig = {TM_BUSY_PCT},
      .from_zero = true,
