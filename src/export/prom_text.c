@@ -208,7 +208,7 @@ static void telemetry_families(struct page *pg, const struct metrics_cpu *cpus, 
     if (any(cpus, ncpu, offsetof(struct metrics_cpu, has_steal)))
         per_cpu(pg, "jitterlab_cpu_steal_seconds_total", "counter",
                 "Time the hypervisor ran something else while the CPU wanted to run.", cpus, ncpu,
-                pick_steal);
+                pick_steal); /* absent where the hypervisor reports none: unknown, not 0 */
 }
 
 static void info_family(struct page *pg, const struct metrics_info *in)

@@ -62,7 +62,7 @@ static void print_header(const struct stat_table *st, FILE *out)
         fprintf(out, " %8s", "SIRQ");
     if (has(t, TELEMETRY_CTXT))
         fprintf(out, " %8s", "CSW");
-    if (has(t, TELEMETRY_CPU_TIME))
+    if (has(t, TELEMETRY_STEAL))
         fprintf(out, " %7s", "Steal%");
     if (has(t, TELEMETRY_SMI))
         fprintf(out, " %5s", "SMI");
@@ -98,7 +98,7 @@ static void print_row(const struct stat_table *st, FILE *out, double t_s,
         cell_count(out, 8, f->softirqs);
     if (has(t, TELEMETRY_CTXT))
         cell_count(out, 8, f->ctxt);
-    if (has(t, TELEMETRY_CPU_TIME))
+    if (has(t, TELEMETRY_STEAL))
         cell_real(out, 7, 2, f->steal_pct);
     if (has(t, TELEMETRY_SMI))
         cell_count(out, 5, f->smi);
@@ -341,7 +341,7 @@ void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct t
         fprintf(out, " %8s", "SIRQ/s");
     if (has(t, TELEMETRY_CTXT))
         fprintf(out, " %8s", "CSW/s");
-    if (has(t, TELEMETRY_CPU_TIME))
+    if (has(t, TELEMETRY_STEAL))
         fprintf(out, " %7s", "Steal%");
     fprintf(out, "  busiest interrupts (/s)\n");
     for (int i = 0; i < seen; i++) {
@@ -359,7 +359,7 @@ void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct t
             cell_real(out, 8, 0, per(c->softirqs, c->softirqs_cov));
         if (has(t, TELEMETRY_CTXT))
             cell_real(out, 8, 0, per(c->ctxt, c->ctxt_cov));
-        if (has(t, TELEMETRY_CPU_TIME))
+        if (has(t, TELEMETRY_STEAL))
             cell_real(out, 7, 2, per(c->steal_s, c->steal_cov));
         fputs(" ", out);
         /* the three largest sums */

@@ -32,7 +32,8 @@ const char *const telemetry_figure_key[TELEMETRY_FIGURES] = {
     [TELEMETRY_IRQS] = "irqs",
     [TELEMETRY_SOFTIRQS] = "softirqs",
     [TELEMETRY_CTXT] = "ctxt",
-    [TELEMETRY_CPU_TIME] = "steal_pct",
+    [TELEMETRY_STEAL] = "steal_pct",
+    [TELEMETRY_CPU_TIME] = "irq_pct",
     [TELEMETRY_SMI] = "smi",
     [TELEMETRY_CORE_TEMP] = "core_temp_c",
     [TELEMETRY_PKG_TEMP] = "pkg_temp_c",
@@ -330,6 +331,33 @@ static void choose_frequency(struct telemetry *t)
                "/proc/cpuinfo");
 }
 
+/* Steal is what a hypervisor says it took. One that says nothing (no
+ * steal-time support on either side) leaves 0 in /proc/stat since boot,
+ * which is "unknown", not "none": a figure of 0 there would claim a vCPU
+ * was never taken away. On bare metal 0 is the truth. */
+static void choose_steal(struct telemetry *t)
+{
+    bool guest = sysroot_read_file(&t->sr, "/sys/hypervisor/type", &t->buf) > 0 &&
+                 !isspace((unsigned char)t->buf.text[0]);
+    if (!guest && sysroot_read_file(&t->sr, "/proc/cpuinfo", &t->buf) > 0) {
+        const char *flags = strstr(t->buf.text, "\nflags");
+        const char *eol = flags ? strchr(flags + 1, '\n') : NULL;
+        const char *hv = flags ? strstr(flags, " hypervisor") : NULL;
+        guest = hv && (!eol || hv < eol);
+    }
+    unsigned long long v[8] = {0};
+    bool none = sysroot_read_file(&t->sr, "/proc/stat", &t->buf) > 0 &&
+                sscanf(t->buf.text, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+                       &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8 &&
+                v[7] == 0;
+    if (guest && none)
+        set_absent(t, TELEMETRY_STEAL,
+                   "the hypervisor reports no steal time (0 in /proc/stat since boot): what it "
+                   "takes is unknown, not 0");
+    else
+        set_source(t, TELEMETRY_STEAL, "proc-stat");
+}
+
 static void choose_idle(struct telemetry *t)
 {
     if (cpuidle_read(&t->sr, &t->cpus, &t->idle, &t->notes) != 0) {
@@ -586,6 +614,7 @@ struct telemetry *telemetry_open(const struct telemetry_config *cfg, char *err, 
     choose_msr(t);
     choose_busy(t);
     choose_frequency(t);
+    choose_steal(t);
     choose_idle(t);
     choose_ctxt(t);
     choose_sensors(t);
@@ -601,6 +630,7 @@ struct telemetry *telemetry_open(const struct telemetry_config *cfg, char *err, 
         set_absent(t, TELEMETRY_SOFTIRQS, "/proc/softirqs missing, or not in the kernel's format");
     if (!s->stat_ok) {
         set_absent(t, TELEMETRY_CPU_TIME, "/proc/stat missing, or not in the kernel's format");
+        set_absent(t, TELEMETRY_STEAL, "/proc/stat missing, or not in the kernel's format");
         if (t->busy_via == BUSY_VIA_TICKS)
             set_absent(t, TELEMETRY_BUSY_PCT,
                        "no MPERF/TSC, and /proc/stat missing or not in the kernel's format");

@@ -32,7 +32,8 @@ enum telemetry_figure {
     TELEMETRY_IRQS,
     TELEMETRY_SOFTIRQS,
     TELEMETRY_CTXT,
-    TELEMETRY_CPU_TIME, /* steal, irq and softirq shares of the CPU's time */
+    TELEMETRY_STEAL,    /* steal share of the CPU's time */
+    TELEMETRY_CPU_TIME, /* irq and softirq shares of the CPU's time */
     TELEMETRY_SMI,
     TELEMETRY_CORE_TEMP,
     TELEMETRY_PKG_TEMP,

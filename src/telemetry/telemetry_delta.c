@@ -73,7 +73,8 @@ static void cpu_time_figures(const struct telemetry *t, int i, struct telemetry_
     if (total == 0)
         return;
     double pct = 100.0 / (double)total;
-    f->steal_pct = (double)d[CPU_TIME_STEAL] * pct;
+    if (t->source[TELEMETRY_STEAL].name)
+        f->steal_pct = (double)d[CPU_TIME_STEAL] * pct;
     f->irq_pct = (double)d[CPU_TIME_IRQ] * pct;
     f->softirq_pct = (double)d[CPU_TIME_SOFTIRQ] * pct;
     if (t->busy_via == BUSY_VIA_TICKS && t->source[TELEMETRY_BUSY_PCT].name)

@@ -21,6 +21,9 @@
 #define FIXTURE_MSR_WHY                                                                            \
     "no perf msr PMU under a fixture tree, and /dev/cpu/0/msr: No such file or directory"
 #define NO_PERF_WHY "per-CPU context switches need perf on the live machine"
+#define NO_STEAL_WHY                                                                               \
+    "the hypervisor reports no steal time (0 in /proc/stat since boot): what it takes is "         \
+    "unknown, not 0"
 
 static void figures(const struct telemetry *t, int i, struct telemetry_cpu_figures *f)
 {
@@ -43,6 +46,7 @@ static void test_telemetry_vm_sources_and_reasons(void **state)
     assert_source(t, TELEMETRY_SOFTIRQS, "proc-softirqs");
     assert_absent(t, TELEMETRY_CTXT, NO_PERF_WHY);
     assert_source(t, TELEMETRY_CPU_TIME, "proc-stat");
+    assert_absent(t, TELEMETRY_STEAL, NO_STEAL_WHY);
     assert_absent(t, TELEMETRY_CORE_TEMP,
                   "no coretemp, k10temp, zenpower hwmon or x86_pkg_temp zone");
     assert_absent(t, TELEMETRY_PKG_TEMP,
@@ -68,7 +72,7 @@ static void test_telemetry_vm_figures_from_the_recorded_pair(void **state)
         assert_figure(f.busy_pct, busy[i], "busy_pct", i);
         assert_figure(f.bzy_mhz, NAN, "bzy_mhz", i);
         assert_figure(f.tsc_mhz, NAN, "tsc_mhz", i);
-        assert_figure(f.steal_pct, 0, "steal_pct", i);
+        assert_figure(f.steal_pct, NAN, "steal_pct", i); /* the VM reports no steal */
         assert_figure(f.irq_pct, 0, "irq_pct", i);
         assert_figure(f.softirq_pct, 0, "softirq_pct", i);
         assert_int_equal(f.irqs, irqs[i]);
@@ -112,7 +116,7 @@ static void test_telemetry_absent_line_groups_figures_by_reason(void **state)
     telemetry_absent_line(t, line, sizeof line);
     assert_string_equal(line, "bzy_mhz, tsc_mhz, smi: " FIXTURE_MSR_WHY
                               "; idle: no cpuidle states (driver none); ctxt: " NO_PERF_WHY
-                              "; core_temp_c, pkg_temp_c: no coretemp, k10temp, zenpower hwmon "
+                              "; steal_pct: " NO_STEAL_WHY "; core_temp_c, pkg_temp_c: no coretemp, k10temp, zenpower hwmon "
                               "or x86_pkg_temp zone; pkg_watts: no powercap RAPL domain "
                               "(/sys/class/powercap)");
     /* a short buffer holds a terminated prefix of the same line */
@@ -576,6 +580,67 @@ static void test_telemetry_busy_of_threads_that_ended_before_the_last_snapshot(v
     assert_busy(t, 40, 25);
 }
 
+/* ---- steal: not reported is not zero ----------------------------------- */
+
+/* /proc/stat of CPUs 0-1 with every CPU's steal ticks. */
+static void write_stat_steal(const char *root, long long steal0, long long steal1)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "cpu  200 0 100 1000 0 0 0 %lld 0 0\n"
+             "cpu0 100 0 50 500 0 0 0 %lld 0 0\n"
+             "cpu1 100 0 50 500 0 0 0 %lld 0 0\nctxt 1000\n",
+             steal0 + steal1, steal0, steal1);
+    write_text(root, "/proc/stat", text);
+}
+
+static void test_telemetry_steal_of_a_vm_that_reports_it(void **state)
+{
+    struct replay r;
+    replay_prepare(&r, *state, "vm", "0-1");
+    write_stat_steal(*state, 20, 0);
+    struct telemetry *t = replay_start(&r, true, "6.18.44-fc-v1045");
+    assert_source(t, TELEMETRY_STEAL, "proc-stat");
+    r.now_ns += 1000000000;
+    /* cpu0: 100 more ticks, 10 of them steal; cpu1: none stolen */
+    write_text(*state, "/proc/stat",
+               "cpu  290 0 100 1000 0 0 0 30 0 0\n"
+               "cpu0 190 0 50 500 0 0 0 30 0 0\n"
+               "cpu1 100 0 50 600 0 0 0 0 0 0\nctxt 1100\n");
+    telemetry_snapshot(t);
+    struct telemetry_cpu_figures f;
+    figures(t, 0, &f);
+    assert_figure(f.steal_pct, 10, "steal_pct", 0);
+    figures(t, 1, &f);
+    assert_figure(f.steal_pct, 0, "steal_pct", 1);
+    telemetry_close(t);
+}
+
+static void test_telemetry_steal_of_bare_metal_is_zero(void **state)
+{
+    struct replay r;
+    replay_prepare(&r, *state, "vm", "0-1");
+    write_text(*state, "/proc/cpuinfo",
+               "processor\t: 0\ncpu MHz\t\t: 2096.011\nflags\t\t: fpu vme tsc msr\n\n"
+               "processor\t: 1\ncpu MHz\t\t: 2096.011\nflags\t\t: fpu vme tsc msr\n");
+    write_stat_steal(*state, 0, 0);
+    struct telemetry *t = replay_start(&r, true, "6.18.44-fc-v1045");
+    assert_source(t, TELEMETRY_STEAL, "proc-stat");
+    telemetry_close(t);
+}
+
+static void test_telemetry_steal_of_a_xen_guest_without_it_is_unknown(void **state)
+{
+    struct replay r;
+    replay_prepare(&r, *state, "vm", "0-1");
+    write_text(*state, "/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu\n");
+    write_text(*state, "/sys/hypervisor/type", "xen\n");
+    write_stat_steal(*state, 0, 0);
+    struct telemetry *t = replay_start(&r, true, "6.18.44-fc-v1045");
+    assert_absent(t, TELEMETRY_STEAL, NO_STEAL_WHY);
+    telemetry_close(t);
+}
+
 static void test_telemetry_busy_falls_back_to_ticks_and_says_so(void **state)
 {
     struct replay r;
@@ -593,6 +658,9 @@ int main(void)
         T(test_telemetry_busy_from_the_measured_threads_without_schedstat),
         T(test_telemetry_busy_of_threads_that_ended_before_the_last_snapshot),
         T(test_telemetry_busy_falls_back_to_ticks_and_says_so),
+        T(test_telemetry_steal_of_a_vm_that_reports_it),
+        T(test_telemetry_steal_of_bare_metal_is_zero),
+        T(test_telemetry_steal_of_a_xen_guest_without_it_is_unknown),
         T(test_telemetry_vm_sources_and_reasons),
         T(test_telemetry_vm_figures_from_the_recorded_pair),
         T(test_telemetry_absent_line_groups_figures_by_reason),
