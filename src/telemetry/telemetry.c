@@ -63,13 +63,13 @@ const char *telemetry_irq_label(const struct telemetry_irq *irq)
     return numeric ? irq->name : irq->id;
 }
 
-static void set_source(struct telemetry *t, enum telemetry_figure f, const char *name)
+void telemetry_set_source(struct telemetry *t, enum telemetry_figure f, const char *name)
 {
     t->source[f].name = name;
     t->source[f].why[0] = '\0';
 }
 
-static void set_absent(struct telemetry *t, enum telemetry_figure f, const char *why)
+void telemetry_set_absent(struct telemetry *t, enum telemetry_figure f, const char *why)
 {
     t->source[f].name = NULL;
     text_copy(t->source[f].why, sizeof t->source[f].why, why); /* a long reason is cut */
@@ -129,122 +129,27 @@ static void choose_msr(struct telemetry *t)
     for (int k = 0; k < MSR_COUNTERS; k++)
         have[k] = t->msr_via != MSR_VIA_NONE && t->msr_have[k];
     if (have[MSR_COUNTER_TSC])
-        set_source(t, TELEMETRY_TSC_MHZ, via);
+        telemetry_set_source(t, TELEMETRY_TSC_MHZ, via);
     else
-        set_absent(t, TELEMETRY_TSC_MHZ, why[MSR_COUNTER_TSC]);
+        telemetry_set_absent(t, TELEMETRY_TSC_MHZ, why[MSR_COUNTER_TSC]);
     if (have[MSR_COUNTER_SMI])
-        set_source(t, TELEMETRY_SMI, via);
+        telemetry_set_source(t, TELEMETRY_SMI, via);
     else
-        set_absent(t, TELEMETRY_SMI, why[MSR_COUNTER_SMI]);
+        telemetry_set_absent(t, TELEMETRY_SMI, why[MSR_COUNTER_SMI]);
     int need = !have[MSR_COUNTER_APERF]   ? MSR_COUNTER_APERF
                : !have[MSR_COUNTER_MPERF] ? MSR_COUNTER_MPERF
                : !have[MSR_COUNTER_TSC]   ? MSR_COUNTER_TSC
                                           : -1;
     if (need < 0)
-        set_source(t, TELEMETRY_BZY_MHZ, via);
+        telemetry_set_source(t, TELEMETRY_BZY_MHZ, via);
     else
-        set_absent(t, TELEMETRY_BZY_MHZ, why[need]);
+        telemetry_set_absent(t, TELEMETRY_BZY_MHZ, why[need]);
     if (have[MSR_COUNTER_APERF])
-        set_source(t, TELEMETRY_AVG_MHZ, via);
+        telemetry_set_source(t, TELEMETRY_AVG_MHZ, via);
     if (have[MSR_COUNTER_MPERF] && have[MSR_COUNTER_TSC]) {
         t->busy_via = BUSY_VIA_MSR;
-        set_source(t, TELEMETRY_BUSY_PCT, via);
+        telemetry_set_source(t, TELEMETRY_BUSY_PCT, via);
     }
-}
-
-/* The 7th number of the "cpuN" line of /proc/schedstat: the time tasks
- * (not idle) ran on that CPU, in ns, added when each leaves it. -1 when
- * the line or the number is missing. */
-static int64_t schedstat_cpu_run_ns(const char *text, int cpu)
-{
-    char tag[24];
-    int n = snprintf(tag, sizeof tag, "\ncpu%d ", cpu);
-    const char *line = text ? strstr(text, tag) : NULL;
-    if (!line)
-        return -1;
-    const char *p = line + n;
-    long long v = -1;
-    for (int field = 1; field <= 7; field++) {
-        char *end;
-        v = strtoll(p, &end, 10);
-        if (end == p || v < 0)
-            return -1;
-        p = end;
-    }
-    return (int64_t)v;
-}
-
-/* The first number of /proc/<tid>/schedstat: the thread's run time in ns. */
-static int64_t thread_run_ns(struct telemetry *t, int tid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/schedstat", tid);
-    if (tid <= 0 || sysroot_read_file(&t->sr, path, &t->buf) <= 0)
-        return -1;
-    char *end;
-    long long v = strtoll(t->buf.text, &end, 10);
-    return end != t->buf.text && v >= 0 ? (int64_t)v : -1;
-}
-
-/* Busy without MPERF, from the most faithful source there is: tick samples
- * of /proc/stat alias with any load whose period divides the tick (a spin
- * of 100 us every 250 us reads 0-2% at HZ 250), the scheduler's run time
- * in ns does not. */
-static void choose_busy(struct telemetry *t)
-{
-    if (t->busy_via == BUSY_VIA_MSR)
-        return;
-    int first = t->cpus.count > 0 ? t->cpus.cpu[0] : 0;
-    if (sysroot_read_file(&t->sr, "/proc/schedstat", &t->buf) > 0 &&
-        schedstat_cpu_run_ns(t->buf.text, first) >= 0) {
-        t->busy_via = BUSY_VIA_SCHEDSTAT;
-        set_source(t, TELEMETRY_BUSY_PCT, "schedstat");
-    } else if (t->cfg.measured_threads && thread_run_ns(t, (int)getpid()) >= 0 &&
-               (t->tid = calloc((size_t)t->cpus.count + 1, sizeof *t->tid)) != NULL) {
-        t->busy_via = BUSY_VIA_THREAD;
-        set_source(t, TELEMETRY_BUSY_PCT, "thread-schedstat");
-    } else {
-        t->busy_via = BUSY_VIA_TICKS;
-        set_source(t, TELEMETRY_BUSY_PCT, "proc-stat-ticks");
-    }
-}
-
-/* The run time of CPU index i's measured thread. Its file goes when it
- * exits (the last snapshot of a run comes after that) and its tid may be
- * reused: a thread that ended is asked for its final run time, before the
- * file and again when the file is gone (it may have ended in between). */
-static int64_t measured_thread_run_ns(struct telemetry *t, int i)
-{
-    int64_t end = t->run_ns_at_end ? t->run_ns_at_end(t->run_ns_at_end_ctx, i) : -1;
-    if (end >= 0)
-        return end;
-    int64_t v = thread_run_ns(t, t->tid[i]);
-    if (v < 0 && t->run_ns_at_end)
-        v = t->run_ns_at_end(t->run_ns_at_end_ctx, i);
-    return v;
-}
-
-static void read_run_times(struct telemetry *t, struct snapshot *s)
-{
-    bool all = t->busy_via == BUSY_VIA_SCHEDSTAT &&
-               sysroot_read_file(&t->sr, "/proc/schedstat", &t->buf) > 0;
-    for (int i = 0; i < t->cpus.count; i++)
-        s->cpu[i].run_ns = all ? schedstat_cpu_run_ns(t->buf.text, t->cpus.cpu[i])
-                           : t->busy_via == BUSY_VIA_THREAD ? measured_thread_run_ns(t, i)
-                                                            : -1;
-}
-
-void telemetry_follow_thread_ends(struct telemetry *t, int64_t (*run_ns_at_end)(void *ctx, int i),
-                                  void *ctx)
-{
-    t->run_ns_at_end = run_ns_at_end;
-    t->run_ns_at_end_ctx = ctx;
-}
-
-void telemetry_set_threads(struct telemetry *t, const int *tid)
-{
-    if (t->tid)
-        memcpy(t->tid, tid, (size_t)t->cpus.count * sizeof *t->tid);
 }
 
 /* Index of cpu in the ascending list, or -1. */
@@ -308,14 +213,14 @@ static void choose_frequency(struct telemetry *t)
         return;
     /* Before 5.18, x86 computed both from APERF/MPERF by IPI. */
     if (t->cfg.quiet && !kernel_release_at_least(t->cfg.kernel_release, 5, 18)) {
-        set_absent(t, TELEMETRY_AVG_MHZ,
+        telemetry_set_absent(t, TELEMETRY_AVG_MHZ,
                    IPI_WHY " (scaling_cur_freq and cpuinfo on kernels before 5.18)");
         return;
     }
     int first = t->cpus.count > 0 ? t->cpus.cpu[0] : 0;
     if (cpufreq_khz(t, first) > 0) {
         t->freq_via = FREQ_VIA_CPUFREQ;
-        set_source(t, TELEMETRY_AVG_MHZ, "cpufreq-requested");
+        telemetry_set_source(t, TELEMETRY_AVG_MHZ, "cpufreq-requested");
         return;
     }
     int64_t first_khz = -1;
@@ -323,57 +228,30 @@ static void choose_frequency(struct telemetry *t)
         (cpuinfo_khz(t->buf.text, &first, 1, &first_khz), first_khz > 0) &&
         (t->khz = malloc((size_t)t->cpus.count * sizeof *t->khz)) != NULL) {
         t->freq_via = FREQ_VIA_CPUINFO;
-        set_source(t, TELEMETRY_AVG_MHZ, "cpuinfo");
+        telemetry_set_source(t, TELEMETRY_AVG_MHZ, "cpuinfo");
         return;
     }
-    set_absent(t, TELEMETRY_AVG_MHZ,
+    telemetry_set_absent(t, TELEMETRY_AVG_MHZ,
                "no APERF, no cpufreq scaling_cur_freq, no cpu MHz in "
                "/proc/cpuinfo");
-}
-
-/* Steal is what a hypervisor says it took. One that says nothing (no
- * steal-time support on either side) leaves 0 in /proc/stat since boot,
- * which is "unknown", not "none": a figure of 0 there would claim a vCPU
- * was never taken away. On bare metal 0 is the truth. */
-static void choose_steal(struct telemetry *t)
-{
-    bool guest = sysroot_read_file(&t->sr, "/sys/hypervisor/type", &t->buf) > 0 &&
-                 !isspace((unsigned char)t->buf.text[0]);
-    if (!guest && sysroot_read_file(&t->sr, "/proc/cpuinfo", &t->buf) > 0) {
-        const char *flags = strstr(t->buf.text, "\nflags");
-        const char *eol = flags ? strchr(flags + 1, '\n') : NULL;
-        const char *hv = flags ? strstr(flags, " hypervisor") : NULL;
-        guest = hv && (!eol || hv < eol);
-    }
-    unsigned long long v[8] = {0};
-    bool none = sysroot_read_file(&t->sr, "/proc/stat", &t->buf) > 0 &&
-                sscanf(t->buf.text, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-                       &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8 &&
-                v[7] == 0;
-    if (guest && none)
-        set_absent(t, TELEMETRY_STEAL,
-                   "the hypervisor reports no steal time (0 in /proc/stat since boot): what it "
-                   "takes is unknown, not 0");
-    else
-        set_source(t, TELEMETRY_STEAL, "proc-stat");
 }
 
 static void choose_idle(struct telemetry *t)
 {
     if (cpuidle_read(&t->sr, &t->cpus, &t->idle, &t->notes) != 0) {
-        set_absent(t, TELEMETRY_IDLE, "out of memory");
+        telemetry_set_absent(t, TELEMETRY_IDLE, "out of memory");
         return;
     }
     for (int i = 0; i < t->idle.ncpu; i++)
         if (t->idle.cpu[i].nstates > 0)
             t->use_idle = true;
     if (t->use_idle) {
-        set_source(t, TELEMETRY_IDLE, "cpuidle");
+        telemetry_set_source(t, TELEMETRY_IDLE, "cpuidle");
     } else {
         char why[160];
         snprintf(why, sizeof why, "no cpuidle states (driver %s)",
                  t->idle.driver[0] ? t->idle.driver : "unknown");
-        set_absent(t, TELEMETRY_IDLE, why);
+        telemetry_set_absent(t, TELEMETRY_IDLE, why);
     }
 }
 
@@ -381,22 +259,22 @@ static void choose_ctxt(struct telemetry *t)
 {
     char why[224];
     if (t->sr.prefix[0]) {
-        set_absent(t, TELEMETRY_CTXT, "per-CPU context switches need perf on the live machine");
+        telemetry_set_absent(t, TELEMETRY_CTXT, "per-CPU context switches need perf on the live machine");
         return;
     }
     if (t->cfg.quiet) {
         /* measured here: about 0.45 us more per context switch of the CPU
          * (bench/telemetry-overhead.sh), paid by every wake-up measured */
-        set_absent(t, TELEMETRY_CTXT,
+        telemetry_set_absent(t, TELEMETRY_CTXT,
                    "not counted while measuring: the kernel's record of every switch delays "
                    "the measured CPU's wake-ups");
         return;
     }
     if (perf_switch_open(&t->switches, &t->cpus, why, sizeof why) == 0) {
         t->use_ctxt = true;
-        set_source(t, TELEMETRY_CTXT, "perf-switches");
+        telemetry_set_source(t, TELEMETRY_CTXT, "perf-switches");
     } else {
-        set_absent(t, TELEMETRY_CTXT, why);
+        telemetry_set_absent(t, TELEMETRY_CTXT, why);
     }
 }
 
@@ -427,9 +305,9 @@ static void choose_sensors(struct telemetry *t)
     t->sensors = calloc(1, sizeof *t->sensors);
     if (!t->core_id || !t->package_id || !t->sensors ||
         cpu_topology_read(&t->sr, &t->cpus, &topo, &t->notes) != 0) {
-        set_absent(t, TELEMETRY_CORE_TEMP, "out of memory");
-        set_absent(t, TELEMETRY_PKG_TEMP, "out of memory");
-        set_absent(t, TELEMETRY_PKG_POWER, "out of memory");
+        telemetry_set_absent(t, TELEMETRY_CORE_TEMP, "out of memory");
+        telemetry_set_absent(t, TELEMETRY_PKG_TEMP, "out of memory");
+        telemetry_set_absent(t, TELEMETRY_PKG_POWER, "out of memory");
         return;
     }
     for (int i = 0; i < t->cpus.count; i++) {
@@ -457,21 +335,21 @@ static void choose_sensors(struct telemetry *t)
                            : "no coretemp, k10temp, zenpower hwmon or x86_pkg_temp zone";
     t->use_temps = pkg_label || core_label;
     if (pkg_label)
-        set_source(t, TELEMETRY_PKG_TEMP, pkg_label);
+        telemetry_set_source(t, TELEMETRY_PKG_TEMP, pkg_label);
     else
-        set_absent(t, TELEMETRY_PKG_TEMP, t->use_temps ? "no package sensor" : none);
+        telemetry_set_absent(t, TELEMETRY_PKG_TEMP, t->use_temps ? "no package sensor" : none);
     if (core_label)
-        set_source(t, TELEMETRY_CORE_TEMP, core_label);
+        telemetry_set_source(t, TELEMETRY_CORE_TEMP, core_label);
     else
-        set_absent(t, TELEMETRY_CORE_TEMP,
+        telemetry_set_absent(t, TELEMETRY_CORE_TEMP,
                    t->use_temps ? "the sensor has no per-core values" : none);
     if (found_energy == 0) {
-        set_absent(t, TELEMETRY_PKG_POWER, "no powercap RAPL domain (/sys/class/powercap)");
+        telemetry_set_absent(t, TELEMETRY_PKG_POWER, "no powercap RAPL domain (/sys/class/powercap)");
     } else if (t->cfg.quiet) {
-        set_absent(t, TELEMETRY_PKG_POWER, IPI_WHY " (RAPL energy MSR by IPI)");
+        telemetry_set_absent(t, TELEMETRY_PKG_POWER, IPI_WHY " (RAPL energy MSR by IPI)");
     } else {
         t->use_energy = true;
-        set_source(t, TELEMETRY_PKG_POWER, "powercap");
+        telemetry_set_source(t, TELEMETRY_PKG_POWER, "powercap");
     }
 }
 
@@ -550,7 +428,7 @@ void telemetry_snapshot(struct telemetry *t)
     if (t->freq_via)
         read_frequencies(t, s);
     if (t->busy_via == BUSY_VIA_SCHEDSTAT || t->busy_via == BUSY_VIA_THREAD)
-        read_run_times(t, s);
+        telemetry_read_run_times(t, s);
     if (t->use_idle) {
         cpuidle_refresh_counters(&t->sr, &t->idle, &t->notes);
         for (int i = 0; i < t->cpus.count; i++)
@@ -612,27 +490,27 @@ struct telemetry *telemetry_open(const struct telemetry_config *cfg, char *err, 
         return NULL;
     }
     choose_msr(t);
-    choose_busy(t);
+    telemetry_choose_busy(t);
     choose_frequency(t);
-    choose_steal(t);
+    telemetry_choose_steal(t);
     choose_idle(t);
     choose_ctxt(t);
     choose_sensors(t);
-    set_source(t, TELEMETRY_IRQS, "proc-interrupts");
-    set_source(t, TELEMETRY_SOFTIRQS, "proc-softirqs");
-    set_source(t, TELEMETRY_CPU_TIME, "proc-stat");
+    telemetry_set_source(t, TELEMETRY_IRQS, "proc-interrupts");
+    telemetry_set_source(t, TELEMETRY_SOFTIRQS, "proc-softirqs");
+    telemetry_set_source(t, TELEMETRY_CPU_TIME, "proc-stat");
     telemetry_snapshot(t);
     /* Files the machine lacks entirely make their figures absent. */
     const struct snapshot *s = snap_new(t);
     if (!s->irqs_ok)
-        set_absent(t, TELEMETRY_IRQS, "/proc/interrupts missing, or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_IRQS, "/proc/interrupts missing, or not in the kernel's format");
     if (!s->softirqs_ok)
-        set_absent(t, TELEMETRY_SOFTIRQS, "/proc/softirqs missing, or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_SOFTIRQS, "/proc/softirqs missing, or not in the kernel's format");
     if (!s->stat_ok) {
-        set_absent(t, TELEMETRY_CPU_TIME, "/proc/stat missing, or not in the kernel's format");
-        set_absent(t, TELEMETRY_STEAL, "/proc/stat missing, or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_CPU_TIME, "/proc/stat missing, or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_STEAL, "/proc/stat missing, or not in the kernel's format");
         if (t->busy_via == BUSY_VIA_TICKS)
-            set_absent(t, TELEMETRY_BUSY_PCT,
+            telemetry_set_absent(t, TELEMETRY_BUSY_PCT,
                        "no MPERF/TSC, and /proc/stat missing or not in the kernel's format");
     }
     return t;

@@ -75,6 +75,15 @@ struct telemetry {
     struct read_notes notes;
 };
 
+/* A figure's source, or its absence with the reason (telemetry.c). */
+void telemetry_set_source(struct telemetry *t, enum telemetry_figure f, const char *name);
+void telemetry_set_absent(struct telemetry *t, enum telemetry_figure f, const char *why);
+/* telemetry_cpu_time.c: the busy and steal sources, and the run times of
+ * a snapshot. */
+void telemetry_choose_busy(struct telemetry *t);
+void telemetry_choose_steal(struct telemetry *t);
+void telemetry_read_run_times(struct telemetry *t, struct snapshot *s);
+
 static inline const struct snapshot *snap_new(const struct telemetry *t)
 {
     return &t->snap[t->cur];
