@@ -36,7 +36,6 @@
 #include "out/report.h"
 #include "out/run_stream.h"
 #include "out/text_report.h"
-#include "sys/cpuidle.h"
 #include "sys/cpulist.h"
 #include "sys/resctrl.h"
 #include "inspect/inspect_system.h"
@@ -89,8 +88,8 @@ static bool open_telemetry(const struct run_params *p, const struct system_info 
 }
 
 static void print_header(const struct run_params *p, const struct system_info *si,
-                         const struct sysroot *sr, int pm_fd,
-                         const struct telemetry *t, const struct engine *eng)
+                         const struct sysroot *sr, int pm_fd, const struct telemetry *t,
+                         const struct engine *eng)
 {
     char cpus[1024], iv[32], dur[32], policy[96];
     cpulist_format(&p->common.cpus, cpus, sizeof(cpus));
@@ -114,15 +113,11 @@ static void print_header(const struct run_params *p, const struct system_info *s
            si->preempt_model[0] ? si->preempt_model : "preempt model unknown",
            si->clocksource[0] ? si->clocksource : "?", si->hypervisor[0] ? ", hypervisor " : "",
            si->hypervisor);
-    const char *no_driver = pm_fd >= 0 ? cpuidle_no_driver_why(sr) : NULL;
-    if (pm_fd >= 0 && no_driver)
-        printf("PM QoS: holding /dev/cpu_dma_latency at %lld µs for the run; it changes "
-               "nothing now: %s (held in case one loads)\n",
-               (long long)p->pm_qos_us, no_driver);
-    else if (pm_fd >= 0)
-        printf("PM QoS: holding /dev/cpu_dma_latency at %lld µs for the run\n",
-               (long long)p->pm_qos_us);
-    else if (si->cpu_dma_latency_us < 0)
+    char hold[320];
+    if (pm_fd >= 0) {
+        pm_qos_hold_describe(sr, p->pm_qos_us, " for the run", hold, sizeof hold);
+        printf("PM QoS: %s\n", hold);
+    } else if (si->cpu_dma_latency_us < 0)
         printf("PM QoS: /dev/cpu_dma_latency unreadable (needs root)\n");
     else if (si->cpu_dma_latency_us == PM_QOS_NO_REQUEST_US)
         printf("PM QoS: no CPU latency request in force (use --pm-qos DUR to hold one)\n");

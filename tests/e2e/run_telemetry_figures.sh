@@ -5,6 +5,7 @@
 #     not;
 #   the telemetry summary names its windows (--report-every 500ms: "over N
 #     windows of 500 ms");
+#   tune hold --only pm-qos says the same, in the same words;
 #   busy: a spin of 100 us every 250 us (40% of the CPU) reads as busy, at
 #     least 25%, although the loop's period divides the scheduler tick.
 # About 5 s.
@@ -29,6 +30,12 @@ done
 check "--pm-qos 0, no current_driver: changes nothing now" grep -q "^PM QoS: holding .* at 0 µs for the run; it changes nothing now: no cpuidle driver (.*current_driver absent)" "$T/nodrv.out"
 check "--pm-qos 0, current_driver none: changes nothing now" grep -q "^PM QoS: holding .* at 0 µs for the run; it changes nothing now: no cpuidle driver (current_driver: none)" "$T/none.out"
 check "--pm-qos 0 with a driver: a plain hold" grep -qx "PM QoS: holding /dev/cpu_dma_latency at 0 µs for the run" "$T/drv.out"
+# tune hold says the same of its hold, in the same words
+"$JL" tune hold --sysroot "$T/nodrv" --state "$T/nodrv.state" -a 1 --only pm-qos -D 200ms >"$T/tune-nodrv.out" 2>"$T/err"
+rc_is "tune hold --only pm-qos on a tree without a driver: exit 0" 0 $?
+check "tune hold, no cpuidle driver: changes nothing now" grep -q "^PM QoS: holding /dev/cpu_dma_latency at [0-9]* µs until tune ends; it changes nothing now: no cpuidle driver (.*current_driver absent) (held in case one loads)" "$T/tune-nodrv.out"
+"$JL" tune hold --sysroot "$T/drv" --state "$T/drv.state" -a 1 --only pm-qos -D 200ms >"$T/tune-drv.out" 2>"$T/err"
+check "tune hold with a driver: a plain hold" grep -qx "PM QoS: holding /dev/cpu_dma_latency at [0-9]* µs until tune ends" "$T/tune-drv.out"
 check "the summary names its windows (250 ms)" grep -Eq "^Telemetry over [0-9]+ windows of 250 ms, averaged; rates per second" "$T/drv.out"
 
 # --- busy: a spin of 100 us every 250 us is 40% of the CPU ---------------------
