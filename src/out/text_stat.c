@@ -49,7 +49,7 @@ static void print_header(const struct stat_table *st, FILE *out)
     const struct telemetry *t = st->t;
     fprintf(out, "%8s %4s", "time_s", "CPU");
     if (has(t, TELEMETRY_AVG_MHZ))
-        fprintf(out, " %8s", "Avg_MHz");
+        fprintf(out, " %8s", telemetry_freq_column(telemetry_source(t, TELEMETRY_AVG_MHZ)->name));
     if (has(t, TELEMETRY_BUSY_PCT))
         fprintf(out, " %7s", "Busy%");
     if (has(t, TELEMETRY_BZY_MHZ))
@@ -332,7 +332,7 @@ void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct t
             only ? ", the CPUs above (--per-cpu: every CPU)" : "");
     fprintf(out, "%5s", "CPU");
     if (has(t, TELEMETRY_AVG_MHZ))
-        fprintf(out, " %8s", "Avg_MHz");
+        fprintf(out, " %8s", telemetry_freq_column(telemetry_source(t, TELEMETRY_AVG_MHZ)->name));
     if (has(t, TELEMETRY_BUSY_PCT))
         fprintf(out, " %7s", "Busy%");
     if (has(t, TELEMETRY_IRQS))

@@ -207,6 +207,33 @@ static int64_t cpufreq_khz(const struct telemetry *t, int cpu)
     return sysroot_read_int64(&t->sr, path, &v) == 0 && v > 0 ? v : -1;
 }
 
+static const struct {
+    const char *source, *column, *meaning;
+} freq_names[] = {
+    {"cpufreq-requested", "Req_MHz",
+     "Req_MHz (cpufreq-requested): the frequency cpufreq asked for at the end of the window "
+     "(scaling_cur_freq), not cycles run"},
+    {"cpuinfo", "CPU_MHz",
+     "CPU_MHz (cpuinfo): the kernel's \"cpu MHz\" in /proc/cpuinfo at the end of the window, "
+     "an estimate or a nominal value, not cycles run"},
+};
+
+const char *telemetry_freq_column(const char *source)
+{
+    for (size_t k = 0; source && k < sizeof freq_names / sizeof freq_names[0]; k++)
+        if (strcmp(source, freq_names[k].source) == 0)
+            return freq_names[k].column;
+    return "Avg_MHz";
+}
+
+const char *telemetry_freq_meaning(const char *source)
+{
+    for (size_t k = 0; source && k < sizeof freq_names / sizeof freq_names[0]; k++)
+        if (strcmp(source, freq_names[k].source) == 0)
+            return freq_names[k].meaning;
+    return "Avg_MHz (APERF): cycles run per microsecond of the window";
+}
+
 static void choose_frequency(struct telemetry *t)
 {
     if (t->source[TELEMETRY_AVG_MHZ].name)
@@ -214,7 +241,7 @@ static void choose_frequency(struct telemetry *t)
     /* Before 5.18, x86 computed both from APERF/MPERF by IPI. */
     if (t->cfg.quiet && !kernel_release_at_least(t->cfg.kernel_release, 5, 18)) {
         telemetry_set_absent(t, TELEMETRY_AVG_MHZ,
-                   IPI_WHY " (scaling_cur_freq and cpuinfo on kernels before 5.18)");
+                             IPI_WHY " (scaling_cur_freq and cpuinfo on kernels before 5.18)");
         return;
     }
     int first = t->cpus.count > 0 ? t->cpus.cpu[0] : 0;
@@ -232,8 +259,8 @@ static void choose_frequency(struct telemetry *t)
         return;
     }
     telemetry_set_absent(t, TELEMETRY_AVG_MHZ,
-               "no APERF, no cpufreq scaling_cur_freq, no cpu MHz in "
-               "/proc/cpuinfo");
+                         "no APERF, no cpufreq scaling_cur_freq, no cpu MHz in "
+                         "/proc/cpuinfo");
 }
 
 static void choose_idle(struct telemetry *t)
@@ -259,15 +286,17 @@ static void choose_ctxt(struct telemetry *t)
 {
     char why[224];
     if (t->sr.prefix[0]) {
-        telemetry_set_absent(t, TELEMETRY_CTXT, "per-CPU context switches need perf on the live machine");
+        telemetry_set_absent(t, TELEMETRY_CTXT,
+                             "per-CPU context switches need perf on the live machine");
         return;
     }
     if (t->cfg.quiet) {
         /* measured here: about 0.45 us more per context switch of the CPU
          * (bench/telemetry-overhead.sh), paid by every wake-up measured */
-        telemetry_set_absent(t, TELEMETRY_CTXT,
-                   "not counted while measuring: the kernel's record of every switch delays "
-                   "the measured CPU's wake-ups");
+        telemetry_set_absent(
+            t, TELEMETRY_CTXT,
+            "not counted while measuring: the kernel's record of every switch delays "
+            "the measured CPU's wake-ups");
         return;
     }
     if (perf_switch_open(&t->switches, &t->cpus, why, sizeof why) == 0) {
@@ -342,9 +371,10 @@ static void choose_sensors(struct telemetry *t)
         telemetry_set_source(t, TELEMETRY_CORE_TEMP, core_label);
     else
         telemetry_set_absent(t, TELEMETRY_CORE_TEMP,
-                   t->use_temps ? "the sensor has no per-core values" : none);
+                             t->use_temps ? "the sensor has no per-core values" : none);
     if (found_energy == 0) {
-        telemetry_set_absent(t, TELEMETRY_PKG_POWER, "no powercap RAPL domain (/sys/class/powercap)");
+        telemetry_set_absent(t, TELEMETRY_PKG_POWER,
+                             "no powercap RAPL domain (/sys/class/powercap)");
     } else if (t->cfg.quiet) {
         telemetry_set_absent(t, TELEMETRY_PKG_POWER, IPI_WHY " (RAPL energy MSR by IPI)");
     } else {
@@ -503,15 +533,20 @@ struct telemetry *telemetry_open(const struct telemetry_config *cfg, char *err, 
     /* Files the machine lacks entirely make their figures absent. */
     const struct snapshot *s = snap_new(t);
     if (!s->irqs_ok)
-        telemetry_set_absent(t, TELEMETRY_IRQS, "/proc/interrupts missing, or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_IRQS,
+                             "/proc/interrupts missing, or not in the kernel's format");
     if (!s->softirqs_ok)
-        telemetry_set_absent(t, TELEMETRY_SOFTIRQS, "/proc/softirqs missing, or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_SOFTIRQS,
+                             "/proc/softirqs missing, or not in the kernel's format");
     if (!s->stat_ok) {
-        telemetry_set_absent(t, TELEMETRY_CPU_TIME, "/proc/stat missing, or not in the kernel's format");
-        telemetry_set_absent(t, TELEMETRY_STEAL, "/proc/stat missing, or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_CPU_TIME,
+                             "/proc/stat missing, or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_STEAL,
+                             "/proc/stat missing, or not in the kernel's format");
         if (t->busy_via == BUSY_VIA_TICKS)
-            telemetry_set_absent(t, TELEMETRY_BUSY_PCT,
-                       "no MPERF/TSC, and /proc/stat missing or not in the kernel's format");
+            telemetry_set_absent(
+                t, TELEMETRY_BUSY_PCT,
+                "no MPERF/TSC, and /proc/stat missing or not in the kernel's format");
     }
     return t;
 }

@@ -112,6 +112,14 @@ struct telemetry *telemetry_open(const struct telemetry_config *cfg, char *err, 
 /* The CPUs, in the order of the figures' index i. */
 int telemetry_cpu_count(const struct telemetry *t);
 const struct telemetry_source *telemetry_source(const struct telemetry *t, enum telemetry_figure f);
+/* What avg_mhz is, by its source: turbostat's Avg_MHz (cycles run per
+ * us, from APERF) only from "perf-msr" and "msr"; "cpufreq-requested" is
+ * the frequency the governor asked for, "cpuinfo" the kernel's "cpu MHz"
+ * estimate. The column's name in tables ("Avg_MHz", "Req_MHz", "CPU_MHz"),
+ * and the meaning in words for captions and help; a NULL or unknown
+ * source gives the APERF ones. */
+const char *telemetry_freq_column(const char *source);
+const char *telemetry_freq_meaning(const char *source);
 /* One line naming the absent figures and why, for people ("" when none):
  * what `stat` and `run` print once. */
 void telemetry_absent_line(const struct telemetry *t, char *buf, size_t len);

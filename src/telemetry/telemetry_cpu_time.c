@@ -109,7 +109,6 @@ void telemetry_set_threads(struct telemetry *t, const int *tid)
         memcpy(t->tid, tid, (size_t)t->cpus.count * sizeof *t->tid);
 }
 
-
 /* Steal is what a hypervisor says it took. One that says nothing (no
  * steal-time support on either side) leaves 0 in /proc/stat since boot,
  * which is "unknown", not "none": a figure of 0 there would claim a vCPU
@@ -130,10 +129,10 @@ void telemetry_choose_steal(struct telemetry *t)
                        &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8 &&
                 v[7] == 0;
     if (guest && none)
-        telemetry_set_absent(t, TELEMETRY_STEAL,
-                   "the hypervisor reports no steal time (0 in /proc/stat since boot): what it "
-                   "takes is unknown, not 0");
+        telemetry_set_absent(
+            t, TELEMETRY_STEAL,
+            "the hypervisor reports no steal time (0 in /proc/stat since boot): what it "
+            "takes is unknown, not 0");
     else
         telemetry_set_source(t, TELEMETRY_STEAL, "proc-stat");
 }
-

@@ -130,6 +130,7 @@ bad "unknown option" "unknown option '--bogus'" -D 1 --json @OUT@ --bogus
 J=$T/vm.json
 "$JL" stat --sysroot "$FX/vm/t0" -D 0.3 --json "$J" >"$T/vm.out" 2>"$T/vm.err"
 rc_is "--sysroot vm/t0 exits 0" 0 $?
+check "VM: the frequency from /proc/cpuinfo is CPU_MHz, not Avg_MHz" sh -c "head -1 '$T/vm.out' | grep -q ' CPU_MHz' && ! head -1 '$T/vm.out' | grep -q Avg_MHz"
 check "VM without steal: no Steal% column" sh -c "! head -1 '$T/vm.out' | grep -q Steal"
 check "VM without steal: the reason is printed" grep -q "steal_pct: the hypervisor reports no steal time (0 in /proc/stat since boot)" "$T/vm.out" "$T/vm.err"
 check "VM without steal: null in the JSON, with the reason" python3 -c '

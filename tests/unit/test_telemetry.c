@@ -641,6 +641,23 @@ static void test_telemetry_steal_of_a_xen_guest_without_it_is_unknown(void **sta
     telemetry_close(t);
 }
 
+/* ---- the frequency is named by its source ------------------------------- */
+
+static void test_telemetry_frequency_named_by_its_source(void **state)
+{
+    (void)state;
+    assert_string_equal(telemetry_freq_column("perf-msr"), "Avg_MHz");
+    assert_string_equal(telemetry_freq_column("msr"), "Avg_MHz");
+    assert_string_equal(telemetry_freq_column("cpufreq-requested"), "Req_MHz");
+    assert_string_equal(telemetry_freq_column("cpuinfo"), "CPU_MHz");
+    assert_string_equal(telemetry_freq_column(NULL), "Avg_MHz");
+    assert_non_null(strstr(telemetry_freq_meaning("msr"), "cycles run per microsecond"));
+    assert_non_null(strstr(telemetry_freq_meaning("cpufreq-requested"), "asked for"));
+    assert_non_null(strstr(telemetry_freq_meaning("cpufreq-requested"), "not cycles run"));
+    assert_non_null(strstr(telemetry_freq_meaning("cpuinfo"), "/proc/cpuinfo"));
+    assert_non_null(strstr(telemetry_freq_meaning("cpuinfo"), "not cycles run"));
+}
+
 static void test_telemetry_busy_falls_back_to_ticks_and_says_so(void **state)
 {
     struct replay r;
@@ -659,6 +676,7 @@ int main(void)
         T(test_telemetry_busy_of_threads_that_ended_before_the_last_snapshot),
         T(test_telemetry_busy_falls_back_to_ticks_and_says_so),
         T(test_telemetry_steal_of_a_vm_that_reports_it),
+        T(test_telemetry_frequency_named_by_its_source),
         T(test_telemetry_steal_of_bare_metal_is_zero),
         T(test_telemetry_steal_of_a_xen_guest_without_it_is_unknown),
         T(test_telemetry_vm_sources_and_reasons),
