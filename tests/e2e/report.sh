@@ -65,6 +65,15 @@ fi
     -o "$T/main.html" >"$T/main.out" 2>"$T/err"
 rc_is "report of the real results exits 0" 0 $?
 check "it says what it wrote" grep -q "^jitterlab: report: wrote $T/main.html ([0-9]* kB" "$T/main.out"
+# shellcheck disable=SC2086
+check "the frequency caption names the results' source" python3 -c '
+import html, json, sys
+srcs = {json.load(open(f)).get("telemetry_sources", {}).get("avg_mhz", {}).get("source") for f in sys.argv[2:]} - {None}
+want = {"perf-msr": "Avg_MHz (APERF)", "msr": "Avg_MHz (APERF)", "cpufreq-requested": "Req_MHz (cpufreq-requested)", "cpuinfo": "CPU_MHz (cpuinfo)"}
+page = html.unescape(open(sys.argv[1]).read())
+first = next(iter(srcs)) if len(srcs) == 1 else None
+print(srcs)
+sys.exit(0 if first is None or (want[first] in page and (first in ("perf-msr", "msr") or "cycles run per microsecond" not in page)) else 1)' "$T/main.html" $results
 pyt - page="$T/main.html" svg="$T/svg" results="$results" cmp="$CMP" ins="$T/I.json" \
     helpers="$H" <<'PY'
 import sys, os, glob, xml.etree.ElementTree as ET
