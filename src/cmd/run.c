@@ -61,6 +61,12 @@ static uint64_t telemetry_windows_expected(const struct run_params *p, int64_t p
 }
 
 /* Opens the telemetry of the measured CPUs; false after the message. */
+/* telemetry_follow_thread_ends's view of the engine */
+static int64_t thread_run_ns_at_end(void *eng, int i)
+{
+    return engine_thread_run_ns(eng, i);
+}
+
 static bool open_telemetry(const struct run_params *p, const struct system_info *si,
                            const struct sysroot *sr, struct telemetry **t, struct run_telemetry *rt)
 {
@@ -68,7 +74,8 @@ static bool open_telemetry(const struct run_params *p, const struct system_info 
     struct telemetry_config tcfg = {.sr = sr,
                                     .cpus = &p->common.cpus,
                                     .quiet = !p->telemetry_all,
-                                    .kernel_release = si->kernel};
+                                    .kernel_release = si->kernel,
+                                    .measured_threads = true};
     *t = telemetry_open(&tcfg, err, sizeof(err));
     if (!*t ||
         run_telemetry_init(
@@ -80,8 +87,9 @@ static bool open_telemetry(const struct run_params *p, const struct system_info 
     return true;
 }
 
-static void print_header(const struct run_params *p, const struct system_info *si, int pm_fd,
-                         const struct telemetry *t, const struct engine *eng)
+static void print_header(const struct run_params *p, const struct system_info *si,
+                         const struct sysroot *sr, int pm_fd, const struct telemetry *t,
+                         const struct engine *eng)
 {
     char cpus[1024], iv[32], dur[32], policy[96];
     cpulist_format(&p->common.cpus, cpus, sizeof(cpus));
@@ -109,10 +117,11 @@ static void print_header(const struct run_params *p, const struct system_info *s
     printf("kernel %s (%s), clocksource %s%s%s\n", si->kernel[0] ? si->kernel : "?", preempt,
            si->clocksource[0] ? si->clocksource : "?", si->hypervisor[0] ? ", hypervisor " : "",
            si->hypervisor);
-    if (pm_fd >= 0)
-        printf("PM QoS: holding /dev/cpu_dma_latency at %lld µs for the run\n",
-               (long long)p->pm_qos_us);
-    else if (si->cpu_dma_latency_us < 0)
+    char hold[320];
+    if (pm_fd >= 0) {
+        pm_qos_hold_describe(sr, p->pm_qos_us, " for the run", hold, sizeof hold);
+        printf("PM QoS: %s\n", hold);
+    } else if (si->cpu_dma_latency_us < 0)
         printf("PM QoS: /dev/cpu_dma_latency unreadable (needs root)\n");
     else if (si->cpu_dma_latency_us == PM_QOS_NO_REQUEST_US)
         printf("PM QoS: no CPU latency request in force (use --pm-qos DUR to hold one)\n");
@@ -354,7 +363,7 @@ static int run_main(int argc, char **argv, char **typed)
         goto done;
     }
     if (!p.common.quiet)
-        print_header(&p, &si, pm_fd, tele, eng);
+        print_header(&p, &si, &sr, pm_fd, tele, eng);
 
     struct run_report rep;
     rfc3339_now(st.started_at, sizeof(st.started_at));
@@ -414,8 +423,14 @@ static int run_main(int argc, char **argv, char **typed)
             goto done;
         }
         warn_after_start(&p, eng);
-        if (telemetry_on)
+        if (telemetry_on) {
+            int tids[CPULIST_MAX_CPUS];
+            for (int i = 0; i < engine_cpu_count(eng); i++)
+                tids[i] = engine_thread_tid(eng, i);
+            telemetry_set_threads(tele, tids);
+            telemetry_follow_thread_ends(tele, thread_run_ns_at_end, eng);
             run_telemetry_start(&rtele);
+        }
         if (explaining) {
             int tids[CPULIST_MAX_CPUS];
             for (int i = 0; i < engine_cpu_count(eng); i++)

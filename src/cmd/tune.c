@@ -291,9 +291,12 @@ static int tune_hold(const struct tune_params *p, const struct tune_request *rq)
         if (fd < 0)
             fprintf(stderr, "jitterlab: tune hold: cannot hold /dev/cpu_dma_latency: %s\n",
                     strerror(-fd));
-        else if (!p->common.quiet)
-            printf("holding /dev/cpu_dma_latency at %lld us\n",
-                   (long long)(tune_exit_latency_limit_ns(p->budget_ns) / NS_PER_US));
+        else if (!p->common.quiet) {
+            char hold[320];
+            pm_qos_hold_describe(rq->sr, tune_exit_latency_limit_ns(p->budget_ns) / NS_PER_US,
+                                 " until tune ends", hold, sizeof hold);
+            printf("PM QoS: %s\n", hold);
+        }
     }
     if (!p->common.quiet)
         printf("holding; Ctrl-C restores everything\n");

@@ -413,6 +413,12 @@ int engine_thread_tid(const struct engine *e, int i)
     return e->slots[i].tid;
 }
 
+int64_t engine_thread_run_ns(const struct engine *e, int i)
+{
+    return atomic_load_explicit(&e->slots[i].done, memory_order_acquire) ? e->slots[i].run_ns_at_end
+                                                                         : -1;
+}
+
 int engine_sleep_error(const struct engine *e, int *cpu)
 {
     for (int i = 0; i < e->n; i++)

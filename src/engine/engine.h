@@ -299,6 +299,9 @@ enum engine_lock engine_memory_lock(const struct engine *e);
 /* The kernel thread id of measured CPU index i's thread (what tracepoints
  * name it by); valid once engine_start has returned 0. */
 int engine_thread_tid(const struct engine *e, int i);
+/* That thread's CPU time (ns) when it ended, -1 while it runs or when the
+ * clock failed; once engine_join has returned, final. */
+int64_t engine_thread_run_ns(const struct engine *e, int i);
 /* Non-zero (an errno) when a thread's clock_nanosleep failed and ended its
  * loop; *cpu names the CPU. */
 int engine_sleep_error(const struct engine *e, int *cpu);

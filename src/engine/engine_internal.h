@@ -42,6 +42,7 @@ struct cpu_slot {
     int sleep_error;       /* errno of a clock_nanosleep failure that ended the loop */
     int tid;               /* the thread's kernel id, set before it reports ready */
     int64_t ready_ns;      /* when it reported ready (CLOCK_MONOTONIC) */
+    int64_t run_ns_at_end; /* its CPU time when it ended; -1 before */
     /* the tally of the samples the ring could not take, by the thread */
     struct cycle_tally dropped;
     /* the tally of the samples it took, by engine_drain on the collector */

@@ -239,6 +239,13 @@ static void thread_done(struct cpu_slot *s)
     s->result.ring_drops = atomic_load_explicit(&s->ring.drops, memory_order_relaxed);
     cpu_result_finish_hists(&s->result);
     counters_close(&s->counters);
+    /* The scheduler's run time of this thread (what /proc/TID/schedstat
+     * says), kept because that file goes with the thread: the last
+     * telemetry snapshot is taken after the threads have ended. */
+    struct timespec cpu;
+    s->run_ns_at_end = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
+                           ? (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec
+                           : -1;
     atomic_store_explicit(&s->done, true, memory_order_release);
     atomic_fetch_add_explicit(&e->finished, 1, memory_order_acq_rel);
     pthread_mutex_lock(&e->gate_lock);

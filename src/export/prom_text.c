@@ -193,12 +193,18 @@ static void telemetry_families(struct page *pg, const struct metrics_cpu *cpus, 
         idle |= cpus[i].has_telemetry && cpus[i].nidle > 0;
     }
     if (freq)
-        per_cpu(pg, "jitterlab_cpu_frequency_hertz", "gauge",
-                "Effective CPU frequency over the newest telemetry window.", cpus, ncpu, pick_freq);
+        per_cpu(
+            pg, "jitterlab_cpu_frequency_hertz", "gauge",
+            "CPU frequency of the newest telemetry window: cycles run (APERF) where the machine "
+            "has it, else the one cpufreq requested or /proc/cpuinfo reports; the run "
+            "result's telemetry_sources.avg_mhz names which.",
+            cpus, ncpu, pick_freq);
     if (busy)
         per_cpu(pg, "jitterlab_cpu_busy_ratio", "gauge",
-                "Share of the newest telemetry window the CPU was not idle (0..1).", cpus, ncpu,
-                pick_busy);
+                "Share of the newest telemetry window the CPU was busy (0..1): C0 from MPERF/TSC, "
+                "else the "
+                "scheduler's run time (with thread-schedstat the measured thread's only).",
+                cpus, ncpu, pick_busy);
     if (idle) {
         family(pg, "jitterlab_cpu_idle_state_residency_ratio", "gauge",
                "Share of the newest telemetry window spent in each idle state (0..1).");
@@ -225,7 +231,7 @@ static void telemetry_families(struct page *pg, const struct metrics_cpu *cpus, 
     if (any(cpus, ncpu, offsetof(struct metrics_cpu, has_steal)))
         per_cpu(pg, "jitterlab_cpu_steal_seconds_total", "counter",
                 "Time the hypervisor ran something else while the CPU wanted to run.", cpus, ncpu,
-                pick_steal);
+                pick_steal); /* absent where the hypervisor reports none: unknown, not 0 */
 }
 
 static void info_family(struct page *pg, const struct metrics_info *in)

@@ -137,6 +137,7 @@ struct report_run {
     bool has_intervals, has_telemetry;
     int nidle;
     char idle_name[REPORT_IDLE_STATES][REPORT_IDLE_NAME]; /* copied: the tree's telemetry goes */
+    char freq_source[24]; /* telemetry_sources.avg_mhz.source; "" when absent */
     /* --explain */
     bool has_explain;
     const char *explain_method, *explain_reason;

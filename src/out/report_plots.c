@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "out/report_html_internal.h"
+#include "telemetry/telemetry.h"
 
 #define PLOT_W          880
 #define PLOT_H          300
@@ -301,8 +302,28 @@ struct series_plot {
     enum axis_format fmt;
 };
 
+/* The frequency plot says what its figure is, by the results' source:
+ * turbostat's Avg_MHz only from APERF. */
+static const char *freq_caption(const struct report_ctx *c, char *buf, size_t len)
+{
+    const char *first = NULL;
+    bool differ = false;
+    for (int r = 0; r < c->in->nrun; r++) {
+        const char *s = c->in->run[r].freq_source;
+        if (!c->in->run[r].has_telemetry || !s[0])
+            continue;
+        differ |= first && strcmp(first, s) != 0;
+        first = first ? first : s;
+    }
+    snprintf(buf, len, "%s%s.", telemetry_freq_meaning(first),
+             differ ? " (the results' sources differ: see each one's telemetry_sources.avg_mhz)"
+                    : "");
+    return buf;
+}
+
 static void plot_series(struct report_ctx *c, int cpu, const struct series_plot *sp)
 {
+    char caption[320];
     struct range g = {0, INFINITY, -INFINITY, INFINITY};
     for (int r = 0; r < c->in->nrun; r++)
         for (int k = 0; k < sp->nfig; k++)
@@ -338,7 +359,10 @@ static void plot_series(struct report_ctx *c, int cpu, const struct series_plot 
                 series_of(report_run_cpu(&c->in->run[r], cpu), sp->intervals, sp->fig[k]);
             series_line(m, &p, report_colour(r), sp->dash[k], s.t, s.v, s.n);
         }
-    report_plot_close(c, m, &text, &len, cpu, sp->name, sp->caption);
+    report_plot_close(c, m, &text, &len, cpu, sp->name,
+                      !sp->intervals && sp->fig[0] == TM_AVG_MHZ
+                          ? freq_caption(c, caption, sizeof caption)
+                          : sp->caption);
 }
 
 static const struct series_plot series_plots[] = {
@@ -368,14 +392,16 @@ static const struct series_plot series_plots[] = {
     {.name = "avg-mhz",
      .title = "Average frequency",
      .y_title = "MHz",
-     .caption = "Avg_MHz: cycles run per microsecond of the window.",
+     .caption = NULL, /* by the source: freq_caption */
      .nfig = 1,
      .fig = {TM_AVG_MHZ},
      .fmt = AXIS_FMT_NUMBER},
     {.name = "busy",
      .title = "Busy",
      .y_title = "%",
-     .caption = "Busy%: the share of the window the CPU was not idle.",
+     .caption = "Busy%: the share of the window in C0 (MPERF/TSC), else the run time the scheduler "
+                "counted (schedstat: all tasks; thread-schedstat: the measured thread only); "
+                "telemetry_sources.busy_pct names which.",
      .nfig = 1,
      .fig = {TM_BUSY_PCT},
      .from_zero = true,

@@ -296,6 +296,9 @@ static int read_telemetry(struct jreader *r, struct report_run *run)
     if (!arr)
         return 0;
     run->has_telemetry = true;
+    const json_t *src = json_object_get(json_object_get(run->root, "telemetry_sources"), "avg_mhz");
+    const char *freq = json_string_value(json_object_get(src, "source"));
+    snprintf(run->freq_source, sizeof run->freq_source, "%s", freq ? freq : "");
     struct per_cpu_rows *rows = calloc((size_t)run->ncpu, sizeof *rows);
     if (!rows)
         return jr_fail(r, "telemetry", "out of memory");

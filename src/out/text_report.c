@@ -275,7 +275,7 @@ void text_summary(FILE *out, const struct run_report *rep)
                 only[nonly++] = rep->cpu[worst.idx[k]]->cpu;
         }
         text_telemetry_summary(out, rep->telemetry, rep->telemetry_windows, rep->telemetry_count,
-                               rep->telemetry_dropped, compact ? only : NULL, nonly);
+                               rep->telemetry_dropped, rep->telemetry_period_ns, compact ? only : NULL, nonly);
     }
     if (rep->explain_method)
         text_spikes(out, rep);

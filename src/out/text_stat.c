@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/text.h"
+#include "common/units.h"
 
 static bool has(const struct telemetry *t, enum telemetry_figure f)
 {
@@ -48,7 +49,7 @@ static void print_header(const struct stat_table *st, FILE *out)
     const struct telemetry *t = st->t;
     fprintf(out, "%8s %4s", "time_s", "CPU");
     if (has(t, TELEMETRY_AVG_MHZ))
-        fprintf(out, " %8s", "Avg_MHz");
+        fprintf(out, " %8s", telemetry_freq_column(telemetry_source(t, TELEMETRY_AVG_MHZ)->name));
     if (has(t, TELEMETRY_BUSY_PCT))
         fprintf(out, " %7s", "Busy%");
     if (has(t, TELEMETRY_BZY_MHZ))
@@ -61,7 +62,7 @@ static void print_header(const struct stat_table *st, FILE *out)
         fprintf(out, " %8s", "SIRQ");
     if (has(t, TELEMETRY_CTXT))
         fprintf(out, " %8s", "CSW");
-    if (has(t, TELEMETRY_CPU_TIME))
+    if (has(t, TELEMETRY_STEAL))
         fprintf(out, " %7s", "Steal%");
     if (has(t, TELEMETRY_SMI))
         fprintf(out, " %5s", "SMI");
@@ -97,7 +98,7 @@ static void print_row(const struct stat_table *st, FILE *out, double t_s,
         cell_count(out, 8, f->softirqs);
     if (has(t, TELEMETRY_CTXT))
         cell_count(out, 8, f->ctxt);
-    if (has(t, TELEMETRY_CPU_TIME))
+    if (has(t, TELEMETRY_STEAL))
         cell_real(out, 7, 2, f->steal_pct);
     if (has(t, TELEMETRY_SMI))
         cell_count(out, 5, f->smi);
@@ -303,7 +304,8 @@ static bool listed(const int *only, int nonly, int cpu)
 }
 
 void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct telemetry_window *w,
-                            uint64_t n, uint64_t dropped, const int *only, int nonly)
+                            uint64_t n, uint64_t dropped, int64_t window_ns, const int *only,
+                            int nonly)
 {
     int ncpu = telemetry_cpu_count(t);
     if (n == 0 || ncpu == 0)
@@ -323,11 +325,14 @@ void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct t
         }
         total_add(&tot[i], &w[k]);
     }
-    fprintf(out, "\nTelemetry per second (%llu windows%s)%s\n", (unsigned long long)n,
-            dropped ? ", the newest" : "", only ? ", the CPUs above (--per-cpu: every CPU)" : "");
+    char window[32];
+    format_duration(window_ns, window, sizeof window);
+    fprintf(out, "\nTelemetry over %llu windows of %s%s, averaged; rates per second%s\n",
+            (unsigned long long)n, window, dropped ? " (the newest)" : "",
+            only ? ", the CPUs above (--per-cpu: every CPU)" : "");
     fprintf(out, "%5s", "CPU");
     if (has(t, TELEMETRY_AVG_MHZ))
-        fprintf(out, " %8s", "Avg_MHz");
+        fprintf(out, " %8s", telemetry_freq_column(telemetry_source(t, TELEMETRY_AVG_MHZ)->name));
     if (has(t, TELEMETRY_BUSY_PCT))
         fprintf(out, " %7s", "Busy%");
     if (has(t, TELEMETRY_IRQS))
@@ -336,7 +341,7 @@ void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct t
         fprintf(out, " %8s", "SIRQ/s");
     if (has(t, TELEMETRY_CTXT))
         fprintf(out, " %8s", "CSW/s");
-    if (has(t, TELEMETRY_CPU_TIME))
+    if (has(t, TELEMETRY_STEAL))
         fprintf(out, " %7s", "Steal%");
     fprintf(out, "  busiest interrupts (/s)\n");
     for (int i = 0; i < seen; i++) {
@@ -354,7 +359,7 @@ void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct t
             cell_real(out, 8, 0, per(c->softirqs, c->softirqs_cov));
         if (has(t, TELEMETRY_CTXT))
             cell_real(out, 8, 0, per(c->ctxt, c->ctxt_cov));
-        if (has(t, TELEMETRY_CPU_TIME))
+        if (has(t, TELEMETRY_STEAL))
             cell_real(out, 7, 2, per(c->steal_s, c->steal_cov));
         fputs(" ", out);
         /* the three largest sums */

@@ -40,9 +40,11 @@ void stat_csv_rows(FILE *out, const struct telemetry *t, double t_s,
 
 /* The end of a run: per measured CPU, the telemetry over the kept windows
  * (rates per second, shares weighted by time) and its busiest interrupt
- * sources; only the nonly CPUs of `only` unless it is NULL (a summary of
+ * sources, over n windows of window_ns (the last of a run may be
+ * shorter); only the nonly CPUs of `only` unless it is NULL (a summary of
  * many CPUs shows the rows of its worst ones). */
 void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct telemetry_window *w,
-                            uint64_t n, uint64_t dropped, const int *only, int nonly);
+                            uint64_t n, uint64_t dropped, int64_t window_ns, const int *only,
+                            int nonly);
 
 #endif

@@ -131,3 +131,13 @@ const struct cpuidle_cpu *cpuidle_find_cpu(const struct cpuidle_info *ci, int cp
             return &ci->cpu[i];
     return NULL;
 }
+
+const char *cpuidle_no_driver_why(const struct sysroot *sr)
+{
+    char driver[64];
+    if (read_text(sr, CPU_DIR "/cpuidle/current_driver", driver, sizeof driver) != READ_OK)
+        return "no cpuidle driver (" CPU_DIR "/cpuidle/current_driver absent)";
+    if (strcmp(driver, "none") == 0 || driver[0] == '\0')
+        return "no cpuidle driver (current_driver: none)";
+    return NULL;
+}

@@ -58,6 +58,10 @@ int cpuidle_read(const struct sysroot *sr, const struct cpulist *cpus, struct cp
 void cpuidle_refresh_counters(const struct sysroot *sr, struct cpuidle_info *ci,
                               struct read_notes *notes);
 void cpuidle_free(struct cpuidle_info *ci);
+/* Why nothing chooses idle states here, in words, or NULL when a cpuidle
+ * driver is active: without one the CPU idles in the architecture's
+ * default way, and exit-latency limits (PM QoS) have nothing to act on. */
+const char *cpuidle_no_driver_why(const struct sysroot *sr);
 const struct cpuidle_cpu *cpuidle_find_cpu(const struct cpuidle_info *ci, int cpu);
 
 #endif

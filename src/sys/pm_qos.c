@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
+
+#include "sys/cpuidle.h"
 
 #define PM_QOS_PATH "/dev/cpu_dma_latency"
 
@@ -69,4 +72,15 @@ int64_t pm_qos_read(const struct sysroot *sr)
     while (isspace((unsigned char)*end))
         end++;
     return *end == '\0' ? (int64_t)value : -EINVAL;
+}
+
+void pm_qos_hold_describe(const struct sysroot *sr, int64_t latency_us, const char *span, char *buf,
+                          size_t len)
+{
+    const char *no_driver = cpuidle_no_driver_why(sr);
+    int n = snprintf(buf, len, "holding /dev/cpu_dma_latency at %lld µs%s", (long long)latency_us,
+                     span);
+    if (no_driver && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; it changes nothing now: %s (held in case one loads)",
+                 no_driver);
 }

@@ -6,6 +6,7 @@
 #ifndef JITTERLAB_SYS_PM_QOS_H
 #define JITTERLAB_SYS_PM_QOS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sys/sysroot.h"
@@ -17,6 +18,11 @@
  * -errno. */
 int pm_qos_hold(const struct sysroot *sr, int32_t latency_us);
 void pm_qos_release(int fd);
+/* The one line that says a hold of latency_us is in force ("holding
+ * /dev/cpu_dma_latency at 0 µs" + span, e.g. " for the run"), and, when no
+ * cpuidle driver reads it, that it changes nothing now and why. */
+void pm_qos_hold_describe(const struct sysroot *sr, int64_t latency_us, const char *span, char *buf,
+                          size_t len);
 /* Current effective value, or -errno. */
 int64_t pm_qos_read(const struct sysroot *sr);
 

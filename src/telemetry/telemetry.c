@@ -32,7 +32,8 @@ const char *const telemetry_figure_key[TELEMETRY_FIGURES] = {
     [TELEMETRY_IRQS] = "irqs",
     [TELEMETRY_SOFTIRQS] = "softirqs",
     [TELEMETRY_CTXT] = "ctxt",
-    [TELEMETRY_CPU_TIME] = "steal_pct",
+    [TELEMETRY_STEAL] = "steal_pct",
+    [TELEMETRY_CPU_TIME] = "irq_pct",
     [TELEMETRY_SMI] = "smi",
     [TELEMETRY_CORE_TEMP] = "core_temp_c",
     [TELEMETRY_PKG_TEMP] = "pkg_temp_c",
@@ -62,13 +63,13 @@ const char *telemetry_irq_label(const struct telemetry_irq *irq)
     return numeric ? irq->name : irq->id;
 }
 
-static void set_source(struct telemetry *t, enum telemetry_figure f, const char *name)
+void telemetry_set_source(struct telemetry *t, enum telemetry_figure f, const char *name)
 {
     t->source[f].name = name;
     t->source[f].why[0] = '\0';
 }
 
-static void set_absent(struct telemetry *t, enum telemetry_figure f, const char *why)
+void telemetry_set_absent(struct telemetry *t, enum telemetry_figure f, const char *why)
 {
     t->source[f].name = NULL;
     text_copy(t->source[f].why, sizeof t->source[f].why, why); /* a long reason is cut */
@@ -128,27 +129,27 @@ static void choose_msr(struct telemetry *t)
     for (int k = 0; k < MSR_COUNTERS; k++)
         have[k] = t->msr_via != MSR_VIA_NONE && t->msr_have[k];
     if (have[MSR_COUNTER_TSC])
-        set_source(t, TELEMETRY_TSC_MHZ, via);
+        telemetry_set_source(t, TELEMETRY_TSC_MHZ, via);
     else
-        set_absent(t, TELEMETRY_TSC_MHZ, why[MSR_COUNTER_TSC]);
+        telemetry_set_absent(t, TELEMETRY_TSC_MHZ, why[MSR_COUNTER_TSC]);
     if (have[MSR_COUNTER_SMI])
-        set_source(t, TELEMETRY_SMI, via);
+        telemetry_set_source(t, TELEMETRY_SMI, via);
     else
-        set_absent(t, TELEMETRY_SMI, why[MSR_COUNTER_SMI]);
+        telemetry_set_absent(t, TELEMETRY_SMI, why[MSR_COUNTER_SMI]);
     int need = !have[MSR_COUNTER_APERF]   ? MSR_COUNTER_APERF
                : !have[MSR_COUNTER_MPERF] ? MSR_COUNTER_MPERF
                : !have[MSR_COUNTER_TSC]   ? MSR_COUNTER_TSC
                                           : -1;
     if (need < 0)
-        set_source(t, TELEMETRY_BZY_MHZ, via);
+        telemetry_set_source(t, TELEMETRY_BZY_MHZ, via);
     else
-        set_absent(t, TELEMETRY_BZY_MHZ, why[need]);
+        telemetry_set_absent(t, TELEMETRY_BZY_MHZ, why[need]);
     if (have[MSR_COUNTER_APERF])
-        set_source(t, TELEMETRY_AVG_MHZ, via);
-    if (have[MSR_COUNTER_MPERF] && have[MSR_COUNTER_TSC])
-        set_source(t, TELEMETRY_BUSY_PCT, via);
-    else
-        set_source(t, TELEMETRY_BUSY_PCT, "proc-stat");
+        telemetry_set_source(t, TELEMETRY_AVG_MHZ, via);
+    if (have[MSR_COUNTER_MPERF] && have[MSR_COUNTER_TSC]) {
+        t->busy_via = BUSY_VIA_MSR;
+        telemetry_set_source(t, TELEMETRY_BUSY_PCT, via);
+    }
 }
 
 /* Index of cpu in the ascending list, or -1. */
@@ -206,20 +207,47 @@ static int64_t cpufreq_khz(const struct telemetry *t, int cpu)
     return sysroot_read_int64(&t->sr, path, &v) == 0 && v > 0 ? v : -1;
 }
 
+static const struct {
+    const char *source, *column, *meaning;
+} freq_names[] = {
+    {"cpufreq-requested", "Req_MHz",
+     "Req_MHz (cpufreq-requested): the frequency cpufreq asked for at the end of the window "
+     "(scaling_cur_freq), not cycles run"},
+    {"cpuinfo", "CPU_MHz",
+     "CPU_MHz (cpuinfo): the kernel's \"cpu MHz\" in /proc/cpuinfo at the end of the window, "
+     "an estimate or a nominal value, not cycles run"},
+};
+
+const char *telemetry_freq_column(const char *source)
+{
+    for (size_t k = 0; source && k < sizeof freq_names / sizeof freq_names[0]; k++)
+        if (strcmp(source, freq_names[k].source) == 0)
+            return freq_names[k].column;
+    return "Avg_MHz";
+}
+
+const char *telemetry_freq_meaning(const char *source)
+{
+    for (size_t k = 0; source && k < sizeof freq_names / sizeof freq_names[0]; k++)
+        if (strcmp(source, freq_names[k].source) == 0)
+            return freq_names[k].meaning;
+    return "Avg_MHz (APERF): cycles run per microsecond of the window";
+}
+
 static void choose_frequency(struct telemetry *t)
 {
     if (t->source[TELEMETRY_AVG_MHZ].name)
         return;
     /* Before 5.18, x86 computed both from APERF/MPERF by IPI. */
     if (t->cfg.quiet && !kernel_release_at_least(t->cfg.kernel_release, 5, 18)) {
-        set_absent(t, TELEMETRY_AVG_MHZ,
-                   IPI_WHY " (scaling_cur_freq and cpuinfo on kernels before 5.18)");
+        telemetry_set_absent(t, TELEMETRY_AVG_MHZ,
+                             IPI_WHY " (scaling_cur_freq and cpuinfo on kernels before 5.18)");
         return;
     }
     int first = t->cpus.count > 0 ? t->cpus.cpu[0] : 0;
     if (cpufreq_khz(t, first) > 0) {
         t->freq_via = FREQ_VIA_CPUFREQ;
-        set_source(t, TELEMETRY_AVG_MHZ, "cpufreq-requested");
+        telemetry_set_source(t, TELEMETRY_AVG_MHZ, "cpufreq-requested");
         return;
     }
     int64_t first_khz = -1;
@@ -227,30 +255,30 @@ static void choose_frequency(struct telemetry *t)
         (cpuinfo_khz(t->buf.text, &first, 1, &first_khz), first_khz > 0) &&
         (t->khz = malloc((size_t)t->cpus.count * sizeof *t->khz)) != NULL) {
         t->freq_via = FREQ_VIA_CPUINFO;
-        set_source(t, TELEMETRY_AVG_MHZ, "cpuinfo");
+        telemetry_set_source(t, TELEMETRY_AVG_MHZ, "cpuinfo");
         return;
     }
-    set_absent(t, TELEMETRY_AVG_MHZ,
-               "no APERF, no cpufreq scaling_cur_freq, no cpu MHz in "
-               "/proc/cpuinfo");
+    telemetry_set_absent(t, TELEMETRY_AVG_MHZ,
+                         "no APERF, no cpufreq scaling_cur_freq, no cpu MHz in "
+                         "/proc/cpuinfo");
 }
 
 static void choose_idle(struct telemetry *t)
 {
     if (cpuidle_read(&t->sr, &t->cpus, &t->idle, &t->notes) != 0) {
-        set_absent(t, TELEMETRY_IDLE, "out of memory");
+        telemetry_set_absent(t, TELEMETRY_IDLE, "out of memory");
         return;
     }
     for (int i = 0; i < t->idle.ncpu; i++)
         if (t->idle.cpu[i].nstates > 0)
             t->use_idle = true;
     if (t->use_idle) {
-        set_source(t, TELEMETRY_IDLE, "cpuidle");
+        telemetry_set_source(t, TELEMETRY_IDLE, "cpuidle");
     } else {
         char why[160];
         snprintf(why, sizeof why, "no cpuidle states (driver %s)",
                  t->idle.driver[0] ? t->idle.driver : "unknown");
-        set_absent(t, TELEMETRY_IDLE, why);
+        telemetry_set_absent(t, TELEMETRY_IDLE, why);
     }
 }
 
@@ -258,22 +286,24 @@ static void choose_ctxt(struct telemetry *t)
 {
     char why[224];
     if (t->sr.prefix[0]) {
-        set_absent(t, TELEMETRY_CTXT, "per-CPU context switches need perf on the live machine");
+        telemetry_set_absent(t, TELEMETRY_CTXT,
+                             "per-CPU context switches need perf on the live machine");
         return;
     }
     if (t->cfg.quiet) {
         /* measured here: about 0.45 us more per context switch of the CPU
          * (bench/telemetry-overhead.sh), paid by every wake-up measured */
-        set_absent(t, TELEMETRY_CTXT,
-                   "not counted while measuring: the kernel's record of every switch delays "
-                   "the measured CPU's wake-ups");
+        telemetry_set_absent(
+            t, TELEMETRY_CTXT,
+            "not counted while measuring: the kernel's record of every switch delays "
+            "the measured CPU's wake-ups");
         return;
     }
     if (perf_switch_open(&t->switches, &t->cpus, why, sizeof why) == 0) {
         t->use_ctxt = true;
-        set_source(t, TELEMETRY_CTXT, "perf-switches");
+        telemetry_set_source(t, TELEMETRY_CTXT, "perf-switches");
     } else {
-        set_absent(t, TELEMETRY_CTXT, why);
+        telemetry_set_absent(t, TELEMETRY_CTXT, why);
     }
 }
 
@@ -304,9 +334,9 @@ static void choose_sensors(struct telemetry *t)
     t->sensors = calloc(1, sizeof *t->sensors);
     if (!t->core_id || !t->package_id || !t->sensors ||
         cpu_topology_read(&t->sr, &t->cpus, &topo, &t->notes) != 0) {
-        set_absent(t, TELEMETRY_CORE_TEMP, "out of memory");
-        set_absent(t, TELEMETRY_PKG_TEMP, "out of memory");
-        set_absent(t, TELEMETRY_PKG_POWER, "out of memory");
+        telemetry_set_absent(t, TELEMETRY_CORE_TEMP, "out of memory");
+        telemetry_set_absent(t, TELEMETRY_PKG_TEMP, "out of memory");
+        telemetry_set_absent(t, TELEMETRY_PKG_POWER, "out of memory");
         return;
     }
     for (int i = 0; i < t->cpus.count; i++) {
@@ -334,21 +364,22 @@ static void choose_sensors(struct telemetry *t)
                            : "no coretemp, k10temp, zenpower hwmon or x86_pkg_temp zone";
     t->use_temps = pkg_label || core_label;
     if (pkg_label)
-        set_source(t, TELEMETRY_PKG_TEMP, pkg_label);
+        telemetry_set_source(t, TELEMETRY_PKG_TEMP, pkg_label);
     else
-        set_absent(t, TELEMETRY_PKG_TEMP, t->use_temps ? "no package sensor" : none);
+        telemetry_set_absent(t, TELEMETRY_PKG_TEMP, t->use_temps ? "no package sensor" : none);
     if (core_label)
-        set_source(t, TELEMETRY_CORE_TEMP, core_label);
+        telemetry_set_source(t, TELEMETRY_CORE_TEMP, core_label);
     else
-        set_absent(t, TELEMETRY_CORE_TEMP,
-                   t->use_temps ? "the sensor has no per-core values" : none);
+        telemetry_set_absent(t, TELEMETRY_CORE_TEMP,
+                             t->use_temps ? "the sensor has no per-core values" : none);
     if (found_energy == 0) {
-        set_absent(t, TELEMETRY_PKG_POWER, "no powercap RAPL domain (/sys/class/powercap)");
+        telemetry_set_absent(t, TELEMETRY_PKG_POWER,
+                             "no powercap RAPL domain (/sys/class/powercap)");
     } else if (t->cfg.quiet) {
-        set_absent(t, TELEMETRY_PKG_POWER, IPI_WHY " (RAPL energy MSR by IPI)");
+        telemetry_set_absent(t, TELEMETRY_PKG_POWER, IPI_WHY " (RAPL energy MSR by IPI)");
     } else {
         t->use_energy = true;
-        set_source(t, TELEMETRY_PKG_POWER, "powercap");
+        telemetry_set_source(t, TELEMETRY_PKG_POWER, "powercap");
     }
 }
 
@@ -426,6 +457,8 @@ void telemetry_snapshot(struct telemetry *t)
         read_msrs(t, s);
     if (t->freq_via)
         read_frequencies(t, s);
+    if (t->busy_via == BUSY_VIA_SCHEDSTAT || t->busy_via == BUSY_VIA_THREAD)
+        telemetry_read_run_times(t, s);
     if (t->use_idle) {
         cpuidle_refresh_counters(&t->sr, &t->idle, &t->notes);
         for (int i = 0; i < t->cpus.count; i++)
@@ -456,6 +489,8 @@ static int snapshot_init(struct snapshot *s, const struct cpulist *cpus)
     if (!s->cpu || proc_stat_init(&s->stat, cpus) != 0 || percpu_table_init(&s->irqs, cpus) != 0 ||
         percpu_table_init(&s->softirqs, cpus) != 0)
         return -1;
+    for (int i = 0; i < cpus->count; i++)
+        s->cpu[i].run_ns = -1;
     return 0;
 }
 
@@ -485,26 +520,33 @@ struct telemetry *telemetry_open(const struct telemetry_config *cfg, char *err, 
         return NULL;
     }
     choose_msr(t);
+    telemetry_choose_busy(t);
     choose_frequency(t);
+    telemetry_choose_steal(t);
     choose_idle(t);
     choose_ctxt(t);
     choose_sensors(t);
-    set_source(t, TELEMETRY_IRQS, "proc-interrupts");
-    set_source(t, TELEMETRY_SOFTIRQS, "proc-softirqs");
-    set_source(t, TELEMETRY_CPU_TIME, "proc-stat");
+    telemetry_set_source(t, TELEMETRY_IRQS, "proc-interrupts");
+    telemetry_set_source(t, TELEMETRY_SOFTIRQS, "proc-softirqs");
+    telemetry_set_source(t, TELEMETRY_CPU_TIME, "proc-stat");
     telemetry_snapshot(t);
     /* Files the machine lacks entirely make their figures absent. */
     const struct snapshot *s = snap_new(t);
     if (!s->irqs_ok)
-        set_absent(t, TELEMETRY_IRQS, "/proc/interrupts missing, or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_IRQS,
+                             "/proc/interrupts missing, or not in the kernel's format");
     if (!s->softirqs_ok)
-        set_absent(t, TELEMETRY_SOFTIRQS, "/proc/softirqs missing, or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_SOFTIRQS,
+                             "/proc/softirqs missing, or not in the kernel's format");
     if (!s->stat_ok) {
-        set_absent(t, TELEMETRY_CPU_TIME, "/proc/stat missing, or not in the kernel's format");
-        if (t->source[TELEMETRY_BUSY_PCT].name &&
-            strcmp(t->source[TELEMETRY_BUSY_PCT].name, "proc-stat") == 0)
-            set_absent(t, TELEMETRY_BUSY_PCT,
-                       "no MPERF/TSC, and /proc/stat missing or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_CPU_TIME,
+                             "/proc/stat missing, or not in the kernel's format");
+        telemetry_set_absent(t, TELEMETRY_STEAL,
+                             "/proc/stat missing, or not in the kernel's format");
+        if (t->busy_via == BUSY_VIA_TICKS)
+            telemetry_set_absent(
+                t, TELEMETRY_BUSY_PCT,
+                "no MPERF/TSC, and /proc/stat missing or not in the kernel's format");
     }
     return t;
 }
@@ -590,6 +632,7 @@ void telemetry_close(struct telemetry *t)
     free(t->sensors);
     free(t->core_id);
     free(t->khz);
+    free(t->tid);
     free(t->package_id);
     sysroot_buf_free(&t->buf);
     snapshot_free(&t->snap[0]);

@@ -32,7 +32,8 @@ enum telemetry_figure {
     TELEMETRY_IRQS,
     TELEMETRY_SOFTIRQS,
     TELEMETRY_CTXT,
-    TELEMETRY_CPU_TIME, /* steal, irq and softirq shares of the CPU's time */
+    TELEMETRY_STEAL,    /* steal share of the CPU's time */
+    TELEMETRY_CPU_TIME, /* irq and softirq shares of the CPU's time */
     TELEMETRY_SMI,
     TELEMETRY_CORE_TEMP,
     TELEMETRY_PKG_TEMP,
@@ -72,7 +73,8 @@ struct telemetry_idle {
 struct telemetry_cpu_figures {
     int cpu;
     double avg_mhz;  /* APERF / elapsed; else the requested or reported frequency */
-    double busy_pct; /* MPERF / TSC (C0); else non-idle, non-steal time of /proc/stat */
+    double busy_pct; /* MPERF / TSC (C0); else scheduler run time (schedstat); else
+                      * non-idle, non-steal ticks of /proc/stat */
     double bzy_mhz;  /* TSC rate x APERF / MPERF */
     double tsc_mhz;
     double steal_pct, irq_pct, softirq_pct;
@@ -93,6 +95,9 @@ struct telemetry_config {
     const struct cpulist *cpus;
     bool quiet;                 /* never interrupt a CPU of cpus to read a source */
     const char *kernel_release; /* "6.1.0-13-amd64"; decides which reads are IPI-free */
+    /* The caller runs one thread per CPU and names it (telemetry_set_threads):
+     * without per-CPU run time, busy may be that thread's own. */
+    bool measured_threads;
     /* The clock of the snapshots; NULL: CLOCK_MONOTONIC. Tests that replay
      * fixture snapshots give their own, so that rates are exact. */
     int64_t (*now_ns)(void *ctx);
@@ -107,9 +112,26 @@ struct telemetry *telemetry_open(const struct telemetry_config *cfg, char *err, 
 /* The CPUs, in the order of the figures' index i. */
 int telemetry_cpu_count(const struct telemetry *t);
 const struct telemetry_source *telemetry_source(const struct telemetry *t, enum telemetry_figure f);
+/* What avg_mhz is, by its source: turbostat's Avg_MHz (cycles run per
+ * us, from APERF) only from "perf-msr" and "msr"; "cpufreq-requested" is
+ * the frequency the governor asked for, "cpuinfo" the kernel's "cpu MHz"
+ * estimate. The column's name in tables ("Avg_MHz", "Req_MHz", "CPU_MHz"),
+ * and the meaning in words for captions and help; a NULL or unknown
+ * source gives the APERF ones. */
+const char *telemetry_freq_column(const char *source);
+const char *telemetry_freq_meaning(const char *source);
 /* One line naming the absent figures and why, for people ("" when none):
  * what `stat` and `run` print once. */
 void telemetry_absent_line(const struct telemetry *t, char *buf, size_t len);
+/* The measured thread of each CPU, in the order of telemetry_cpu_count
+ * (kernel thread ids), before the snapshot the first window starts from. */
+void telemetry_set_threads(struct telemetry *t, const int *tid);
+/* How to learn the run time (ns) a measured thread had when it ended:
+ * run_ns_at_end(ctx, i) for the thread of index i, -1 while it runs. The
+ * last snapshot of a run is taken after the threads exited, and their
+ * /proc/TID/schedstat went with them. */
+void telemetry_follow_thread_ends(struct telemetry *t, int64_t (*run_ns_at_end)(void *ctx, int i),
+                                  void *ctx);
 /* Counts what accumulates between snapshots (the context-switch rings);
  * call at least every 100 ms. */
 void telemetry_poll(struct telemetry *t);

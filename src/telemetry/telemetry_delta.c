@@ -2,8 +2,9 @@
  * The figures of one CPU between the last two snapshots (see telemetry.h),
  * with turbostat's definitions where it has them: Avg_MHz = APERF delta
  * over the elapsed time, Busy% = MPERF / TSC, Bzy_MHz = TSC rate x APERF /
- * MPERF. Without MSRs, busy is the share of /proc/stat time that was
- * neither idle, iowait nor steal. Each counter is read at its kernel
+ * MPERF. Without MSRs, busy is the scheduler's run time over the window
+ * (schedstat, in ns), else the share of /proc/stat ticks that were neither
+ * idle, iowait nor steal. Each counter is read at its kernel
  * width (common/counter_delta.h): a 32-bit count (interrupts, softirqs,
  * SMIs) that passed its top is counted across it; any other fall is a
  * reset, which makes the figure absent rather than huge (a 64-bit counter:
@@ -72,11 +73,11 @@ static void cpu_time_figures(const struct telemetry *t, int i, struct telemetry_
     if (total == 0)
         return;
     double pct = 100.0 / (double)total;
-    f->steal_pct = (double)d[CPU_TIME_STEAL] * pct;
+    if (t->source[TELEMETRY_STEAL].name)
+        f->steal_pct = (double)d[CPU_TIME_STEAL] * pct;
     f->irq_pct = (double)d[CPU_TIME_IRQ] * pct;
     f->softirq_pct = (double)d[CPU_TIME_SOFTIRQ] * pct;
-    if (t->source[TELEMETRY_BUSY_PCT].name &&
-        strcmp(t->source[TELEMETRY_BUSY_PCT].name, "proc-stat") == 0)
+    if (t->busy_via == BUSY_VIA_TICKS && t->source[TELEMETRY_BUSY_PCT].name)
         f->busy_pct = (double)(d[CPU_TIME_USER] + d[CPU_TIME_NICE] + d[CPU_TIME_SYSTEM] +
                                d[CPU_TIME_IRQ] + d[CPU_TIME_SOFTIRQ]) *
                       pct;
@@ -236,6 +237,9 @@ void telemetry_cpu_delta(const struct telemetry *t, int i, struct telemetry_cpu_
     double s = (double)(b->t_ns - a->t_ns) / 1e9;
     msr_figures(t, &a->cpu[i], &b->cpu[i], f);
     cpu_time_figures(t, i, f);
+    if (a->cpu[i].run_ns >= 0 && b->cpu[i].run_ns >= a->cpu[i].run_ns)
+        f->busy_pct = fmin(100.0, 100.0 * (double)(b->cpu[i].run_ns - a->cpu[i].run_ns) /
+                                      (double)(b->t_ns - a->t_ns));
     if (t->freq_via && b->cpu[i].freq_khz > 0)
         f->avg_mhz = (double)b->cpu[i].freq_khz / 1000.0;
     irq_figures(t, i, f);

@@ -51,7 +51,7 @@ wide=$(sed '$d' "$T/sum" | python3 -c 'import sys; print(max(len(l.rstrip("\n"))
 check "256-CPU summary: no line wider than 100 columns (widest $wide)" [ "$wide" -le 100 ]
 check "256-CPU summary: the all row and the worst 8 by max" grep -q "^worst 8 of 256 CPUs by max" "$T/sum"
 check "256-CPU summary: 248 more CPUs named" grep -q "^248 more CPUs: --per-cpu prints all" "$T/sum"
-trows=$(sed -n '/^Telemetry per second/,/^rings=/p' "$T/sum" | grep -cE '^ +[0-9]+ ')
+trows=$(sed -n '/^Telemetry over/,/^rings=/p' "$T/sum" | grep -cE '^ +[0-9]+ ')
 check "256-CPU summary: telemetry rows of those 8 CPUs only ($trows)" [ "$trows" = 8 ]
 "$CB" -s -n 256 -r 256000 -D 1 -- --sysroot "$TREE" --per-cpu >"$T/sum2" 2>&1
 rows=$(sed -n '/^Latency/,/^$/p' "$T/sum2" | grep -cE '^ +[0-9]+ ')

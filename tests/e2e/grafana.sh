@@ -20,6 +20,7 @@ G=$JL_TOP/contrib/grafana PR=$JL_TOP/contrib/prometheus
 ALLOW=$T/allow.tsv
 printf '%s\t%s\n' \
     jitterlab_cpu_idle_state_residency_ratio "no cpuidle driver on this VM (no /sys/devices/system/cpu/cpuN/cpuidle)" \
+    jitterlab_cpu_steal_seconds_total "the hypervisor reports no steal (0 in /proc/stat since boot): unknown, so not published" \
     jitterlab_cpu_frequency_hertz "quiet telemetry reads the frequency from cpufreq or /proc/cpuinfo only, and not before kernel 5.18 (an IPI)" >"$ALLOW"
 if ! is_root; then
     printf '%s\t%s\n' jitterlab_spikes_total "--explain without root has no tracepoints, so no spikes by cause" >>"$ALLOW"

@@ -68,6 +68,15 @@ fi
     -o "$T/main.html" >"$T/main.out" 2>"$T/err"
 rc_is "report of the real results exits 0" 0 $?
 check "it says what it wrote" grep -q "^jitterlab: report: wrote $T/main.html ([0-9]* kB" "$T/main.out"
+# shellcheck disable=SC2086
+check "the frequency caption names the results' source" python3 -c '
+import html, json, sys
+srcs = {json.load(open(f)).get("telemetry_sources", {}).get("avg_mhz", {}).get("source") for f in sys.argv[2:]} - {None}
+want = {"perf-msr": "Avg_MHz (APERF)", "msr": "Avg_MHz (APERF)", "cpufreq-requested": "Req_MHz (cpufreq-requested)", "cpuinfo": "CPU_MHz (cpuinfo)"}
+page = html.unescape(open(sys.argv[1]).read())
+first = next(iter(srcs)) if len(srcs) == 1 else None
+print(srcs)
+sys.exit(0 if first is None or (want[first] in page and (first in ("perf-msr", "msr") or "cycles run per microsecond" not in page)) else 1)' "$T/main.html" $results
 pyt - page="$T/main.html" svg="$T/svg" results="$results" cmp="$CMP" ins="$T/I.json" \
     helpers="$H" <<'PY'
 import sys, os, glob, xml.etree.ElementTree as ET
@@ -82,8 +91,12 @@ t("every inline SVG parses as XML", 'p.svgs and not p.svg_errors', 'p.svg_errors
 t("only the tags a report uses", 'set(p.tags) <= rc.ALLOWED', 'sorted(set(p.tags) - rc.ALLOWED)')
 t("nothing loads from outside the file", 'not rc.url_problems(p)', 'rc.url_problems(p)[:5]')
 t("a title and a style sheet, no script", 'p.tags.count("style") == 1 and "script" not in p.tags', '')
+# steal is plotted only where it is known: a hypervisor that reports none
+# (0 since boot) leaves it null, unknown rather than 0
+steal_known = any(w.get("steal_pct") is not None for x in docs for w in x.get("telemetry") or [])
 want = ["histogram", "cdf", "timeseries", "telemetry-latency", "avg-mhz", "busy", "irq-rate",
-        "steal", "exec-histogram", "response-histogram"]
+        "exec-histogram", "response-histogram"] + (["steal"] if steal_known else [])
+t("no steal plot where steal is unknown", 'steal_known or "steal" not in p.figures', 'sorted(p.figures)')
 t("every plot of CPU 1 and of all CPUs", 'all(w in p.figures for w in want)',
   '(sorted(p.figures), want)')
 t("distributions twice (CPU 1 and all), time series once (CPU 1)",

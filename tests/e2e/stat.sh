@@ -40,11 +40,11 @@ t("elapsed_s: about 0.5, the last about 0.2", 'all(0.3 < x["elapsed_s"] < 0.75 f
 t("elapsed_s adds up to the last t_s", 'abs(sum(x["elapsed_s"] for x in s) - ts[-1]) < 0.05', '(sum(x["elapsed_s"] for x in s), ts[-1])')
 t("every online CPU in every sample, in order", 'all([c["cpu"] for c in x["cpus"]] == cpus for x in s)', '[[c["cpu"] for c in x["cpus"]] for x in s]')
 t("ctxt_total from /proc/stat is a count", 'all(isinstance(x["ctxt_total"], int) and x["ctxt_total"] >= 0 for x in s)', '[x["ctxt_total"] for x in s]')
-figs = ["avg_mhz", "busy_pct", "bzy_mhz", "tsc_mhz", "idle", "irqs", "softirqs", "ctxt", "steal_pct", "smi", "core_temp_c", "pkg_temp_c", "pkg_watts"]
+figs = ["avg_mhz", "busy_pct", "bzy_mhz", "tsc_mhz", "idle", "irqs", "softirqs", "ctxt", "steal_pct", "irq_pct", "smi", "core_temp_c", "pkg_temp_c", "pkg_watts"]
 src = d["sources"]
 t("sources lists every figure", 'sorted(src) == sorted(figs)', 'sorted(src)')
 t("each figure has a source or says why not", 'all((isinstance(e["source"], str) and e["source"]) or (e["source"] is None and e.get("why")) for e in src.values())', 'src')
-cols = {"steal_pct": ["steal_pct", "irq_pct", "softirq_pct"], "irqs": ["irqs", "irq_by_source"], "softirqs": ["softirqs", "softirq_by_vector"]}
+cols = {"irq_pct": ["irq_pct", "softirq_pct"], "irqs": ["irqs", "irq_by_source"], "softirqs": ["softirqs", "softirq_by_vector"]}
 absent_vals = [(f, c["cpu"], k) for f, e in src.items() if e["source"] is None for x in s for c in x["cpus"] for k in cols.get(f, [f]) if c[k] is not None]
 t("an absent figure is null everywhere", 'not absent_vals', 'absent_vals[:5]')
 t("irqs and softirqs are present on Linux", 'src["irqs"]["source"] == "proc-interrupts" and src["softirqs"]["source"] == "proc-softirqs"', 'src')
@@ -126,6 +126,19 @@ bad "--csv into a missing directory" '--csv /nonexistent-dir/x.csv' -D 1 --json 
 bad "--keep-windows -1" '--keep-windows -1: must be a whole number' -D 1 --json @OUT@ --csv @DIR@/s.csv --keep-windows -1
 bad "unknown option" "unknown option '--bogus'" -D 1 --json @OUT@ --bogus
 
+# --- a VM whose hypervisor reports no steal: unknown, not 0 --------------------
+J=$T/vm.json
+"$JL" stat --sysroot "$FX/vm/t0" -D 0.3 --json "$J" >"$T/vm.out" 2>"$T/vm.err"
+rc_is "--sysroot vm/t0 exits 0" 0 $?
+check "VM: the frequency from /proc/cpuinfo is CPU_MHz, not Avg_MHz" sh -c "head -1 '$T/vm.out' | grep -q ' CPU_MHz' && ! head -1 '$T/vm.out' | grep -q Avg_MHz"
+check "VM without steal: no Steal% column" sh -c "! head -1 '$T/vm.out' | grep -q Steal"
+check "VM without steal: the reason is printed" grep -q "steal_pct: the hypervisor reports no steal time (0 in /proc/stat since boot)" "$T/vm.out" "$T/vm.err"
+check "VM without steal: null in the JSON, with the reason" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["sources"]["steal_pct"]
+sys.exit(0 if e["source"] is None and "no steal time" in e["why"] and all(c["steal_pct"] is None for x in d["samples"] for c in x["cpus"]) else 1)' "$J"
+
 # --- a fixture with MSRs: the msr columns and sources ---------------------------
 J=$T/fx.json
 "$JL" stat --sysroot "$FX/intel-client/t0" -D 0.3 --json "$J" >"$T/fx.out" 2>"$T/fx.err"
@@ -157,7 +170,7 @@ if is_root && command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_ev
     pyt "$J" <<'PY'
 src = d["sources"]
 t("unprivileged: ctxt absent, the reason names perf", 'src["ctxt"]["source"] is None and "perf" in src["ctxt"]["why"]', 'src["ctxt"]')
-t("unprivileged: /proc figures still there", 'src["irqs"]["source"] == "proc-interrupts" and src["steal_pct"]["source"] == "proc-stat"', 'src')
+t("unprivileged: /proc figures still there", 'src["irqs"]["source"] == "proc-interrupts" and src["irq_pct"]["source"] == "proc-stat"', 'src')
 t("unprivileged: two samples, ctxt null", 'len(d["samples"]) == 2 and all(c["ctxt"] is None for x in d["samples"] for c in x["cpus"])', 'd["samples"]')
 PY
     check "unprivileged: the absent line names ctxt" grep -q "ctxt: .*perf" "$T/nobody.err"

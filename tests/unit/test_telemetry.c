@@ -21,6 +21,9 @@
 #define FIXTURE_MSR_WHY                                                                            \
     "no perf msr PMU under a fixture tree, and /dev/cpu/0/msr: No such file or directory"
 #define NO_PERF_WHY "per-CPU context switches need perf on the live machine"
+#define NO_STEAL_WHY                                                                               \
+    "the hypervisor reports no steal time (0 in /proc/stat since boot): what it takes is "         \
+    "unknown, not 0"
 
 static void figures(const struct telemetry *t, int i, struct telemetry_cpu_figures *f)
 {
@@ -34,7 +37,7 @@ static void test_telemetry_vm_sources_and_reasons(void **state)
     struct replay r;
     struct telemetry *t = replay_open(&r, *state, "vm", "0-1", false, "6.18.44-fc-v1045");
     assert_source(t, TELEMETRY_AVG_MHZ, "cpuinfo");
-    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat");
+    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat-ticks");
     assert_absent(t, TELEMETRY_BZY_MHZ, FIXTURE_MSR_WHY);
     assert_absent(t, TELEMETRY_TSC_MHZ, FIXTURE_MSR_WHY);
     assert_absent(t, TELEMETRY_SMI, FIXTURE_MSR_WHY);
@@ -43,6 +46,7 @@ static void test_telemetry_vm_sources_and_reasons(void **state)
     assert_source(t, TELEMETRY_SOFTIRQS, "proc-softirqs");
     assert_absent(t, TELEMETRY_CTXT, NO_PERF_WHY);
     assert_source(t, TELEMETRY_CPU_TIME, "proc-stat");
+    assert_absent(t, TELEMETRY_STEAL, NO_STEAL_WHY);
     assert_absent(t, TELEMETRY_CORE_TEMP,
                   "no coretemp, k10temp, zenpower hwmon or x86_pkg_temp zone");
     assert_absent(t, TELEMETRY_PKG_TEMP,
@@ -68,7 +72,7 @@ static void test_telemetry_vm_figures_from_the_recorded_pair(void **state)
         assert_figure(f.busy_pct, busy[i], "busy_pct", i);
         assert_figure(f.bzy_mhz, NAN, "bzy_mhz", i);
         assert_figure(f.tsc_mhz, NAN, "tsc_mhz", i);
-        assert_figure(f.steal_pct, 0, "steal_pct", i);
+        assert_figure(f.steal_pct, NAN, "steal_pct", i); /* the VM reports no steal */
         assert_figure(f.irq_pct, 0, "irq_pct", i);
         assert_figure(f.softirq_pct, 0, "softirq_pct", i);
         assert_int_equal(f.irqs, irqs[i]);
@@ -112,7 +116,7 @@ static void test_telemetry_absent_line_groups_figures_by_reason(void **state)
     telemetry_absent_line(t, line, sizeof line);
     assert_string_equal(line, "bzy_mhz, tsc_mhz, smi: " FIXTURE_MSR_WHY
                               "; idle: no cpuidle states (driver none); ctxt: " NO_PERF_WHY
-                              "; core_temp_c, pkg_temp_c: no coretemp, k10temp, zenpower hwmon "
+                              "; steal_pct: " NO_STEAL_WHY "; core_temp_c, pkg_temp_c: no coretemp, k10temp, zenpower hwmon "
                               "or x86_pkg_temp zone; pkg_watts: no powercap RAPL domain "
                               "(/sys/class/powercap)");
     /* a short buffer holds a terminated prefix of the same line */
@@ -310,7 +314,7 @@ static void test_telemetry_intel_quiet_refuses_every_read_that_interrupts(void *
     struct telemetry *t = replay_open(&r, *state, "intel-client", "0-7", true, "6.1.0-18-amd64");
     const char *msr_why = IPI_WHY " (APERF/MPERF/TSC/SMI MSRs)";
     assert_source(t, TELEMETRY_AVG_MHZ, "cpufreq-requested");
-    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat");
+    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat-ticks");
     assert_absent(t, TELEMETRY_BZY_MHZ, msr_why);
     assert_absent(t, TELEMETRY_TSC_MHZ, msr_why);
     assert_absent(t, TELEMETRY_SMI, msr_why);
@@ -401,7 +405,7 @@ static void test_telemetry_amd_two_packages_k10temp_tdie_per_package(void **stat
     struct replay r;
     struct telemetry *t = replay_open(&r, *state, "amd-epyc", "0-15", false, "6.8.0-51-generic");
     assert_source(t, TELEMETRY_AVG_MHZ, "cpuinfo");
-    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat");
+    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat-ticks");
     assert_absent(t, TELEMETRY_BZY_MHZ, FIXTURE_MSR_WHY);
     assert_source(t, TELEMETRY_IDLE, "cpuidle");
     assert_source(t, TELEMETRY_PKG_TEMP, "hwmon-k10temp");
@@ -470,10 +474,211 @@ static void test_kernel_release_at_least_compares_major_then_minor(void **state)
     assert_false(kernel_release_at_least("linux-6.1", 5, 18));
 }
 
+/* ---- busy from the scheduler's run time, not from tick samples ----------- */
+
+/* /proc/schedstat of the vm machine: version, timestamp, then per CPU nine
+ * numbers, the 7th the run time of its tasks in ns. */
+static void write_schedstat(const char *root, long long run0_ns, long long run1_ns)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "version 15\ntimestamp 4295000000\n"
+             "cpu0 0 0 0 0 0 0 %lld 900000 1000\ndomain0 03 0 0 0\n"
+             "cpu1 0 0 0 0 0 0 %lld 900000 1000\n",
+             run0_ns, run1_ns);
+    write_text(root, "/proc/schedstat", text);
+}
+
+/* Busy of CPUs 0 and 1 over the replayed second; closes t. */
+static void assert_busy(struct telemetry *t, double cpu0_pct, double cpu1_pct)
+{
+    struct telemetry_cpu_figures f;
+    figures(t, 0, &f);
+    assert_figure(f.busy_pct, cpu0_pct, "busy_pct", 0);
+    figures(t, 1, &f);
+    assert_figure(f.busy_pct, cpu1_pct, "busy_pct", 1);
+    telemetry_close(t);
+}
+
+static void test_telemetry_busy_from_schedstat_run_time(void **state)
+{
+    struct replay r;
+    replay_prepare(&r, *state, "vm", "0-1");
+    write_schedstat(*state, 5000000000LL, 7000000000LL);
+    struct telemetry *t = replay_start(&r, false, "6.18.44-fc-v1045");
+    assert_source(t, TELEMETRY_BUSY_PCT, "schedstat");
+    /* 400 ms and 900 ms of the second, whatever the ticks say */
+    write_schedstat(*state, 5400000000LL, 7900000000LL);
+    replay_step(&r, "vm", "t1");
+    assert_busy(t, 40, 90);
+}
+
+static void write_thread_run(const char *root, int tid, long long run_ns)
+{
+    char rel[64], text[64];
+    snprintf(rel, sizeof rel, "/proc/%d/schedstat", tid);
+    snprintf(text, sizeof text, "%lld 123456 789\n", run_ns);
+    write_text(root, rel, text);
+}
+
+/* The vm machine without /proc/schedstat, in run: the measured threads
+ * 4242 and 4243 (100 and 0 ms run so far) are followed by their files. */
+static struct telemetry *open_with_threads(struct replay *r, const char *root)
+{
+    replay_prepare(r, root, "vm", "0-1");
+    write_thread_run(root, (int)getpid(), 1000);
+    write_thread_run(root, 4242, 100000000LL);
+    write_thread_run(root, 4243, 0);
+    struct telemetry_config cfg = {.sr = &r->sr,
+                                   .cpus = &r->cpus,
+                                   .quiet = true,
+                                   .kernel_release = "6.18.44-fc-v1045",
+                                   .measured_threads = true,
+                                   .now_ns = replay_clock,
+                                   .now_ctx = r};
+    char err[128] = "";
+    struct telemetry *t = r->t = telemetry_open(&cfg, err, sizeof err);
+    assert_non_null(t);
+    return t;
+}
+
+static void test_telemetry_busy_from_the_measured_threads_without_schedstat(void **state)
+{
+    struct replay r;
+    struct telemetry *t = open_with_threads(&r, *state);
+    assert_source(t, TELEMETRY_BUSY_PCT, "thread-schedstat");
+    telemetry_set_threads(t, (const int[]){4242, 4243});
+    telemetry_snapshot(t); /* the run starts */
+    write_thread_run(*state, 4242, 500000000LL);
+    write_thread_run(*state, 4243, 250000000LL);
+    replay_step(&r, "vm", "t1");
+    assert_busy(t, 40, 25);
+}
+
+/* Threads 4242 and 4243 ran 500 and 250 ms when they ended (*ended). */
+static int64_t run_ns_at_end(void *ended, int i)
+{
+    return *(bool *)ended ? (i == 0 ? 500000000LL : 250000000LL) : -1;
+}
+
+static void test_telemetry_busy_of_threads_that_ended_before_the_last_snapshot(void **state)
+{
+    struct replay r;
+    struct telemetry *t = open_with_threads(&r, *state);
+    telemetry_set_threads(t, (const int[]){4242, 4243});
+    bool ended = false;
+    telemetry_follow_thread_ends(t, run_ns_at_end, &ended);
+    telemetry_snapshot(t);
+    /* both threads exited: their files are gone, their run time is known;
+     * a file of the same tid (reused by another thread) is not theirs */
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/proc/4242/schedstat", (const char *)*state);
+    assert_int_equal(unlink(path), 0);
+    write_thread_run(*state, 4243, 990000000LL);
+    ended = true;
+    replay_step(&r, "vm", "t1");
+    assert_busy(t, 40, 25);
+}
+
+/* ---- steal: not reported is not zero ----------------------------------- */
+
+/* /proc/stat of CPUs 0-1 with every CPU's steal ticks. */
+static void write_stat_steal(const char *root, long long steal0, long long steal1)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "cpu  200 0 100 1000 0 0 0 %lld 0 0\n"
+             "cpu0 100 0 50 500 0 0 0 %lld 0 0\n"
+             "cpu1 100 0 50 500 0 0 0 %lld 0 0\nctxt 1000\n",
+             steal0 + steal1, steal0, steal1);
+    write_text(root, "/proc/stat", text);
+}
+
+static void test_telemetry_steal_of_a_vm_that_reports_it(void **state)
+{
+    struct replay r;
+    replay_prepare(&r, *state, "vm", "0-1");
+    write_stat_steal(*state, 20, 0);
+    struct telemetry *t = replay_start(&r, true, "6.18.44-fc-v1045");
+    assert_source(t, TELEMETRY_STEAL, "proc-stat");
+    r.now_ns += 1000000000;
+    /* cpu0: 100 more ticks, 10 of them steal; cpu1: none stolen */
+    write_text(*state, "/proc/stat",
+               "cpu  290 0 100 1000 0 0 0 30 0 0\n"
+               "cpu0 190 0 50 500 0 0 0 30 0 0\n"
+               "cpu1 100 0 50 600 0 0 0 0 0 0\nctxt 1100\n");
+    telemetry_snapshot(t);
+    struct telemetry_cpu_figures f;
+    figures(t, 0, &f);
+    assert_figure(f.steal_pct, 10, "steal_pct", 0);
+    figures(t, 1, &f);
+    assert_figure(f.steal_pct, 0, "steal_pct", 1);
+    telemetry_close(t);
+}
+
+static void test_telemetry_steal_of_bare_metal_is_zero(void **state)
+{
+    struct replay r;
+    replay_prepare(&r, *state, "vm", "0-1");
+    write_text(*state, "/proc/cpuinfo",
+               "processor\t: 0\ncpu MHz\t\t: 2096.011\nflags\t\t: fpu vme tsc msr\n\n"
+               "processor\t: 1\ncpu MHz\t\t: 2096.011\nflags\t\t: fpu vme tsc msr\n");
+    write_stat_steal(*state, 0, 0);
+    struct telemetry *t = replay_start(&r, true, "6.18.44-fc-v1045");
+    assert_source(t, TELEMETRY_STEAL, "proc-stat");
+    telemetry_close(t);
+}
+
+static void test_telemetry_steal_of_a_xen_guest_without_it_is_unknown(void **state)
+{
+    struct replay r;
+    replay_prepare(&r, *state, "vm", "0-1");
+    write_text(*state, "/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu\n");
+    write_text(*state, "/sys/hypervisor/type", "xen\n");
+    write_stat_steal(*state, 0, 0);
+    struct telemetry *t = replay_start(&r, true, "6.18.44-fc-v1045");
+    assert_absent(t, TELEMETRY_STEAL, NO_STEAL_WHY);
+    telemetry_close(t);
+}
+
+/* ---- the frequency is named by its source ------------------------------- */
+
+static void test_telemetry_frequency_named_by_its_source(void **state)
+{
+    (void)state;
+    assert_string_equal(telemetry_freq_column("perf-msr"), "Avg_MHz");
+    assert_string_equal(telemetry_freq_column("msr"), "Avg_MHz");
+    assert_string_equal(telemetry_freq_column("cpufreq-requested"), "Req_MHz");
+    assert_string_equal(telemetry_freq_column("cpuinfo"), "CPU_MHz");
+    assert_string_equal(telemetry_freq_column(NULL), "Avg_MHz");
+    assert_non_null(strstr(telemetry_freq_meaning("msr"), "cycles run per microsecond"));
+    assert_non_null(strstr(telemetry_freq_meaning("cpufreq-requested"), "asked for"));
+    assert_non_null(strstr(telemetry_freq_meaning("cpufreq-requested"), "not cycles run"));
+    assert_non_null(strstr(telemetry_freq_meaning("cpuinfo"), "/proc/cpuinfo"));
+    assert_non_null(strstr(telemetry_freq_meaning("cpuinfo"), "not cycles run"));
+}
+
+static void test_telemetry_busy_falls_back_to_ticks_and_says_so(void **state)
+{
+    struct replay r;
+    struct telemetry *t = replay_open(&r, *state, "vm", "0-1", true, "6.18.44-fc-v1045");
+    /* no /proc/schedstat and nobody's thread to follow: tick samples */
+    assert_source(t, TELEMETRY_BUSY_PCT, "proc-stat-ticks");
+    telemetry_close(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, temp_tree_setup, temp_tree_teardown)
+        T(test_telemetry_busy_from_schedstat_run_time),
+        T(test_telemetry_busy_from_the_measured_threads_without_schedstat),
+        T(test_telemetry_busy_of_threads_that_ended_before_the_last_snapshot),
+        T(test_telemetry_busy_falls_back_to_ticks_and_says_so),
+        T(test_telemetry_steal_of_a_vm_that_reports_it),
+        T(test_telemetry_frequency_named_by_its_source),
+        T(test_telemetry_steal_of_bare_metal_is_zero),
+        T(test_telemetry_steal_of_a_xen_guest_without_it_is_unknown),
         T(test_telemetry_vm_sources_and_reasons),
         T(test_telemetry_vm_figures_from_the_recorded_pair),
         T(test_telemetry_absent_line_groups_figures_by_reason),
