@@ -138,6 +138,7 @@ struct report_run {
     int nidle;
     char idle_name[REPORT_IDLE_STATES][REPORT_IDLE_NAME]; /* copied: the tree's telemetry goes */
     char freq_source[24]; /* telemetry_sources.avg_mhz.source; "" when absent */
+    char steal_why[160];  /* telemetry_sources.steal_pct.why: steal unknown; "" otherwise */
     /* --explain */
     bool has_explain;
     const char *explain_method, *explain_reason;

@@ -425,6 +425,22 @@ static const struct series_plot series_plots[] = {
      .fmt = AXIS_FMT_NUMBER},
 };
 
+/* Where a result's steal is unknown (a hypervisor that reports none), the
+ * page says so and why, instead of a plot that would read as 0. */
+static void steal_notes(struct report_ctx *c, int cpu)
+{
+    for (int r = 0; r < c->in->nrun; r++) {
+        const struct report_run *run = &c->in->run[r];
+        if (!run->has_telemetry || !run->steal_why[0] || !report_run_cpu(run, cpu))
+            continue;
+        fputs("<p class=\"note\">Steal, ", c->f);
+        markup_escape(c->f, run->label, 0);
+        fputs(": not drawn, unknown: ", c->f);
+        markup_escape(c->f, run->steal_why, 0);
+        fputs(".</p>\n", c->f);
+    }
+}
+
 static const char *const idle_dash[REPORT_IDLE_STATES] = {NULL,  "6 3",  "2 3", "8 3 2 3",
                                                           "1 2", "10 4", "4 4", "3 6"};
 
@@ -557,6 +573,7 @@ void report_plots_cpu(struct report_ctx *c, int cpu)
             }
             plot_idle(c, cpu);
             fputs("</div>\n", f);
+            steal_notes(c, cpu);
         }
         if (!iv && !tm)
             fputs("<p class=\"note\">No time series: the results have neither intervals "

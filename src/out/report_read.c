@@ -299,6 +299,12 @@ static int read_telemetry(struct jreader *r, struct report_run *run)
     const json_t *src = json_object_get(json_object_get(run->root, "telemetry_sources"), "avg_mhz");
     const char *freq = json_string_value(json_object_get(src, "source"));
     snprintf(run->freq_source, sizeof run->freq_source, "%s", freq ? freq : "");
+    const json_t *steal =
+        json_object_get(json_object_get(run->root, "telemetry_sources"), "steal_pct");
+    const char *why = json_is_null(json_object_get(steal, "source"))
+                          ? json_string_value(json_object_get(steal, "why"))
+                          : NULL;
+    snprintf(run->steal_why, sizeof run->steal_why, "%s", why ? why : "");
     struct per_cpu_rows *rows = calloc((size_t)run->ncpu, sizeof *rows);
     if (!rows)
         return jr_fail(r, "telemetry", "out of memory");

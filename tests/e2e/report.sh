@@ -80,6 +80,7 @@ sys.exit(0 if first is None or (want[first] in page and (first in ("perf-msr", "
 pyt - page="$T/main.html" svg="$T/svg" results="$results" cmp="$CMP" ins="$T/I.json" \
     helpers="$H" <<'PY'
 import sys, os, glob, xml.etree.ElementTree as ET
+from html import escape as html_escape
 sys.path.insert(0, v["helpers"])
 import report_check as rc
 p = rc.page(v["page"])
@@ -97,6 +98,11 @@ steal_known = any(w.get("steal_pct") is not None for x in docs for w in x.get("t
 want = ["histogram", "cdf", "timeseries", "telemetry-latency", "avg-mhz", "busy", "irq-rate",
         "exec-histogram", "response-histogram"] + (["steal"] if steal_known else [])
 t("no steal plot where steal is unknown", 'steal_known or "steal" not in p.figures', 'sorted(p.figures)')
+# ... and the page says why, once per result whose steal is unknown
+why = [x["telemetry_sources"]["steal_pct"].get("why") for x in docs
+       if x.get("telemetry") and (x.get("telemetry_sources") or {}).get("steal_pct", {}).get("source") is None]
+html = open(v["page"], encoding="utf-8").read()
+t("where steal is unknown the page says why", 'all(w and ("not drawn, unknown: " + html_escape(w)) in html for w in why)', 'why[:1]')
 t("every plot of CPU 1 and of all CPUs", 'all(w in p.figures for w in want)',
   '(sorted(p.figures), want)')
 t("distributions twice (CPU 1 and all), time series once (CPU 1)",
