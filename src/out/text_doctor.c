@@ -118,12 +118,13 @@ void text_doctor_report(FILE *out, const struct doctor_report *r)
     const struct doctor_conclusion *c = &r->diagnosis->conclusion;
     char budget[32];
     format_duration(c->budget_ns, budget, sizeof budget);
-    fprintf(out, "jitterlab doctor: CPUs %s, budget %s", r->cpus, budget);
+    char head[1400] = "";
+    text_append(head, sizeof head, "jitterlab doctor: CPUs %s, budget %s", r->cpus, budget);
     if (r->baseline_command)
-        fprintf(out, ", baseline: %s", r->baseline_command);
+        text_append(head, sizeof head, ", baseline: %s", r->baseline_command);
     else if (r->baseline)
-        fprintf(out, ", from %s", r->baseline);
-    fprintf(out, "\n");
+        text_append(head, sizeof head, ", from %s", r->baseline);
+    wrapped(out, 0, head);
     diagnosis(out, r->diagnosis);
     prescriptions(out, r->prescriptions);
     char line[600] = "";
