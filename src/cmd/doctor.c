@@ -41,8 +41,7 @@
 static void doctor_usage(FILE *out)
 {
     fprintf(out,
-            "usage: jitterlab doctor -a CPUS --budget DUR [options]\n"
-            "       jitterlab doctor --from RESULT.json [--budget DUR] [options]\n"
+            "usage: jitterlab doctor [options]\n"
             "\n"
             "What stands between a loop on CPUS and its latency budget, and what fixes it.\n"
             "Inspects the machine, measures a baseline (a `jitterlab run --explain` at the\n"
@@ -50,7 +49,8 @@ static void doctor_usage(FILE *out)
             "the causes of the samples over the budget by what they cost it, with the inspect\n"
             "findings that point at the same thing, and prescribes remedies: tune commands,\n"
             "the kernel command line for these CPUs, the thread to move, the firmware's or\n"
-            "the hypervisor's part. Nothing on the machine is changed.\n"
+            "the hypervisor's part. Nothing on the machine is changed. With --from, a run\n"
+            "already made is diagnosed instead of a new baseline.\n"
             "\n"
             "  -a, --cpus LIST     the loop's CPUs (default: the isolated CPUs, else every\n"
             "                      online CPU but CPU 0; with --from: the result's)\n"

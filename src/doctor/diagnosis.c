@@ -40,7 +40,7 @@ static void link_findings(struct doctor_cause *c, const struct inspect_findings 
         if (!doctor_finding_counts(f) || c->nfindings >= DOCTOR_CAUSE_FINDINGS_MAX)
             continue;
         const struct remedy *fr[DOCTOR_CAUSE_REMEDIES_MAX];
-        size_t nf = remedies_for(REMEDY_FROM_FINDING, f->id, m, fr, DOCTOR_CAUSE_REMEDIES_MAX);
+        size_t nf = remedies_for(REMEDY_FROM_FINDING, f->id, NULL, m, fr, DOCTOR_CAUSE_REMEDIES_MAX);
         bool shared = false;
         for (size_t a = 0; a < nf && a < DOCTOR_CAUSE_REMEDIES_MAX; a++)
             for (size_t b = 0; b < c->nremedies; b++)
@@ -151,7 +151,7 @@ int doctor_diagnose(const json_t *root, int64_t budget_ns, const struct inspect_
             break; /* the writer keeps at most 33 rows */
         struct doctor_cause *c = &out->cause[out->ncauses++];
         read_cause(row, traced, budget_ns, c);
-        c->nremedies = remedies_for(REMEDY_FROM_CAUSE, c->kind, m, c->remedies,
+        c->nremedies = remedies_for(REMEDY_FROM_CAUSE, c->kind, c->name, m, c->remedies,
                                     DOCTOR_CAUSE_REMEDIES_MAX);
         if (c->nremedies > DOCTOR_CAUSE_REMEDIES_MAX)
             c->nremedies = DOCTOR_CAUSE_REMEDIES_MAX;

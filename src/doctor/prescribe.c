@@ -19,6 +19,7 @@ struct render_ctx {
     const struct inspect_system *s;
     struct remedy_machine m;
     char cpus[256];  /* the targets, kernel list form */
+    const char *cpu_word; /* "CPU" or "CPUs" before cpus */
     char house[256]; /* every other online CPU; "" when none */
     char budget[32];
 };
@@ -50,8 +51,8 @@ static void render_isolation(const struct render_ctx *c, const struct doctor_cau
         text_append(p->command, sizeof p->command, " rcu_nocbs=%s", c->cpus);
     text_append(p->command, sizeof p->command, " irqaffinity=%s", c->house);
     snprintf(p->advice, sizeof p->advice,
-             "boot parameters: no scheduler balancing, managed IRQs or other IRQs on CPUs %s%s",
-             c->cpus, k->no_hz_full ? ", no tick while one task runs" : "");
+             "boot parameters: no scheduler balancing, managed IRQs or other IRQs on %s %s%s",
+             c->cpu_word, c->cpus, k->no_hz_full ? ", no tick while one task runs" : "");
     if (!k->present)
         text_append(p->advice, sizeof p->advice,
             "; nohz_full and rcu_nocbs left out: the kernel's configuration "
@@ -101,9 +102,9 @@ static void render_thread(const struct render_ctx *c, const struct doctor_cause 
     if (!cause || cause->pid <= 0) {
         snprintf(p->command, sizeof p->command, "taskset -a -p -c %s PID", to);
         snprintf(p->advice, sizeof p->advice,
-                 "move each thread inspect lists on CPUs %s off them (a per-CPU kernel thread "
+                 "move each thread inspect lists on %s %s off them (a per-CPU kernel thread "
                  "cannot move: isolate the CPUs instead)",
-                 c->cpus);
+                 c->cpu_word, c->cpus);
         return;
     }
     bool rt = strcmp(cause->policy, "SCHED_FIFO") == 0 || strcmp(cause->policy, "SCHED_RR") == 0 ||
@@ -115,7 +116,8 @@ static void render_thread(const struct render_ctx *c, const struct doctor_cause 
              (long long)cause->pid, cause->policy[0] ? cause->policy : "policy unknown");
     if (rt)
         text_append(p->advice, sizeof p->advice, " %lld", (long long)cause->priority);
-    text_append(p->advice, sizeof p->advice, ") took CPUs %s from the measured loop: ", c->cpus);
+    text_append(p->advice, sizeof p->advice, ") took %s %s from the measured loop: ", c->cpu_word,
+                c->cpus);
     text_append(p->advice, sizeof p->advice, "%s",
         rt ? "a real-time thread that no tuning removes; move it off the CPUs, or lower it"
            : "move it off the CPUs (isolcpus keeps others away at boot)");
@@ -213,9 +215,9 @@ static void render_steal(const struct render_ctx *c, const struct doctor_cause *
     (void)cause;
     snprintf(p->advice, sizeof p->advice,
              "the hypervisor (%s) runs something else on these vCPUs: on the host, pin each "
-             "vCPU of CPUs %s to a host CPU of its own, isolate those host CPUs, do not "
+             "vCPU of %s %s to a host CPU of its own, isolate those host CPUs, do not "
              "overcommit; `jitterlab stat` shows steal",
-             c->s->base.hypervisor[0] ? c->s->base.hypervisor : "if any", c->cpus);
+             c->s->base.hypervisor[0] ? c->s->base.hypervisor : "if any", c->cpu_word, c->cpus);
 }
 
 static void render_halt(const struct render_ctx *c, const struct doctor_cause *cause,
@@ -226,11 +228,12 @@ static void render_halt(const struct render_ctx *c, const struct doctor_cause *c
     snprintf(p->advice, sizeof p->advice,
              "a halted vCPU wakes through the hypervisor (%s; cpuidle driver %s): in the guest "
              "poll before halting (cpuidle-haltpoll) or never halt (boot parameter idle=poll, "
-             "a busy vCPU); on the host pin the vCPUs of CPUs %s and isolate their host CPUs",
+             "a busy vCPU); on the host pin the vCPUs of %s %s and isolate their host CPUs",
              c->s->base.hypervisor, c->s->cpuidle.driver[0] ? c->s->cpuidle.driver : "unknown",
-             c->cpus);
+             c->cpu_word, c->cpus);
 }
 
+/* a remedy of nothing to run: its summary says why */
 static void render_measured(const struct render_ctx *c, const struct doctor_cause *cause,
                             struct doctor_prescription *p)
 {
@@ -249,7 +252,7 @@ static const struct {
     {"swap-off", render_swap},              {"kernel-preempt-rt", render_preempt_rt},
     {"firmware-smi", render_smi},           {"firmware-tsc", render_tsc},
     {"hypervisor-steal", render_steal},     {"hypervisor-halt", render_halt},
-    {"measured", render_measured},
+    {"measured", render_measured},          {"trace-lost", render_measured},
 };
 
 int doctor_remedy_rendered(const char *id)
@@ -331,6 +334,7 @@ void doctor_prescribe(const struct doctor_diagnosis *d, const struct inspect_fin
     struct render_ctx c = {.s = s};
     doctor_machine_of(s, &c.m);
     cpulist_format(&s->targets, c.cpus, sizeof c.cpus);
+    c.cpu_word = s->targets.count == 1 ? "CPU" : "CPUs";
     struct cpulist house;
     cpulist_subtract(&s->base.online, &s->targets, &house);
     cpulist_format(&house, c.house, sizeof c.house);
@@ -350,7 +354,7 @@ void doctor_prescribe(const struct doctor_diagnosis *d, const struct inspect_fin
         if (!doctor_finding_counts(f))
             continue;
         const struct remedy *r[DOCTOR_CAUSE_REMEDIES_MAX];
-        size_t n = remedies_for(REMEDY_FROM_FINDING, f->id, &c.m, r, DOCTOR_CAUSE_REMEDIES_MAX);
+        size_t n = remedies_for(REMEDY_FROM_FINDING, f->id, NULL, &c.m, r, DOCTOR_CAUSE_REMEDIES_MAX);
         snprintf(because, sizeof because, "finding %s", f->id);
         for (size_t k = 0; k < n && k < DOCTOR_CAUSE_REMEDIES_MAX; k++)
             prescribe(&c, r[k], NULL, because, out);

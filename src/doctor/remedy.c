@@ -38,11 +38,14 @@ static const struct remedy remedies[] = {
     {"hypervisor-halt", REMEDY_HYPERVISOR, NULL,
      "a halted vCPU wakes through the host: poll in the guest, pin on the host"},
     {"measured", REMEDY_NONE, NULL, "a measurement: the diagnosis itself answers it"},
+    {"trace-lost", REMEDY_NONE, NULL,
+     "the trace lost the events of these spikes: nothing can name their cause"},
 };
 
-#define C(key, when, remedy) {REMEDY_FROM_CAUSE, key, when, remedy}
-#define F(key, remedy)       {REMEDY_FROM_FINDING, key, REMEDY_ALWAYS, remedy}
-#define FW(key, when, remedy) {REMEDY_FROM_FINDING, key, when, remedy}
+#define C(key, when, remedy)        {REMEDY_FROM_CAUSE, key, NULL, when, remedy}
+#define CN(key, name, when, remedy) {REMEDY_FROM_CAUSE, key, name, when, remedy}
+#define F(key, remedy)              {REMEDY_FROM_FINDING, key, NULL, REMEDY_ALWAYS, remedy}
+#define FW(key, when, remedy)       {REMEDY_FROM_FINDING, key, NULL, when, remedy}
 
 static const struct remedy_link links[] = {
     /* causes of `run --explain` (trace/attribute.h) */
@@ -65,6 +68,8 @@ static const struct remedy_link links[] = {
     C("wakeup", REMEDY_ALWAYS, "kernel-preempt-rt"),
     C("unexplained", REMEDY_METAL, "firmware-smi"),
     C("unexplained", REMEDY_VM, "hypervisor-steal"),
+    /* spikes whose events the capture lost (trace/explain.c) say nothing of a cause */
+    CN("unexplained", "events lost", REMEDY_ALWAYS, "trace-lost"),
     /* the window method's own kinds (trace/window_explain.h) */
     C("steal", REMEDY_ALWAYS, "hypervisor-steal"),
     C("smi", REMEDY_ALWAYS, "firmware-smi"),
@@ -106,6 +111,7 @@ static const struct remedy_link links[] = {
 };
 
 #undef C
+#undef CN
 #undef F
 #undef FW
 
@@ -154,19 +160,28 @@ bool remedy_when_holds(enum remedy_when when, const struct remedy_machine *m)
     }
 }
 
-size_t remedies_for(enum remedy_source source, const char *key, const struct remedy_machine *m,
-                    const struct remedy **out, size_t max)
+static bool row_of(const struct remedy_link *l, enum remedy_source source, const char *key,
+                   const struct remedy_machine *m)
 {
+    return l->source == source && strcmp(l->key, key) == 0 && remedy_when_holds(l->when, m) &&
+           remedy_find(l->remedy);
+}
+
+size_t remedies_for(enum remedy_source source, const char *key, const char *name,
+                    const struct remedy_machine *m, const struct remedy **out, size_t max)
+{
+    bool named = false;
+    for (size_t i = 0; key && name && i < remedy_link_count(); i++)
+        named |= row_of(&links[i], source, key, m) && links[i].name &&
+                 strcmp(links[i].name, name) == 0;
     size_t n = 0;
     for (size_t i = 0; key && i < remedy_link_count(); i++) {
         const struct remedy_link *l = &links[i];
-        if (l->source != source || strcmp(l->key, key) != 0 || !remedy_when_holds(l->when, m))
-            continue;
-        const struct remedy *r = remedy_find(l->remedy);
-        if (!r)
+        if (!row_of(l, source, key, m) ||
+            (named ? !l->name || strcmp(l->name, name) != 0 : l->name != NULL))
             continue;
         if (n < max)
-            out[n] = r;
+            out[n] = remedy_find(l->remedy);
         n++;
     }
     return n;

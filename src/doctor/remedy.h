@@ -52,6 +52,7 @@ enum remedy_source {
 struct remedy_link {
     enum remedy_source source;
     const char *key;
+    const char *name; /* a cause of this name only (NULL: any); its rows replace the kind's */
     enum remedy_when when;
     const char *remedy; /* its id in the remedy table */
 };
@@ -69,10 +70,12 @@ size_t remedy_link_count(void);
 const struct remedy_link *remedy_link_at(size_t i);
 bool remedy_when_holds(enum remedy_when when, const struct remedy_machine *m);
 
-/* The remedies of a cause kind or finding on this machine, in table order:
- * writes at most max and returns how many there are. */
-size_t remedies_for(enum remedy_source source, const char *key, const struct remedy_machine *m,
-                    const struct remedy **out, size_t max);
+/* The remedies of a cause kind (and name: NULL for any) or finding on this
+ * machine, in table order: writes at most max and returns how many there
+ * are. Rows for the cause's very name, when there are any, replace the
+ * kind's. */
+size_t remedies_for(enum remedy_source source, const char *key, const char *name,
+                    const struct remedy_machine *m, const struct remedy **out, size_t max);
 /* "tune", "boot", "thread", "kernel", "system", "firmware", "hypervisor", "none" */
 const char *remedy_kind_name(enum remedy_kind kind);
 

@@ -14,8 +14,9 @@
 
 #define WIDTH 100
 
-/* text wrapped at WIDTH, every line indented by indent blanks */
-static void wrapped(FILE *out, int indent, const char *text)
+/* text wrapped at WIDTH: its first line indented by indent blanks, the
+ * others by more */
+static void wrapped_hanging(FILE *out, int indent, int more, const char *text)
 {
     const char *p = text;
     while (*p) {
@@ -31,7 +32,13 @@ static void wrapped(FILE *out, int indent, const char *text)
         p += n;
         while (*p == ' ')
             p++;
+        indent = more;
     }
+}
+
+static void wrapped(FILE *out, int indent, const char *text)
+{
+    wrapped_hanging(out, indent, indent, text);
 }
 
 static void cause_label(const struct doctor_cause *c, char *buf, size_t len)
@@ -85,7 +92,7 @@ static void prescriptions(FILE *out, const struct doctor_prescriptions *ps)
         bool boot = p->remedy->kind == REMEDY_BOOT || p->remedy->kind == REMEDY_KERNEL;
         snprintf(head, sizeof head, "%2zu. %s [%s] for %s", i + 1, p->remedy->id,
                  remedy_kind_name(p->remedy->kind), p->because);
-        wrapped(out, 2, head);
+        wrapped_hanging(out, 2, 6, head);
         wrapped(out, 6, p->advice);
         for (const char *line = p->command; *line;) {
             size_t n = strcspn(line, "\n");
@@ -119,7 +126,8 @@ void text_doctor_report(FILE *out, const struct doctor_report *r)
     char budget[32];
     format_duration(c->budget_ns, budget, sizeof budget);
     char head[1400] = "";
-    text_append(head, sizeof head, "jitterlab doctor: CPUs %s, budget %s", r->cpus, budget);
+    text_append(head, sizeof head, "jitterlab doctor: CPU%s %s, budget %s",
+                strpbrk(r->cpus, ",-") ? "s" : "", r->cpus, budget);
     if (r->baseline_command)
         text_append(head, sizeof head, ", baseline: %s", r->baseline_command);
     else if (r->baseline)

@@ -33,7 +33,7 @@ static void test_every_inspect_finding_has_a_remedy(void **state)
     const struct remedy *r[8];
     for (size_t i = 0; i < inspect_rule_count(); i++)
         for (size_t m = 0; m < NMACHINES; m++)
-            if (remedies_for(REMEDY_FROM_FINDING, inspect_rule_id(i), &machines[m], r, 8) == 0)
+            if (remedies_for(REMEDY_FROM_FINDING, inspect_rule_id(i), NULL, &machines[m], r, 8) == 0)
                 fail_msg("finding %s has no remedy (machine %zu)", inspect_rule_id(i), m);
 }
 
@@ -43,13 +43,13 @@ static void test_every_cause_kind_has_a_remedy(void **state)
     const struct remedy *r[8];
     for (unsigned k = 0; k < CAUSE_KIND_COUNT; k++)
         for (size_t m = 0; m < NMACHINES; m++)
-            if (remedies_for(REMEDY_FROM_CAUSE, cause_kind_name(k), &machines[m], r, 8) == 0)
+            if (remedies_for(REMEDY_FROM_CAUSE, cause_kind_name(k), NULL, &machines[m], r, 8) == 0)
                 fail_msg("cause kind %s has no remedy (machine %zu)", cause_kind_name(k), m);
     /* the window method's kinds beyond the tracepoints' */
     static const char *const window_kinds[] = {"steal", "smi", "frequency", "idle"};
     for (size_t k = 0; k < 4; k++)
         for (size_t m = 0; m < NMACHINES; m++)
-            assert_true(remedies_for(REMEDY_FROM_CAUSE, window_kinds[k], &machines[m], r, 8) > 0);
+            assert_true(remedies_for(REMEDY_FROM_CAUSE, window_kinds[k], NULL, &machines[m], r, 8) > 0);
 }
 
 static void test_every_row_names_a_known_key_and_remedy(void **state)
@@ -96,7 +96,7 @@ static void test_a_findings_remedies_include_its_rules_tune_actions(void **state
     (void)state;
     const struct remedy *r[8];
     for (size_t i = 0; i < inspect_rule_count(); i++) {
-        size_t n = remedies_for(REMEDY_FROM_FINDING, inspect_rule_id(i), &machines[0], r, 8);
+        size_t n = remedies_for(REMEDY_FROM_FINDING, inspect_rule_id(i), NULL, &machines[0], r, 8);
         for (int k = 0; inspect_rule_tune_action(i, k); k++) {
             bool found = false;
             for (size_t j = 0; j < n && j < 8; j++)
@@ -114,15 +114,20 @@ static void test_idle_exit_on_a_guest_without_idle_driver_is_the_hypervisors(voi
     (void)state;
     const struct remedy *r[8];
     struct remedy_machine halt = {.vm = true, .no_cpuidle_driver = true};
-    assert_int_equal(remedies_for(REMEDY_FROM_CAUSE, "idle-exit", &halt, r, 8), 1);
+    assert_int_equal(remedies_for(REMEDY_FROM_CAUSE, "idle-exit", NULL, &halt, r, 8), 1);
     assert_string_equal(r[0]->id, "hypervisor-halt");
     struct remedy_machine metal = {0};
-    size_t n = remedies_for(REMEDY_FROM_CAUSE, "idle-exit", &metal, r, 8);
+    size_t n = remedies_for(REMEDY_FROM_CAUSE, "idle-exit", NULL, &metal, r, 8);
     assert_true(n >= 1);
     for (size_t j = 0; j < n; j++)
         assert_true(r[j]->kind != REMEDY_HYPERVISOR);
-    assert_int_equal(remedies_for(REMEDY_FROM_CAUSE, "thread", &metal, r, 8), 1);
+    assert_int_equal(remedies_for(REMEDY_FROM_CAUSE, "thread", NULL, &metal, r, 8), 1);
     assert_string_equal(r[0]->id, "move-thread");
+    /* a name's own rows replace its kind's */
+    assert_int_equal(remedies_for(REMEDY_FROM_CAUSE, "unexplained", "events lost", &metal, r, 8), 1);
+    assert_string_equal(r[0]->id, "trace-lost");
+    assert_int_equal(remedies_for(REMEDY_FROM_CAUSE, "unexplained", "no events", &metal, r, 8), 1);
+    assert_string_equal(r[0]->id, "firmware-smi");
 }
 
 int main(void)
