@@ -13,6 +13,7 @@
 #include "common/units.h"
 
 #define WIDTH 100
+#define FINDINGS_WIDTH (WIDTH - 73) /* what the table leaves the last column */
 
 /* text wrapped at WIDTH: its first line indented by indent blanks, the
  * others by more */
@@ -70,9 +71,15 @@ static void diagnosis(FILE *out, const struct doctor_diagnosis *d)
         char label[160], max[32], found[256] = "";
         cause_label(k, label, sizeof label);
         format_duration(k->max_latency_ns, max, sizeof max);
-        for (size_t f = 0; f < k->nfindings; f++)
-            snprintf(found + strlen(found), sizeof found - strlen(found), "%s%s", f ? ", " : "",
-                     k->findings[f]);
+        /* as many as fit in the row, then how many more */
+        for (size_t f = 0; f < k->nfindings; f++) {
+            size_t need = strlen(found) + 2 + strlen(k->findings[f]) + 5;
+            if (need > FINDINGS_WIDTH) {
+                text_append(found, sizeof found, " +%zu", k->nfindings - f);
+                break;
+            }
+            text_append(found, sizeof found, "%s%s", f ? ", " : "", k->findings[f]);
+        }
         fprintf(out, "  %2zu  %-40.40s %7llu %5.1f%% %9s  %s\n", i + 1, label,
                 (unsigned long long)k->count, 100.0 * k->share, max, found[0] ? found : "-");
     }
