@@ -122,8 +122,8 @@ static int doctor_option(void *params, int c, const char *arg)
 static int doctor_finish(struct doctor_params *p)
 {
     if (p->from) {
-        const char *opt = p->interval_ns    ? "--interval"
-                          : p->duration_ns  ? "--duration"
+        const char *opt = p->interval_ns     ? "--interval"
+                          : p->duration_ns   ? "--duration"
                           : p->workload_text ? "--workload"
                           : p->nloads        ? "--load"
                           : p->out_dir       ? "--output"
@@ -165,8 +165,8 @@ struct doctor {
     struct cpulist targets;
     char cpus[1024];
     char budget_arg[32], interval_arg[32], duration_arg[32], explain_arg[48];
-    char dir[4096];     /* -o DIR, or the temporary directory */
-    bool temp_dir;      /* dir is ours to remove */
+    char dir[4096];      /* -o DIR, or the temporary directory */
+    bool temp_dir;       /* dir is ours to remove */
     char baseline[4200]; /* the run result read */
     char command[1024];  /* the baseline run, for people */
     char *child_argv[64];

@@ -40,7 +40,8 @@ static void link_findings(struct doctor_cause *c, const struct inspect_findings 
         if (!doctor_finding_counts(f) || c->nfindings >= DOCTOR_CAUSE_FINDINGS_MAX)
             continue;
         const struct remedy *fr[DOCTOR_CAUSE_REMEDIES_MAX];
-        size_t nf = remedies_for(REMEDY_FROM_FINDING, f->id, NULL, m, fr, DOCTOR_CAUSE_REMEDIES_MAX);
+        size_t nf =
+            remedies_for(REMEDY_FROM_FINDING, f->id, NULL, m, fr, DOCTOR_CAUSE_REMEDIES_MAX);
         bool shared = false;
         for (size_t a = 0; a < nf && a < DOCTOR_CAUSE_REMEDIES_MAX; a++)
             for (size_t b = 0; b < c->nremedies; b++)
@@ -82,8 +83,9 @@ static void rank(struct doctor_diagnosis *d)
     for (size_t i = 1; i < d->ncauses; i++) {
         struct doctor_cause c = d->cause[i];
         size_t j = i;
-        while (j > 0 && (d->cause[j - 1].over_ns < c.over_ns ||
-                         (d->cause[j - 1].over_ns == c.over_ns && d->cause[j - 1].count < c.count))) {
+        while (j > 0 &&
+               (d->cause[j - 1].over_ns < c.over_ns ||
+                (d->cause[j - 1].over_ns == c.over_ns && d->cause[j - 1].count < c.count))) {
             d->cause[j] = d->cause[j - 1];
             j--;
         }

@@ -19,9 +19,9 @@
 #include "doctor/remedy.h"
 #include "inspect/inspect_rules.h"
 
-#define DOCTOR_CAUSES_MAX          40
-#define DOCTOR_CAUSE_FINDINGS_MAX  8
-#define DOCTOR_CAUSE_REMEDIES_MAX  6
+#define DOCTOR_CAUSES_MAX         40
+#define DOCTOR_CAUSE_FINDINGS_MAX 8
+#define DOCTOR_CAUSE_REMEDIES_MAX 6
 
 struct doctor_cause {
     char kind[24]; /* a cause kind (trace/attribute.h) or the window method's */

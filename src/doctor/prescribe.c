@@ -18,9 +18,9 @@
 struct render_ctx {
     const struct inspect_system *s;
     struct remedy_machine m;
-    char cpus[256];  /* the targets, kernel list form */
+    char cpus[256];       /* the targets, kernel list form */
     const char *cpu_word; /* "CPU" or "CPUs" before cpus */
-    char house[256]; /* every other online CPU; "" when none */
+    char house[256];      /* every other online CPU; "" when none */
     char budget[32];
 };
 
@@ -55,13 +55,13 @@ static void render_isolation(const struct render_ctx *c, const struct doctor_cau
              c->cpu_word, c->cpus, k->no_hz_full ? ", no tick while one task runs" : "");
     if (!k->present)
         text_append(p->advice, sizeof p->advice,
-            "; nohz_full and rcu_nocbs left out: the kernel's configuration "
-            "(/proc/config.gz) could not be read");
+                    "; nohz_full and rcu_nocbs left out: the kernel's configuration "
+                    "(/proc/config.gz) could not be read");
     else if (!k->no_hz_full || !k->rcu_nocb_cpu)
         text_append(p->advice, sizeof p->advice, "; this kernel lacks %s%s%s",
-            k->no_hz_full ? "" : "CONFIG_NO_HZ_FULL",
-            !k->no_hz_full && !k->rcu_nocb_cpu ? " and " : "",
-            k->rcu_nocb_cpu ? "" : "CONFIG_RCU_NOCB_CPU");
+                    k->no_hz_full ? "" : "CONFIG_NO_HZ_FULL",
+                    !k->no_hz_full && !k->rcu_nocb_cpu ? " and " : "",
+                    k->rcu_nocb_cpu ? "" : "CONFIG_RCU_NOCB_CPU");
 }
 
 static void render_cstates(const struct render_ctx *c, const struct doctor_cause *cause,
@@ -119,8 +119,8 @@ static void render_thread(const struct render_ctx *c, const struct doctor_cause 
     text_append(p->advice, sizeof p->advice, ") took %s %s from the measured loop: ", c->cpu_word,
                 c->cpus);
     text_append(p->advice, sizeof p->advice, "%s",
-        rt ? "a real-time thread that no tuning removes; move it off the CPUs, or lower it"
-           : "move it off the CPUs (isolcpus keeps others away at boot)");
+                rt ? "a real-time thread that no tuning removes; move it off the CPUs, or lower it"
+                   : "move it off the CPUs (isolcpus keeps others away at boot)");
 }
 
 /* The kernel's hex mask of a CPU list, 32 CPUs per comma-separated word. */
@@ -246,13 +246,20 @@ static const struct {
     void (*render)(const struct render_ctx *, const struct doctor_cause *,
                    struct doctor_prescription *);
 } renderers[] = {
-    {"boot-isolation", render_isolation},   {"boot-cstates", render_cstates},
-    {"boot-clocksource", render_clocksource}, {"boot-nosmt", render_nosmt},
-    {"move-thread", render_thread},         {"workqueue-cpumask", render_workqueue},
-    {"swap-off", render_swap},              {"kernel-preempt-rt", render_preempt_rt},
-    {"firmware-smi", render_smi},           {"firmware-tsc", render_tsc},
-    {"hypervisor-steal", render_steal},     {"hypervisor-halt", render_halt},
-    {"measured", render_measured},          {"trace-lost", render_measured},
+    {"boot-isolation", render_isolation},
+    {"boot-cstates", render_cstates},
+    {"boot-clocksource", render_clocksource},
+    {"boot-nosmt", render_nosmt},
+    {"move-thread", render_thread},
+    {"workqueue-cpumask", render_workqueue},
+    {"swap-off", render_swap},
+    {"kernel-preempt-rt", render_preempt_rt},
+    {"firmware-smi", render_smi},
+    {"firmware-tsc", render_tsc},
+    {"hypervisor-steal", render_steal},
+    {"hypervisor-halt", render_halt},
+    {"measured", render_measured},
+    {"trace-lost", render_measured},
 };
 
 int doctor_remedy_rendered(const char *id)
@@ -321,8 +328,8 @@ static void gather_boot_words(struct doctor_prescriptions *out)
             continue;
         if (!p->command[0] || strstr(out->boot_cmdline, p->command))
             continue;
-        text_append(out->boot_cmdline, sizeof out->boot_cmdline, "%s%s", out->boot_cmdline[0] ? " " : "",
-            p->command);
+        text_append(out->boot_cmdline, sizeof out->boot_cmdline, "%s%s",
+                    out->boot_cmdline[0] ? " " : "", p->command);
     }
 }
 
@@ -354,7 +361,8 @@ void doctor_prescribe(const struct doctor_diagnosis *d, const struct inspect_fin
         if (!doctor_finding_counts(f))
             continue;
         const struct remedy *r[DOCTOR_CAUSE_REMEDIES_MAX];
-        size_t n = remedies_for(REMEDY_FROM_FINDING, f->id, NULL, &c.m, r, DOCTOR_CAUSE_REMEDIES_MAX);
+        size_t n =
+            remedies_for(REMEDY_FROM_FINDING, f->id, NULL, &c.m, r, DOCTOR_CAUSE_REMEDIES_MAX);
         snprintf(because, sizeof because, "finding %s", f->id);
         for (size_t k = 0; k < n && k < DOCTOR_CAUSE_REMEDIES_MAX; k++)
             prescribe(&c, r[k], NULL, because, out);

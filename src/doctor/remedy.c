@@ -42,10 +42,22 @@ static const struct remedy remedies[] = {
      "the trace lost the events of these spikes: nothing can name their cause"},
 };
 
-#define C(key, when, remedy)        {REMEDY_FROM_CAUSE, key, NULL, when, remedy}
-#define CN(key, name, when, remedy) {REMEDY_FROM_CAUSE, key, name, when, remedy}
-#define F(key, remedy)              {REMEDY_FROM_FINDING, key, NULL, REMEDY_ALWAYS, remedy}
-#define FW(key, when, remedy)       {REMEDY_FROM_FINDING, key, NULL, when, remedy}
+#define C(key, when, remedy)                                                                       \
+    {                                                                                              \
+        REMEDY_FROM_CAUSE, key, NULL, when, remedy                                                 \
+    }
+#define CN(key, name, when, remedy)                                                                \
+    {                                                                                              \
+        REMEDY_FROM_CAUSE, key, name, when, remedy                                                 \
+    }
+#define F(key, remedy)                                                                             \
+    {                                                                                              \
+        REMEDY_FROM_FINDING, key, NULL, REMEDY_ALWAYS, remedy                                      \
+    }
+#define FW(key, when, remedy)                                                                      \
+    {                                                                                              \
+        REMEDY_FROM_FINDING, key, NULL, when, remedy                                               \
+    }
 
 static const struct remedy_link links[] = {
     /* causes of `run --explain` (trace/attribute.h) */
@@ -172,8 +184,8 @@ size_t remedies_for(enum remedy_source source, const char *key, const char *name
 {
     bool named = false;
     for (size_t i = 0; key && name && i < remedy_link_count(); i++)
-        named |= row_of(&links[i], source, key, m) && links[i].name &&
-                 strcmp(links[i].name, name) == 0;
+        named |=
+            row_of(&links[i], source, key, m) && links[i].name && strcmp(links[i].name, name) == 0;
     size_t n = 0;
     for (size_t i = 0; key && i < remedy_link_count(); i++) {
         const struct remedy_link *l = &links[i];
@@ -189,7 +201,7 @@ size_t remedies_for(enum remedy_source source, const char *key, const char *name
 
 const char *remedy_kind_name(enum remedy_kind kind)
 {
-    static const char *const names[] = {"tune",     "boot",     "thread",     "kernel",
-                                        "system",   "firmware", "hypervisor", "none"};
+    static const char *const names[] = {"tune",   "boot",     "thread",     "kernel",
+                                        "system", "firmware", "hypervisor", "none"};
     return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }

@@ -27,7 +27,8 @@ static json_t *cause_json(const struct doctor_cause *c, size_t rank)
         json_object_set_new(o, "priority", json_integer(c->priority));
     }
     json_object_set_new(o, "over_budget", json_integer((json_int_t)c->count));
-    json_object_set_new(o, "over_budget_ns", c->over_ns >= 0 ? json_integer(c->over_ns) : json_null());
+    json_object_set_new(o, "over_budget_ns",
+                        c->over_ns >= 0 ? json_integer(c->over_ns) : json_null());
     json_object_set_new(o, "share", json_real(c->share));
     json_object_set_new(o, "max_latency_ns", json_integer(c->max_latency_ns));
     json_t *f = json_array(), *r = json_array();
@@ -65,9 +66,8 @@ json_t *json_doctor_document(const struct doctor_report *r)
     json_object_set_new(
         doc, "baseline",
         json_pack("{s:o,s:o,s:s}", "result", r->baseline ? json_text_new(r->baseline) : json_null(),
-                  "command",
-                  r->baseline_command ? json_text_new(r->baseline_command) : json_null(), "method",
-                  d->method));
+                  "command", r->baseline_command ? json_text_new(r->baseline_command) : json_null(),
+                  "method", d->method));
     json_t *causes = json_array();
     for (size_t i = 0; i < d->ncauses; i++)
         json_array_append_new(causes, cause_json(&d->cause[i], i + 1));
@@ -76,9 +76,10 @@ json_t *json_doctor_document(const struct doctor_report *r)
     for (size_t i = 0; i < r->prescriptions->count; i++)
         json_array_append_new(ps, prescription_json(&r->prescriptions->p[i]));
     json_t *pre = json_pack("{s:o}", "items", ps);
-    json_object_set_new(pre, "boot_cmdline", r->prescriptions->boot_cmdline[0]
-                                                 ? json_text_new(r->prescriptions->boot_cmdline)
-                                                 : json_null());
+    json_object_set_new(pre, "boot_cmdline",
+                        r->prescriptions->boot_cmdline[0]
+                            ? json_text_new(r->prescriptions->boot_cmdline)
+                            : json_null());
     json_object_set_new(doc, "prescriptions", pre);
     json_t *con = json_object();
     json_object_set_new(con, "met", json_boolean(c->met));

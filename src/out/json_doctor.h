@@ -16,8 +16,8 @@ struct doctor_report {
     const char *version, *started_at;
     int argc;
     char **argv;
-    const char *cpus;     /* the targets, kernel list form */
-    const char *baseline; /* the run result read (a path), or NULL when it was removed */
+    const char *cpus;             /* the targets, kernel list form */
+    const char *baseline;         /* the run result read (a path), or NULL when it was removed */
     const char *baseline_command; /* the run, for people; NULL with --from */
     const struct doctor_diagnosis *diagnosis;
     const struct doctor_prescriptions *prescriptions;

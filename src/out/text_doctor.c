@@ -12,7 +12,7 @@
 #include "common/text.h"
 #include "common/units.h"
 
-#define WIDTH 100
+#define WIDTH          100
 #define FINDINGS_WIDTH (WIDTH - 73) /* what the table leaves the last column */
 
 /* text wrapped at WIDTH: its first line indented by indent blanks, the
@@ -150,9 +150,10 @@ void text_doctor_report(FILE *out, const struct doctor_report *r)
     quantile(line, sizeof line, "p99.99", &c->p9999);
     text_append(line, sizeof line, ", ");
     quantile(line, sizeof line, "max", &c->max);
-    text_append(line, sizeof line, "; %llu samples in %.1f s, %llu over the budget, %llu missed periods",
-                (unsigned long long)c->samples, c->measured_s,
-                (unsigned long long)c->over_budget, (unsigned long long)c->missed);
+    text_append(line, sizeof line,
+                "; %llu samples in %.1f s, %llu over the budget, %llu missed periods",
+                (unsigned long long)c->samples, c->measured_s, (unsigned long long)c->over_budget,
+                (unsigned long long)c->missed);
     fprintf(out, "\n");
     wrapped(out, 0, line);
 }

@@ -1,9 +1,9 @@
 #!/bin/sh
-# jitterlab doctor end to end, about 10 s. A known cause: helpers/spinner.c
+# jitterlab doctor end to end, about 7 s. A known cause: helpers/spinner.c
 # spins 5 ms every 20 ms at SCHED_FIFO 95 on CPU 1 (bounded: 8 s, hard stop
-# at 9 s) for the whole of a 3 s baseline at a 1 ms budget; every injection
-# costs the budget about 4 ms, far beyond what the host's own noise costs
-# in 3 s. It must be the top cause, named with its pid, and advised as a
+# at 9 s, stopped as soon as the baseline is done) for the whole of a 2 s
+# baseline at a 1 ms budget; every injection costs the budget about 4 ms,
+# far beyond what the host's own noise costs in 2 s. It must be the top cause, named with its pid, and advised as a
 # thread to move or lower; nothing on the machine is changed (tune status,
 # on a state file of the test's own, has no snapshot). Then a baseline
 # stopped by SIGTERM keeps its samples and says so; --from reads it again
@@ -35,10 +35,16 @@ fi
 "$SPIN" 1 95 5000 20000 8 >"$T/spin.out" 2>"$T/spin.err" &
 spin_pid=$!
 kill_on_exit "$spin_pid"
-timeout -s KILL 60 "$JL" doctor -a 1 --budget 1ms -D 3s -o "$T/d" >"$T/d.txt" 2>"$T/d.err"
+timeout -s KILL 60 "$JL" doctor -a 1 --budget 1ms -D 2s -o "$T/d" >"$T/d.txt" 2>"$T/d.err"
 d_rc=$?
-wait "$spin_pid"
-s_rc=$?
+if kill -0 "$spin_pid" 2>/dev/null; then
+    kill "$spin_pid"
+    wait "$spin_pid"
+    s_rc=0
+else
+    wait "$spin_pid"
+    s_rc=$? # 77: SCHED_FIFO not permitted
+fi
 if [ "$s_rc" -eq 77 ]; then
     ok "doctor: a FIFO spinner is the top cause # SKIP SCHED_FIFO not permitted here"
 else
@@ -54,7 +60,7 @@ check("doctor: the spinner is advised as a thread to move or lower",
       len(p) == 1 and p[0]["remedy"] == "move-thread"
       and p[0]["command"] == "taskset -a -p -c 0 %s\nchrt -o -p 0 %s" % (pid, pid), p)
 check("doctor: the conclusion rests on the baseline",
-      d["conclusion"]["met"] is False and d["conclusion"]["samples"] > 1000
+      d["conclusion"]["met"] is False and d["conclusion"]["samples"] > 500
       and d["conclusion"]["over_budget"] > 0, d["conclusion"])
 check("doctor: -o keeps the baseline result", d["baseline"]["result"].endswith("/baseline.json"))
 PY
@@ -72,7 +78,7 @@ doc_pid=$!
 kill_on_exit "$doc_pid"
 w=0
 while ! grep -q "measuring the baseline" "$T/term.err" && [ $w -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
-sleep 3
+sleep 1.5
 kill -TERM "$doc_pid"
 wait "$doc_pid"
 t_rc=$?

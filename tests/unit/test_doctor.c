@@ -77,7 +77,8 @@ static struct world *diagnose(const char *fixture, const char *cpus, json_t *doc
     inspect_rules_run(&w->sys, BUDGET_NS, &w->findings);
     doctor_machine_of(&w->sys, &w->m);
     char err[200];
-    assert_int_equal(doctor_diagnose(doc, BUDGET_NS, &w->findings, &w->m, &w->d, err, sizeof err), 0);
+    assert_int_equal(doctor_diagnose(doc, BUDGET_NS, &w->findings, &w->m, &w->d, err, sizeof err),
+                     0);
     doctor_prescribe(&w->d, &w->findings, &w->sys, BUDGET_NS, &w->p);
     json_decref(doc);
     return w;
@@ -170,7 +171,8 @@ static void test_boot_command_line_of_an_untuned_intel_machine(void **state)
     assert_non_null(strstr(iso->advice, "lacks CONFIG_NO_HZ_FULL"));
     const struct doctor_prescription *idle = prescribed(w, "tune-idle-states");
     assert_non_null(idle);
-    assert_string_equal(idle->command, "jitterlab tune apply --only idle-states -a 2-3 --budget 250us");
+    assert_string_equal(idle->command,
+                        "jitterlab tune apply --only idle-states -a 2-3 --budget 250us");
     assert_null(prescribed(w, "hypervisor-halt"));
     world_free(w);
 }

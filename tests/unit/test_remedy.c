@@ -33,7 +33,8 @@ static void test_every_inspect_finding_has_a_remedy(void **state)
     const struct remedy *r[8];
     for (size_t i = 0; i < inspect_rule_count(); i++)
         for (size_t m = 0; m < NMACHINES; m++)
-            if (remedies_for(REMEDY_FROM_FINDING, inspect_rule_id(i), NULL, &machines[m], r, 8) == 0)
+            if (remedies_for(REMEDY_FROM_FINDING, inspect_rule_id(i), NULL, &machines[m], r, 8) ==
+                0)
                 fail_msg("finding %s has no remedy (machine %zu)", inspect_rule_id(i), m);
 }
 
@@ -49,7 +50,8 @@ static void test_every_cause_kind_has_a_remedy(void **state)
     static const char *const window_kinds[] = {"steal", "smi", "frequency", "idle"};
     for (size_t k = 0; k < 4; k++)
         for (size_t m = 0; m < NMACHINES; m++)
-            assert_true(remedies_for(REMEDY_FROM_CAUSE, window_kinds[k], NULL, &machines[m], r, 8) > 0);
+            assert_true(remedies_for(REMEDY_FROM_CAUSE, window_kinds[k], NULL, &machines[m], r, 8) >
+                        0);
 }
 
 static void test_every_row_names_a_known_key_and_remedy(void **state)
@@ -100,7 +102,8 @@ static void test_a_findings_remedies_include_its_rules_tune_actions(void **state
         for (int k = 0; inspect_rule_tune_action(i, k); k++) {
             bool found = false;
             for (size_t j = 0; j < n && j < 8; j++)
-                found |= r[j]->tune_action && strcmp(r[j]->tune_action, inspect_rule_tune_action(i, k)) == 0;
+                found |= r[j]->tune_action &&
+                         strcmp(r[j]->tune_action, inspect_rule_tune_action(i, k)) == 0;
             if (!found)
                 fail_msg("finding %s offers tune action %s, its remedies do not",
                          inspect_rule_id(i), inspect_rule_tune_action(i, k));
@@ -124,7 +127,8 @@ static void test_idle_exit_on_a_guest_without_idle_driver_is_the_hypervisors(voi
     assert_int_equal(remedies_for(REMEDY_FROM_CAUSE, "thread", NULL, &metal, r, 8), 1);
     assert_string_equal(r[0]->id, "move-thread");
     /* a name's own rows replace its kind's */
-    assert_int_equal(remedies_for(REMEDY_FROM_CAUSE, "unexplained", "events lost", &metal, r, 8), 1);
+    assert_int_equal(remedies_for(REMEDY_FROM_CAUSE, "unexplained", "events lost", &metal, r, 8),
+                     1);
     assert_string_equal(r[0]->id, "trace-lost");
     assert_int_equal(remedies_for(REMEDY_FROM_CAUSE, "unexplained", "no events", &metal, r, 8), 1);
     assert_string_equal(r[0]->id, "firmware-smi");
