@@ -15,11 +15,13 @@
 #define WIDTH          100
 #define FINDINGS_WIDTH (WIDTH - 73) /* what the table leaves the last column */
 
-/* text wrapped at WIDTH: its first line indented by indent blanks, the
- * others by more */
+/* text (at most 1400 bytes) in its terminal form, wrapped at WIDTH: its
+ * first line indented by indent blanks, the others by more */
 static void wrapped_hanging(FILE *out, int indent, int more, const char *text)
 {
-    const char *p = text;
+    /* a thread's name in the text may hold any bytes: shown, never obeyed */
+    char term[SAFE_TEXT_TERM_LEN(1400)];
+    const char *p = safe_text_term(term, sizeof term, text);
     while (*p) {
         size_t room = WIDTH - (size_t)indent, n = strlen(p);
         if (n > room) {

@@ -21,6 +21,7 @@
 #include "doctor/prescribe.h"
 #include "inspect/inspect_rules.h"
 #include "inspect/inspect_system.h"
+#include "out/text_doctor.h"
 
 #define BUDGET_NS 250000
 
@@ -226,6 +227,28 @@ static void test_a_result_without_explain_is_refused(void **state)
     free(d);
 }
 
+/* A thread may name itself anything: the text shows its bytes, a
+ * terminal never obeys them. */
+static void test_text_shows_a_control_byte_of_a_thread_name(void **state)
+{
+    (void)state;
+    json_t *rows = json_array();
+    json_array_append_new(rows, row("thread", "evil\x1b[2J", 66, "SCHED_FIFO", 50, 3, 900000));
+    struct world *w = diagnose("intel-ipc-untuned", "2-3", result(rows, 900000));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    struct doctor_report r = {.cpus = "2-3", .diagnosis = &w->d, .prescriptions = &w->p};
+    text_doctor_report(out, &r);
+    fclose(out);
+    assert_null(memchr(text, 0x1b, len));
+    assert_non_null(strstr(text, "evil\\x1b[2J/66"));
+    assert_non_null(strstr(text, "thread evil\\x1b[2J (pid 66, SCHED_FIFO 50)"));
+    free(text);
+    world_free(w);
+}
+
 static void test_every_remedy_is_made_concrete(void **state)
 {
     (void)state;
@@ -243,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_boot_command_line_of_a_core2_without_kernel_config),
         cmocka_unit_test(test_idle_exit_on_a_haltpoll_guest_goes_to_the_hypervisor),
         cmocka_unit_test(test_a_result_without_explain_is_refused),
+        cmocka_unit_test(test_text_shows_a_control_byte_of_a_thread_name),
         cmocka_unit_test(test_every_remedy_is_made_concrete),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
