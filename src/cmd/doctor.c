@@ -423,8 +423,7 @@ int cmd_doctor(int argc, char **argv)
     }
     if ((rc = doctor_parse_args(argc, argv, &d->p)) >= 0 || (rc = prepare(d)) >= 0)
         goto out;
-    if (!d->p.from && (rc = measure(d)) >= 0)
-        goto out;
+    /* the machine as the baseline will find it, then the baseline */
     if (inspect_system_read(&d->sr, &d->targets, &d->sys) != 0) {
         fprintf(stderr, "jitterlab: doctor: out of memory\n");
         rc = EXIT_RUNTIME;
@@ -432,6 +431,8 @@ int cmd_doctor(int argc, char **argv)
     }
     d->sys_read = true;
     inspect_rules_run(&d->sys, d->p.budget_ns, &d->findings);
+    if (!d->p.from && (rc = measure(d)) >= 0)
+        goto out;
     struct remedy_machine m;
     doctor_machine_of(&d->sys, &m);
     char err[300];
