@@ -213,6 +213,32 @@ static void test_idle_exit_on_a_haltpoll_guest_goes_to_the_hypervisor(void **sta
     world_free(w);
 }
 
+/* Without tracepoints the window method counts spikes per cause, with no
+ * time: ranked and shared by count, steal and SMIs made concrete. */
+static void test_window_method_causes_are_ranked_by_count(void **state)
+{
+    (void)state;
+    json_t *rows = json_array();
+    json_array_append_new(rows, json_pack("{s:s,s:s,s:I,s:f,s:I,s:I}", "kind", "smi", "name", "SMI",
+                                          "windows", 1, "share", 0.2, "spikes", (json_int_t)3,
+                                          "max_ns", (json_int_t)700000));
+    json_array_append_new(rows, json_pack("{s:s,s:s,s:I,s:f,s:I,s:I}", "kind", "steal", "name",
+                                          "steal", "windows", 4, "share", 0.8, "spikes",
+                                          (json_int_t)9, "max_ns", (json_int_t)500000));
+    json_t *doc = result(rows, 700000);
+    json_object_set_new(json_object_get(doc, "spike_summary"), "method", json_string("window"));
+    struct world *w = diagnose("intel-ipc-untuned", "2-3", doc);
+    assert_string_equal(w->d.method, "window");
+    assert_string_equal(w->d.cause[0].kind, "steal");
+    assert_int_equal(w->d.cause[0].count, 9);
+    assert_int_equal(w->d.cause[0].over_ns, -1);
+    assert_true(w->d.cause[0].share > 0.74 && w->d.cause[0].share < 0.76);
+    assert_int_equal(w->d.cause[1].max_latency_ns, 700000);
+    assert_string_equal(w->p.p[0].remedy->id, "hypervisor-steal");
+    assert_non_null(prescribed(w, "firmware-smi"));
+    world_free(w);
+}
+
 /* What the diagnosis needs and a run without --explain lacks. */
 static void test_a_result_without_explain_is_refused(void **state)
 {
@@ -265,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_boot_command_line_of_an_untuned_intel_machine),
         cmocka_unit_test(test_boot_command_line_of_a_core2_without_kernel_config),
         cmocka_unit_test(test_idle_exit_on_a_haltpoll_guest_goes_to_the_hypervisor),
+        cmocka_unit_test(test_window_method_causes_are_ranked_by_count),
         cmocka_unit_test(test_a_result_without_explain_is_refused),
         cmocka_unit_test(test_text_shows_a_control_byte_of_a_thread_name),
         cmocka_unit_test(test_every_remedy_is_made_concrete),
