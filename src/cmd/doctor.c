@@ -5,10 +5,11 @@
  * run --explain=BUDGET` of this binary with the user's workload and loads
  * (src/experiment/child.c: its own process group, Ctrl-C forwarded, its
  * result kept), or reads a result already made (--from). The diagnosis and
- * prescriptions come from src/doctor/, the outputs from src/out/. Nothing on
- * the machine is changed: the treatment is a separate step.
- * Exit 0 when the baseline met the budget, 3 when not, 1 on a runtime
- * failure, 2 on bad input (before anything is run or written).
+ * prescriptions come from src/doctor/, the outputs from src/out/. Only
+ * --apply changes the machine: the treatment is cmd/doctor_apply.c.
+ * Exit 0 when the final state (without --apply: the baseline) met the
+ * budget, 3 when not, 1 on a runtime failure, 2 on bad input (before
+ * anything is run or written).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/doctor_cli.h"
+#include "cmd/doctor_internal.h"
 #include "cmd/options.h"
 #include "cmd/run_cli.h"
 #include "common/clock.h"
@@ -49,8 +51,8 @@ static void doctor_usage(FILE *out)
             "the causes of the samples over the budget by what they cost it, with the inspect\n"
             "findings that point at the same thing, and prescribes remedies: tune commands,\n"
             "the kernel command line for these CPUs, the thread to move, the firmware's or\n"
-            "the hypervisor's part. Nothing on the machine is changed. With --from, a run\n"
-            "already made is diagnosed instead of a new baseline.\n"
+            "the hypervisor's part. Without --apply nothing on the machine is changed. With\n"
+            "--from, a run already made is diagnosed instead of a new baseline.\n"
             "\n"
             "  -a, --cpus LIST     the loop's CPUs (default: the isolated CPUs, else every\n"
             "                      online CPU but CPU 0; with --from: the result's)\n"
@@ -65,16 +67,23 @@ static void doctor_usage(FILE *out)
             "                      (refused when it exists)\n"
             "      --from FILE     diagnose a run already made with --explain=BUDGET\n"
             "                      instead of measuring\n"
+            "      --apply         treat: try each runtime remedy (a tune action) in rank\n"
+            "                      order through the tune journal, check it took effect, A/B\n"
+            "                      it against the state before it, keep it when compare says\n"
+            "                      better, else put it back (undo all: jitterlab tune restore)\n"
+            "      --repeat N      A/B rounds per remedy, order alternating (1-16, default 3)\n"
+            "      --keep-neutral  keep a change compare finds no difference for\n"
             "      --json FILE     write doctor.json (schema 1, kind doctor) there\n"
-            "      --sysroot DIR   read /sys, /proc under DIR (with --from only)\n"
+            "      --sysroot DIR   read /sys, /proc under DIR (with --from; with --apply the\n"
+            "                      tune actions act on DIR, the runs measure this machine)\n"
             "  -q, --quiet         print nothing but errors\n"
             "  -h, --help          this text\n"
             "\n"
-            "Exit codes: 0 the baseline met the budget, 1 runtime failure, 2 bad usage,\n"
-            "3 the baseline did not meet the budget.\n");
+            "Exit codes: 0 the final state (the baseline without --apply) met the budget,\n"
+            "1 runtime failure, 2 bad usage, 3 it did not meet the budget.\n");
 }
 
-enum { OPT_BUDGET = 256, OPT_LOAD, OPT_FROM };
+enum { OPT_BUDGET = 256, OPT_LOAD, OPT_FROM, OPT_APPLY, OPT_REPEAT, OPT_KEEP_NEUTRAL };
 
 static const struct option doctor_options[] = {
     {"budget", required_argument, NULL, OPT_BUDGET},
@@ -84,6 +93,9 @@ static const struct option doctor_options[] = {
     {"load", required_argument, NULL, OPT_LOAD},
     {"output", required_argument, NULL, 'o'},
     {"from", required_argument, NULL, OPT_FROM},
+    {"apply", no_argument, NULL, OPT_APPLY},
+    {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"keep-neutral", no_argument, NULL, OPT_KEEP_NEUTRAL},
     CLI_COMMON_OPTIONS,
     CLI_OPTION_END,
 };
@@ -112,6 +124,18 @@ static int doctor_option(void *params, int c, const char *arg)
     case 'o':
         p->out_dir = arg;
         return 0;
+    case OPT_APPLY:
+        p->apply = true;
+        return 0;
+    case OPT_REPEAT: {
+        long n;
+        int rc = parse_int_option("--repeat", arg, 1, TREAT_MAX_REPEAT, &n);
+        p->repeat = (int)n;
+        return rc;
+    }
+    case OPT_KEEP_NEUTRAL:
+        p->keep_neutral = true;
+        return 0;
     default: /* OPT_FROM */
         p->from = arg;
         return 0;
@@ -127,6 +151,9 @@ static int doctor_finish(struct doctor_params *p)
                           : p->workload_text ? "--workload"
                           : p->nloads        ? "--load"
                           : p->out_dir       ? "--output"
+                          : p->apply         ? "--apply"
+                          : p->repeat        ? "--repeat"
+                          : p->keep_neutral  ? "--keep-neutral"
                                              : NULL;
         if (opt)
             return usage_error(opt, NULL,
@@ -136,9 +163,16 @@ static int doctor_finish(struct doctor_params *p)
     }
     if (!p->budget_ns)
         return usage_error("--budget", NULL, "is required: the latency every cycle must meet");
-    if (p->common.sysroot_dir && p->common.sysroot_dir[0] && strcmp(p->common.sysroot_dir, "/"))
+    if (!p->apply && (p->repeat || p->keep_neutral))
+        return usage_error(p->repeat ? "--repeat" : "--keep-neutral", NULL,
+                           "sets the treatment: give --apply too");
+    if (!p->repeat)
+        p->repeat = TREAT_DEFAULT_REPEAT;
+    if (p->common.sysroot_dir && p->common.sysroot_dir[0] && strcmp(p->common.sysroot_dir, "/") &&
+        !p->apply)
         return usage_error("--sysroot", p->common.sysroot_dir,
-                           "doctor measures this machine; a tree is read only with --from");
+                           "doctor measures this machine; a tree is read only with --from, or "
+                           "tuned with --apply");
     if (!p->duration_ns)
         p->duration_ns = DOCTOR_DEFAULT_DURATION_NS;
     if (!p->interval_ns)
@@ -156,27 +190,6 @@ int doctor_parse_args(int argc, char **argv, struct doctor_params *p)
     int rc = cli_parse(&doctor_cli, &p->common, p, argc, argv, 1, NULL);
     return rc >= 0 ? rc : doctor_finish(p);
 }
-
-/* Everything one doctor holds; freed by doctor_free. */
-struct doctor {
-    struct doctor_params p;
-    struct sysroot sr;
-    struct system_info si;
-    struct cpulist targets;
-    char cpus[1024];
-    char budget_arg[32], interval_arg[32], duration_arg[32], explain_arg[48];
-    char dir[4096];      /* -o DIR, or the temporary directory */
-    bool temp_dir;       /* dir is ours to remove */
-    char baseline[4200]; /* the run result read */
-    char command[1024];  /* the baseline run, for people */
-    char *child_argv[64];
-    json_t *result;
-    struct inspect_system sys;
-    bool sys_read;
-    struct inspect_findings findings;
-    struct doctor_diagnosis diagnosis;
-    struct doctor_prescriptions prescriptions;
-};
 
 /* The child's arguments: run at the budget with the user's workload and
  * loads; command gets the same for people. outputs: with its --json. */
@@ -201,8 +214,11 @@ static void build_child_argv(struct doctor *d, bool outputs)
     for (int i = 0; i < n; i++)
         snprintf(d->command + strlen(d->command), sizeof d->command - strlen(d->command), "%s%s",
                  i ? " " : "", a[i]);
-    if (outputs)
-        a[n++] = "--json", a[n++] = d->baseline;
+    if (outputs) {
+        a[n++] = "--json";
+        d->json_slot = n;
+        a[n++] = d->baseline;
+    }
     a[n++] = "-q";
     a[n] = NULL;
 }
@@ -287,10 +303,21 @@ static int make_dir(struct doctor *d)
     return -1;
 }
 
-/* The baseline run as a child; its result parsed into d->result. */
-static int measure(struct doctor *d)
+/* The progress line on a terminal: the phase and the time left. */
+static void progress(struct doctor *d)
 {
-    build_child_argv(d, true);
+    if (d->p.common.quiet || !isatty(STDERR_FILENO))
+        return;
+    int64_t run_ns = d->p.duration_ns + 2 * NS_PER_S; /* a run's start and end */
+    char left[32];
+    format_duration((int64_t)(d->runs_total - d->runs_done) * run_ns, left, sizeof left);
+    fprintf(stderr, "\r\033[Kjitterlab doctor: %s, run %d of %d, about %s left", d->phase,
+            d->runs_done + 1, d->runs_total, left);
+}
+
+int doctor_run_child(struct doctor *d, const char *json_path, char *why, size_t whylen)
+{
+    d->child_argv[d->json_slot] = (char *)json_path;
     struct child_spec cs = {
         .path = "/proc/self/exe",
         .argv = d->child_argv,
@@ -300,30 +327,53 @@ static int measure(struct doctor *d)
         .grace_ns = DOCTOR_GRACE_NS,
     };
     struct child_result *res = calloc(1, sizeof *res);
-    if (!res)
-        return EXIT_RUNTIME;
-    stop_handlers_install(); /* Ctrl-C stops the baseline, not the diagnosis */
-    if (!d->p.common.quiet)
-        fprintf(stderr, "jitterlab doctor: measuring the baseline: %s\n", d->command);
-    int rc = -1;
-    char err[300];
+    if (!res) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    progress(d);
+    int rc = 0;
     if (child_run(&cs, res) != 0) {
-        fprintf(stderr, "jitterlab: doctor: the baseline run could not be started: %s\n",
-                strerror(res->spawn_errno));
-        rc = EXIT_RUNTIME;
-    } else if (access(d->baseline, F_OK) != 0) {
+        snprintf(why, whylen, "the run could not be started: %s", strerror(res->spawn_errno));
+        rc = -1;
+    } else if (access(json_path, F_OK) != 0) {
         char how[96], said[200];
         child_describe(res, how, sizeof how);
         child_last_line(res, said, sizeof said);
-        fprintf(stderr, "jitterlab: doctor: the baseline run ended (%s) without a result%s%s\n",
-                how, said[0] ? ": " : "", said);
-        rc = EXIT_RUNTIME;
-    } else if (!(d->result = result_load_file(d->baseline, err, sizeof err))) {
-        fprintf(stderr, "jitterlab: doctor: %s: %s\n", d->baseline, err);
-        rc = EXIT_RUNTIME;
+        snprintf(why, whylen, "the run ended (%s) without a result%s%s", how, said[0] ? ": " : "",
+                 said);
+        rc = -1;
+    } else if (res->interrupted || stop_requested()) {
+        rc = 1;
     }
     free(res);
+    d->runs_done++;
+    if (!d->p.common.quiet && isatty(STDERR_FILENO))
+        fprintf(stderr, "\r\033[K");
     return rc;
+}
+
+/* The baseline run as a child; its result parsed into d->result. */
+static int measure(struct doctor *d)
+{
+    build_child_argv(d, true);
+    stop_handlers_install(); /* Ctrl-C stops the baseline, not the diagnosis */
+    if (!d->p.common.quiet)
+        fprintf(stderr, "jitterlab doctor: measuring the baseline: %s\n", d->command);
+    d->phase = "baseline";
+    char why[600], err[300];
+    int rc = doctor_run_child(d, d->baseline, why, sizeof why);
+    if (rc < 0) {
+        fprintf(stderr, "jitterlab: doctor: the baseline: %s\n", why);
+        return EXIT_RUNTIME;
+    }
+    if (rc > 0)
+        snprintf(d->stopped_in, sizeof d->stopped_in, "baseline");
+    if (!(d->result = result_load_file(d->baseline, err, sizeof err))) {
+        fprintf(stderr, "jitterlab: doctor: %s: %s\n", d->baseline, err);
+        return EXIT_RUNTIME;
+    }
+    return -1;
 }
 
 static int write_doc(json_t *doc, const char *opt, const char *path)
@@ -350,6 +400,18 @@ static int report(struct doctor *d, int argc, char **argv)
         .diagnosis = &d->diagnosis,
         .prescriptions = &d->prescriptions,
     };
+    struct doctor_treatment_report tr = {
+        .outcome = &d->treat,
+        .repeat = d->p.repeat,
+        .keep_neutral = d->p.keep_neutral,
+        .journal = d->state_path,
+        .dir = keep ? d->dir : NULL,
+        .stopped_in = d->stopped_in[0] ? d->stopped_in : NULL,
+        .final_result = keep && d->final_measured ? d->final_result : NULL,
+        .final = d->final_measured ? &d->final : NULL,
+    };
+    if (d->p.apply)
+        r.treatment = &tr;
     if (!d->p.common.quiet)
         text_doctor_report(stdout, &r);
     json_t *doc = json_doctor_document(&r);
@@ -363,7 +425,7 @@ static int report(struct doctor *d, int argc, char **argv)
     json_decref(doc);
     if (rc)
         return rc;
-    return d->diagnosis.conclusion.met ? EXIT_OK : EXIT_BUDGET;
+    return doctor_report_conclusion(&r)->met ? EXIT_OK : EXIT_BUDGET;
 }
 
 /* Everything that reads or checks before the machine is measured. */
@@ -407,8 +469,18 @@ static void doctor_free(struct doctor *d)
     json_decref(d->result);
     if (d->temp_dir) {
         unlink(d->baseline);
+        char path[4200], name[64];
+        for (size_t i = 0; i < d->treat.n; i++)
+            for (int r = 0; r < 2 * d->treat.t[i].rounds + 2; r++) {
+                treat_run_file(name, sizeof name, i, r % 2, r / 2);
+                snprintf(path, sizeof path, "%s/%s", d->dir, name);
+                unlink(path);
+            }
+        if (d->final_result[0])
+            unlink(d->final_result);
         rmdir(d->dir);
     }
+    doctor_apply_free(d);
     free(d);
 }
 
@@ -443,6 +515,8 @@ int cmd_doctor(int argc, char **argv)
         goto out;
     }
     doctor_prescribe(&d->diagnosis, &d->findings, &d->sys, d->p.budget_ns, &d->prescriptions);
+    if (d->p.apply && (rc = doctor_apply(d)) >= 0)
+        goto out;
     rc = report(d, argc, typed);
 out:
     if (d)

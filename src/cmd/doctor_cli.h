@@ -5,6 +5,7 @@
 #ifndef JITTERLAB_CMD_DOCTOR_CLI_H
 #define JITTERLAB_CMD_DOCTOR_CLI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cmd/options.h"
@@ -22,6 +23,9 @@ struct doctor_params {
     int nloads;
     const char *out_dir; /* -o */
     const char *from;    /* --from RESULT.json: diagnose a run already made */
+    bool apply;          /* --apply: treat, through the tune journal */
+    int repeat;          /* --repeat: A/B rounds of each treatment (0: not given) */
+    bool keep_neutral;   /* --keep-neutral: keep a change with no difference */
 };
 
 /* -1 to continue, or an exit code (the help text or the message printed). */

@@ -108,7 +108,7 @@ static struct doctor_quantile quantile(const json_t *lat, const char *key, uint6
     return q;
 }
 
-static void conclude(const json_t *root, int64_t budget_ns, struct doctor_conclusion *c)
+void doctor_conclude(const json_t *root, int64_t budget_ns, struct doctor_conclusion *c)
 {
     const json_t *all = json_object_get(root, "all");
     const json_t *lat = json_object_get(all, "latency_ns");
@@ -169,6 +169,6 @@ int doctor_diagnose(const json_t *root, int64_t budget_ns, const struct inspect_
             c->share = (double)c->count / (double)all_count;
     }
     rank(out);
-    conclude(root, budget_ns, &out->conclusion);
+    doctor_conclude(root, budget_ns, &out->conclusion);
     return 0;
 }

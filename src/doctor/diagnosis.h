@@ -71,6 +71,10 @@ int doctor_diagnose(const json_t *root, int64_t budget_ns, const struct inspect_
                     const struct remedy_machine *m, struct doctor_diagnosis *out, char *err,
                     size_t errlen);
 
+/* Whether the run result root (with --explain at budget_ns) met it, and the
+ * tail it rests on. */
+void doctor_conclude(const json_t *root, int64_t budget_ns, struct doctor_conclusion *c);
+
 /* A finding counts when it is a warning or worse. */
 bool doctor_finding_counts(const struct inspect_finding *f);
 

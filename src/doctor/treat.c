@@ -20,6 +20,11 @@ const char *treat_status_name(enum treat_status s)
     return (size_t)s < sizeof names / sizeof names[0] ? names[s] : "?";
 }
 
+void treat_run_file(char *buf, size_t len, size_t i, bool after, int round)
+{
+    snprintf(buf, len, "treat-%zu-%s-%d.json", i + 1, after ? "after" : "before", round + 1);
+}
+
 enum verdict treat_verdict_of(const enum verdict tail[3])
 {
     bool better = false, judged = false;

@@ -39,7 +39,8 @@ const char *treat_status_name(enum treat_status s);
 
 /* The tail of one arm, over its runs pooled (the figures a verdict rests on). */
 struct treat_tail {
-    uint64_t samples, over_budget;
+    uint64_t samples;        /* all its runs' */
+    double over_rate;        /* samples over the budget per sample; -1 unknown */
     int64_t p999_ns, max_ns; /* -1 unknown */
 };
 
@@ -96,6 +97,9 @@ struct treat_outcome {
 /* Runs the treatments of out (prescription and action set, in rank order). */
 void treat_run(const struct treat_config *cfg, const struct treat_ops *ops,
                struct treat_outcome *out);
+
+/* The file of a treatment's run: "treat-2-after-1.json" (i and round from 0). */
+void treat_run_file(char *buf, size_t len, size_t i, bool after, int round);
 
 /* better: any of the tail's verdicts better and none worse; worse: any worse. */
 enum verdict treat_verdict_of(const enum verdict tail[3]);

@@ -11,6 +11,20 @@
 
 #include "doctor/diagnosis.h"
 #include "doctor/prescribe.h"
+#include "doctor/treat.h"
+
+/* What --apply did. */
+struct doctor_treatment_report {
+    const struct treat_outcome *outcome;
+    int repeat;
+    bool keep_neutral;
+    const char *journal;      /* the tune state file */
+    const char *dir;          /* the runs' directory; NULL when it was removed */
+    const char *stopped_in;   /* "baseline", "treatment 2", "conclusion"; NULL: not stopped */
+    const char *final_result; /* the final state's run (a path), NULL when none */
+    /* the final state's conclusion; NULL when it was not measured (stopped) */
+    const struct doctor_conclusion *final;
+};
 
 struct doctor_report {
     const char *version, *started_at;
@@ -21,7 +35,12 @@ struct doctor_report {
     const char *baseline_command; /* the run, for people; NULL with --from */
     const struct doctor_diagnosis *diagnosis;
     const struct doctor_prescriptions *prescriptions;
+    const struct doctor_treatment_report *treatment; /* NULL without --apply */
 };
+
+/* The conclusion that decides: the final state's when it was measured,
+ * else the baseline's. */
+const struct doctor_conclusion *doctor_report_conclusion(const struct doctor_report *r);
 
 json_t *json_doctor_document(const struct doctor_report *r);
 

@@ -129,6 +129,111 @@ static void quantile(char *buf, size_t len, const char *name, const struct docto
         text_append(buf, len, " (%llu samples beyond)", (unsigned long long)q->beyond);
 }
 
+static void conclusion(FILE *out, const struct doctor_conclusion *c, const char *state)
+{
+    char budget[32], line[600] = "";
+    format_duration(c->budget_ns, budget, sizeof budget);
+    text_append(line, sizeof line, "Conclusion: budget %s %s in %s%s: ", budget,
+                c->met ? "met" : "NOT met", state, c->interrupted ? " (stopped early)" : "");
+    quantile(line, sizeof line, "p99.9", &c->p999);
+    text_append(line, sizeof line, ", ");
+    quantile(line, sizeof line, "p99.99", &c->p9999);
+    text_append(line, sizeof line, ", ");
+    quantile(line, sizeof line, "max", &c->max);
+    text_append(line, sizeof line,
+                "; %llu samples in %.1f s, %llu over the budget, %llu missed periods",
+                (unsigned long long)c->samples, c->measured_s, (unsigned long long)c->over_budget,
+                (unsigned long long)c->missed);
+    fprintf(out, "\n");
+    wrapped(out, 0, line);
+}
+
+static void tail_line(FILE *out, const char *arm, const struct treat_tail *t)
+{
+    char p999[32] = "-", max[32] = "-", rate[32] = "-";
+    if (t->p999_ns >= 0)
+        format_duration(t->p999_ns, p999, sizeof p999);
+    if (t->max_ns >= 0)
+        format_duration(t->max_ns, max, sizeof max);
+    if (t->over_rate >= 0)
+        snprintf(rate, sizeof rate, "%.3f%%", 100.0 * t->over_rate);
+    fprintf(out, "      %-7s over the budget %8s  p99.9 %10s  max %10s  (%llu samples)\n", arm,
+            rate, p999, max, (unsigned long long)t->samples);
+}
+
+static void treatment(FILE *out, const struct doctor_treatment_report *tr, size_t i)
+{
+    const struct treatment *t = &tr->outcome->t[i];
+    char head[300], on[48] = "the baseline";
+    if (t->on_top_of >= 0)
+        snprintf(on, sizeof on, "treatment %d kept", t->on_top_of + 1);
+    snprintf(head, sizeof head, "%2zu. %s (prescription %zu): %s", i + 1, t->action,
+             t->prescription + 1, treat_status_name(t->status));
+    if (t->status != TREAT_NOT_TRIED && t->status != TREAT_NOTHING)
+        text_append(head, sizeof head, "; %d change%s, measured on %s", t->changes,
+                    t->changes == 1 ? "" : "s", on);
+    wrapped_hanging(out, 2, 6, head);
+    if (t->verdict != VERDICT_NA) {
+        tail_line(out, "before", &t->before);
+        tail_line(out, "after", &t->after);
+        char v[300];
+        snprintf(v, sizeof v,
+                 "compare over %d round%s: %s (over-budget rate %s, p99.9 %s, max %s): %s",
+                 t->rounds, t->rounds == 1 ? "" : "s", verdict_name(t->verdict),
+                 verdict_name(t->tail_verdict[0]), verdict_name(t->tail_verdict[1]),
+                 verdict_name(t->tail_verdict[2]),
+                 t->status == TREAT_KEPT ? "kept, the new baseline" : "put back");
+        wrapped(out, 6, v);
+    }
+    if (t->why[0])
+        wrapped(out, 6, t->why);
+}
+
+static void treatments(FILE *out, const struct doctor_report *r)
+{
+    const struct doctor_treatment_report *tr = r->treatment;
+    const struct treat_outcome *o = tr->outcome;
+    fprintf(out,
+            "\nTreatment: %zu runtime remed%s, one at a time in rank order; an A/B of %d "
+            "round%s each, judged by compare\n",
+            o->n, o->n == 1 ? "y" : "ies", tr->repeat, tr->repeat == 1 ? "" : "s");
+    for (size_t i = 0; i < o->n; i++)
+        treatment(out, tr, i);
+    if (tr->stopped_in)
+        fprintf(out, "  stopped in the %s: the change under test was put back\n", tr->stopped_in);
+    char kept[400] = "", back[400] = "";
+    for (size_t i = 0; i < o->n; i++) {
+        const struct treatment *t = &o->t[i];
+        if (t->status == TREAT_KEPT)
+            text_append(kept, sizeof kept, "%s%s", kept[0] ? ", " : "", t->action);
+        else if (t->status == TREAT_PUT_BACK || t->status == TREAT_NO_EFFECT ||
+                 t->status == TREAT_FAILED || t->status == TREAT_STOPPED)
+            text_append(back, sizeof back, "%s%s (%s)", back[0] ? ", " : "", t->action,
+                        t->status == TREAT_PUT_BACK ? verdict_name(t->verdict)
+                                                    : treat_status_name(t->status));
+    }
+    char line[1200];
+    snprintf(line, sizeof line, "Kept: %s%s%s%s. Put back: %s.", kept[0] ? kept : "nothing",
+             kept[0] ? " (undo: jitterlab tune restore; journal " : "", kept[0] ? tr->journal : "",
+             kept[0] ? ")" : "", back[0] ? back : "nothing");
+    fprintf(out, "\n");
+    wrapped(out, 0, line);
+    /* what no treatment can do: a reboot or a person */
+    char rest[1200] = "";
+    for (size_t i = 0; i < r->prescriptions->count; i++) {
+        const struct doctor_prescription *p = &r->prescriptions->p[i];
+        bool treated = false;
+        for (size_t k = 0; k < o->n; k++)
+            treated |= o->t[k].prescription == i;
+        if (!treated && p->remedy->kind != REMEDY_NONE)
+            text_append(rest, sizeof rest, "%s%zu %s", rest[0] ? ", " : "", i + 1, p->remedy->id);
+    }
+    if (rest[0]) {
+        snprintf(line, sizeof line, "Remains (a reboot or a person): prescriptions %s", rest);
+        wrapped(out, 0, line);
+    }
+}
+
 void text_doctor_report(FILE *out, const struct doctor_report *r)
 {
     const struct doctor_conclusion *c = &r->diagnosis->conclusion;
@@ -144,18 +249,13 @@ void text_doctor_report(FILE *out, const struct doctor_report *r)
     wrapped(out, 0, head);
     diagnosis(out, r->diagnosis);
     prescriptions(out, r->prescriptions);
-    char line[600] = "";
-    text_append(line, sizeof line, "Conclusion: budget %s %s in the baseline%s: ", budget,
-                c->met ? "met" : "NOT met", c->interrupted ? " (stopped early)" : "");
-    quantile(line, sizeof line, "p99.9", &c->p999);
-    text_append(line, sizeof line, ", ");
-    quantile(line, sizeof line, "p99.99", &c->p9999);
-    text_append(line, sizeof line, ", ");
-    quantile(line, sizeof line, "max", &c->max);
-    text_append(line, sizeof line,
-                "; %llu samples in %.1f s, %llu over the budget, %llu missed periods",
-                (unsigned long long)c->samples, c->measured_s, (unsigned long long)c->over_budget,
-                (unsigned long long)c->missed);
-    fprintf(out, "\n");
-    wrapped(out, 0, line);
+    if (!r->treatment) {
+        conclusion(out, c, "the baseline");
+        return;
+    }
+    treatments(out, r);
+    if (r->treatment->final)
+        conclusion(out, r->treatment->final, "the final state");
+    else
+        conclusion(out, c, "the baseline (the final state was not measured)");
 }

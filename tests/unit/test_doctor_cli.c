@@ -30,6 +30,23 @@ static void test_doctor_defaults(void **state)
     assert_int_equal(params.nloads, 0);
     assert_null(params.out_dir);
     assert_null(params.from);
+    assert_false(params.apply);
+}
+
+static void test_doctor_apply_options(void **state)
+{
+    (void)state;
+    struct cli_capture cap;
+    assert_int_equal(parse("doctor --budget 250 --apply", &cap), -1);
+    assert_true(params.apply);
+    assert_int_equal(params.repeat, 3);
+    assert_false(params.keep_neutral);
+    assert_int_equal(parse("doctor --budget 250 --apply --repeat 2 --keep-neutral", &cap), -1);
+    assert_int_equal(params.repeat, 2);
+    assert_true(params.keep_neutral);
+    /* the tune actions act on a tree; the runs measure this machine */
+    assert_int_equal(parse("doctor --budget 250 --apply --sysroot /t", &cap), -1);
+    assert_string_equal(params.common.sysroot_dir, "/t");
 }
 
 static void test_doctor_every_option_lands_in_params(void **state)
@@ -61,7 +78,8 @@ static const struct cli_bad_case bad_cases[] = {
     {"doctor", "jitterlab: --budget: is required: the latency every cycle must meet\n"},
     {"doctor --budget 0", "jitterlab: --budget 0: must be greater than 0\n"},
     {"doctor --budget 250 --sysroot /t",
-     "jitterlab: --sysroot /t: doctor measures this machine; a tree is read only with --from\n"},
+     "jitterlab: --sysroot /t: doctor measures this machine; a tree is read only with --from, "
+     "or tuned with --apply\n"},
     {"doctor --from r.json -D 2",
      "jitterlab: --duration: sets the baseline doctor measures; --from diagnoses a run already "
      "made\n"},
@@ -71,7 +89,16 @@ static const struct cli_bad_case bad_cases[] = {
     {"doctor --from r.json -o d",
      "jitterlab: --output: sets the baseline doctor measures; --from diagnoses a run already "
      "made\n"},
-    {"doctor --apply", "jitterlab: doctor: unknown option '--apply' (see jitterlab help doctor)\n"},
+    {"doctor --apply", "jitterlab: --budget: is required: the latency every cycle must meet\n"},
+    {"doctor --budget 250 --repeat 2",
+     "jitterlab: --repeat: sets the treatment: give --apply too\n"},
+    {"doctor --budget 250 --keep-neutral",
+     "jitterlab: --keep-neutral: sets the treatment: give --apply too\n"},
+    {"doctor --budget 250 --apply --repeat 0",
+     "jitterlab: --repeat 0: must be a whole number from 1 to 16\n"},
+    {"doctor --from r.json --apply",
+     "jitterlab: --apply: sets the baseline doctor measures; --from diagnoses a run already "
+     "made\n"},
     {"doctor --budget 250 extra",
      "jitterlab: doctor: unexpected argument 'extra' (see jitterlab help doctor)\n"},
 };
@@ -87,6 +114,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_doctor_defaults),
         cmocka_unit_test(test_doctor_every_option_lands_in_params),
+        cmocka_unit_test(test_doctor_apply_options),
         cmocka_unit_test(test_doctor_bad_input_exits_2_with_the_exact_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
