@@ -73,6 +73,8 @@ static void doctor_usage(FILE *out)
             "                      better, else put it back (undo all: jitterlab tune restore)\n"
             "      --repeat N      A/B rounds per remedy, order alternating (1-16, default 3)\n"
             "      --keep-neutral  keep a change compare finds no difference for\n"
+            "      --only ACTIONS  treat with these tune actions only (comma-separated), of\n"
+            "                      those prescribed\n"
             "      --json FILE     write doctor.json (schema 1, kind doctor) there\n"
             "      --sysroot DIR   read /sys, /proc under DIR (with --from; with --apply the\n"
             "                      tune actions act on DIR, the runs measure this machine)\n"
@@ -83,7 +85,7 @@ static void doctor_usage(FILE *out)
             "1 runtime failure, 2 bad usage, 3 it did not meet the budget.\n");
 }
 
-enum { OPT_BUDGET = 256, OPT_LOAD, OPT_FROM, OPT_APPLY, OPT_REPEAT, OPT_KEEP_NEUTRAL };
+enum { OPT_BUDGET = 256, OPT_LOAD, OPT_FROM, OPT_APPLY, OPT_REPEAT, OPT_KEEP_NEUTRAL, OPT_ONLY };
 
 static const struct option doctor_options[] = {
     {"budget", required_argument, NULL, OPT_BUDGET},
@@ -96,6 +98,7 @@ static const struct option doctor_options[] = {
     {"apply", no_argument, NULL, OPT_APPLY},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"keep-neutral", no_argument, NULL, OPT_KEEP_NEUTRAL},
+    {"only", required_argument, NULL, OPT_ONLY},
     CLI_COMMON_OPTIONS,
     CLI_OPTION_END,
 };
@@ -136,6 +139,13 @@ static int doctor_option(void *params, int c, const char *arg)
     case OPT_KEEP_NEUTRAL:
         p->keep_neutral = true;
         return 0;
+    case OPT_ONLY: {
+        const char *bad = NULL;
+        char why[600];
+        p->only_text = arg;
+        p->only_mask = tune_actions_for(NULL, arg, &bad, why, sizeof why);
+        return p->only_mask ? 0 : usage_error("--only", arg, why);
+    }
     default: /* OPT_FROM */
         p->from = arg;
         return 0;
@@ -154,6 +164,7 @@ static int doctor_finish(struct doctor_params *p)
                           : p->apply         ? "--apply"
                           : p->repeat        ? "--repeat"
                           : p->keep_neutral  ? "--keep-neutral"
+                          : p->only_text     ? "--only"
                                              : NULL;
         if (opt)
             return usage_error(opt, NULL,
@@ -163,9 +174,11 @@ static int doctor_finish(struct doctor_params *p)
     }
     if (!p->budget_ns)
         return usage_error("--budget", NULL, "is required: the latency every cycle must meet");
-    if (!p->apply && (p->repeat || p->keep_neutral))
-        return usage_error(p->repeat ? "--repeat" : "--keep-neutral", NULL,
-                           "sets the treatment: give --apply too");
+    if (!p->apply && (p->repeat || p->keep_neutral || p->only_text))
+        return usage_error(p->repeat         ? "--repeat"
+                           : p->keep_neutral ? "--keep-neutral"
+                                             : "--only",
+                           NULL, "sets the treatment: give --apply too");
     if (!p->repeat)
         p->repeat = TREAT_DEFAULT_REPEAT;
     if (p->common.sysroot_dir && p->common.sysroot_dir[0] && strcmp(p->common.sysroot_dir, "/") &&
@@ -315,12 +328,19 @@ static void progress(struct doctor *d)
             d->runs_done + 1, d->runs_total, left);
 }
 
-int doctor_run_child(struct doctor *d, const char *json_path, char *why, size_t whylen)
+int doctor_run_child(struct doctor *d, const char *json_path, bool explain, char *why,
+                     size_t whylen)
 {
     d->child_argv[d->json_slot] = (char *)json_path;
+    char *argv[64];
+    int n = 0;
+    for (char **a = d->child_argv; *a; a++)
+        if (explain || *a != d->explain_arg)
+            argv[n++] = *a;
+    argv[n] = NULL;
     struct child_spec cs = {
         .path = "/proc/self/exe",
-        .argv = d->child_argv,
+        .argv = argv,
         .capture = true,
         .forward_stop = true,
         .limit_ns = d->p.duration_ns + DOCTOR_SLACK_NS,
@@ -362,7 +382,7 @@ static int measure(struct doctor *d)
         fprintf(stderr, "jitterlab doctor: measuring the baseline: %s\n", d->command);
     d->phase = "baseline";
     char why[600], err[300];
-    int rc = doctor_run_child(d, d->baseline, why, sizeof why);
+    int rc = doctor_run_child(d, d->baseline, true, why, sizeof why);
     if (rc < 0) {
         fprintf(stderr, "jitterlab: doctor: the baseline: %s\n", why);
         return EXIT_RUNTIME;

@@ -48,7 +48,8 @@ static void choose(struct doctor *d)
     o->n = 0;
     for (size_t i = 0; i < d->prescriptions.count && o->n < TREAT_MAX; i++) {
         const struct remedy *r = d->prescriptions.p[i].remedy;
-        if (!treatable(r))
+        int a = r->tune_action ? tune_action_find(r->tune_action) : -1;
+        if (!treatable(r) || a < 0 || (d->p.only_mask && !(d->p.only_mask & (1u << a))))
             continue;
         bool seen = false;
         for (size_t k = 0; k < o->n; k++)
@@ -243,7 +244,7 @@ static int op_measure(void *ctx, struct treatment *t, bool after, int round, cha
     struct doctor *d = ctx;
     char path[4200];
     run_path(d, index_of(d, t), after, round, path, sizeof path);
-    int rc = doctor_run_child(d, path, why, n);
+    int rc = doctor_run_child(d, path, false, why, n);
     if (rc > 0)
         snprintf(d->stopped_in, sizeof d->stopped_in, "treatment %zu", index_of(d, t) + 1);
     return rc;
@@ -342,7 +343,7 @@ static void conclude(struct doctor *d)
     d->phase = "conclusion";
     snprintf(d->final_result, sizeof d->final_result, "%s/final.json", d->dir);
     char why[600], err[300];
-    int rc = doctor_run_child(d, d->final_result, why, sizeof why);
+    int rc = doctor_run_child(d, d->final_result, false, why, sizeof why);
     if (rc > 0)
         snprintf(d->stopped_in, sizeof d->stopped_in, "conclusion");
     json_t *root = rc >= 0 ? result_load_file(d->final_result, err, sizeof err) : NULL;

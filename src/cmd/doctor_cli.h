@@ -21,11 +21,13 @@ struct doctor_params {
     const char *workload_text;
     const char *load_text[DOCTOR_MAX_LOADS];
     int nloads;
-    const char *out_dir; /* -o */
-    const char *from;    /* --from RESULT.json: diagnose a run already made */
-    bool apply;          /* --apply: treat, through the tune journal */
-    int repeat;          /* --repeat: A/B rounds of each treatment (0: not given) */
-    bool keep_neutral;   /* --keep-neutral: keep a change with no difference */
+    const char *out_dir;   /* -o */
+    const char *from;      /* --from RESULT.json: diagnose a run already made */
+    bool apply;            /* --apply: treat, through the tune journal */
+    int repeat;            /* --repeat: A/B rounds of each treatment (0: not given) */
+    bool keep_neutral;     /* --keep-neutral: keep a change with no difference */
+    const char *only_text; /* --only ACTIONS: the tune actions the treatment may try */
+    uint32_t only_mask;    /* their bits in tune_actions[]; 0: every one prescribed */
 };
 
 /* -1 to continue, or an exit code (the help text or the message printed). */

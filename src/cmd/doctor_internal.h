@@ -54,10 +54,12 @@ struct doctor {
     struct doctor_conclusion final;
 };
 
-/* One child `jitterlab run` with the baseline's options writing json_path:
- * 0 finished, 1 stopped by a stop request (its result holds the samples
- * so far), -1 failed (why). */
-int doctor_run_child(struct doctor *d, const char *json_path, char *why, size_t whylen);
+/* One child `jitterlab run` with the baseline's options writing json_path,
+ * with its --explain or without (the treatment's runs: the tracer is the
+ * diagnosis's instrument, not part of the loop): 0 finished, 1 stopped by
+ * a stop request (its result holds the samples so far), -1 failed (why). */
+int doctor_run_child(struct doctor *d, const char *json_path, bool explain, char *why,
+                     size_t whylen);
 
 /* The treatment (--apply) and the final state's run: fills d->treat,
  * d->final. An exit code when it cannot begin (the journal's lock), else -1. */

@@ -119,7 +119,10 @@ void doctor_conclude(const json_t *root, int64_t budget_ns, struct doctor_conclu
     c->p999 = quantile(lat, "p999", c->samples, 999, 1000);
     c->p9999 = quantile(lat, "p9999", c->samples, 9999, 10000);
     c->max = quantile(lat, "max", c->samples, 1, 1);
-    c->over_budget = (uint64_t)int_of(json_object_get(root, "explain"), "spikes", 0);
+    /* the spikes at the budget, or without --explain the deadline misses of
+     * --budget: the same samples */
+    const json_t *x = json_object_get(root, "explain");
+    c->over_budget = (uint64_t)(x ? int_of(x, "spikes", 0) : int_of(all, "deadline_misses", 0));
     c->interrupted = json_is_true(json_object_get(root, "interrupted"));
     const json_t *dur = json_object_get(root, "duration_s");
     c->measured_s = json_is_number(dur) ? json_number_value(dur) : 0;

@@ -170,8 +170,8 @@ static void treatment(FILE *out, const struct doctor_treatment_report *tr, size_
     snprintf(head, sizeof head, "%2zu. %s (prescription %zu): %s", i + 1, t->action,
              t->prescription + 1, treat_status_name(t->status));
     if (t->status != TREAT_NOT_TRIED && t->status != TREAT_NOTHING)
-        text_append(head, sizeof head, "; %d change%s, measured on %s", t->changes,
-                    t->changes == 1 ? "" : "s", on);
+        text_append(head, sizeof head, "; %d change%s%s%s", t->changes, t->changes == 1 ? "" : "s",
+                    t->rounds ? ", measured on " : "", t->rounds ? on : "");
     wrapped_hanging(out, 2, 6, head);
     if (t->verdict != VERDICT_NA) {
         tail_line(out, "before", &t->before);
@@ -194,8 +194,7 @@ static void treatments(FILE *out, const struct doctor_report *r)
     const struct doctor_treatment_report *tr = r->treatment;
     const struct treat_outcome *o = tr->outcome;
     fprintf(out,
-            "\nTreatment: %zu runtime remed%s, one at a time in rank order; an A/B of %d "
-            "round%s each, judged by compare\n",
+            "\nTreatment: %zu runtime remed%s, one at a time in rank order, A/B %d round%s each\n",
             o->n, o->n == 1 ? "y" : "ies", tr->repeat, tr->repeat == 1 ? "" : "s");
     for (size_t i = 0; i < o->n; i++)
         treatment(out, tr, i);
@@ -218,15 +217,23 @@ static void treatments(FILE *out, const struct doctor_report *r)
              kept[0] ? ")" : "", back[0] ? back : "nothing");
     fprintf(out, "\n");
     wrapped(out, 0, line);
-    /* what no treatment can do: a reboot or a person */
-    char rest[1200] = "";
+    /* what no treatment can do (a reboot or a person), and the tune
+     * remedies left out (--only, or held by a process: pm-qos) */
+    char rest[1200] = "", untried[600] = "";
     for (size_t i = 0; i < r->prescriptions->count; i++) {
         const struct doctor_prescription *p = &r->prescriptions->p[i];
         bool treated = false;
         for (size_t k = 0; k < o->n; k++)
             treated |= o->t[k].prescription == i;
-        if (!treated && p->remedy->kind != REMEDY_NONE)
-            text_append(rest, sizeof rest, "%s%zu %s", rest[0] ? ", " : "", i + 1, p->remedy->id);
+        if (treated || p->remedy->kind == REMEDY_NONE)
+            continue;
+        char *list = p->remedy->kind == REMEDY_TUNE ? untried : rest;
+        size_t len = p->remedy->kind == REMEDY_TUNE ? sizeof untried : sizeof rest;
+        text_append(list, len, "%s%zu %s", list[0] ? ", " : "", i + 1, p->remedy->id);
+    }
+    if (untried[0]) {
+        snprintf(line, sizeof line, "Not tried: prescriptions %s", untried);
+        wrapped(out, 0, line);
     }
     if (rest[0]) {
         snprintf(line, sizeof line, "Remains (a reboot or a person): prescriptions %s", rest);

@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/doctor_cli.h"
+#include "tune/tune.h"
 #include "common/units.h"
 #include "test_cli.h"
 
@@ -47,6 +48,9 @@ static void test_doctor_apply_options(void **state)
     /* the tune actions act on a tree; the runs measure this machine */
     assert_int_equal(parse("doctor --budget 250 --apply --sysroot /t", &cap), -1);
     assert_string_equal(params.common.sysroot_dir, "/t");
+    assert_int_equal(parse("doctor --budget 250 --apply --only irq-affinity,thp", &cap), -1);
+    assert_int_equal(params.only_mask,
+                     (1u << tune_action_find("irq-affinity")) | (1u << tune_action_find("thp")));
 }
 
 static void test_doctor_every_option_lands_in_params(void **state)
@@ -92,6 +96,7 @@ static const struct cli_bad_case bad_cases[] = {
     {"doctor --apply", "jitterlab: --budget: is required: the latency every cycle must meet\n"},
     {"doctor --budget 250 --repeat 2",
      "jitterlab: --repeat: sets the treatment: give --apply too\n"},
+    {"doctor --budget 250 --only thp", "jitterlab: --only: sets the treatment: give --apply too\n"},
     {"doctor --budget 250 --keep-neutral",
      "jitterlab: --keep-neutral: sets the treatment: give --apply too\n"},
     {"doctor --budget 250 --apply --repeat 0",
