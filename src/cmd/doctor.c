@@ -404,6 +404,33 @@ static int write_doc(json_t *doc, const char *opt, const char *path)
     return EXIT_RUNTIME;
 }
 
+/* -o DIR's report.html, by `jitterlab report DIR/doctor.json`: the runs it
+ * names and the doctor section. */
+static int write_html(struct doctor *d, const char *doc_path)
+{
+    char html[4200];
+    snprintf(html, sizeof html, "%s/report.html", d->dir);
+    char *argv[] = {"jitterlab", "report", (char *)doc_path, "-o", html, "-q", NULL};
+    struct child_spec cs = {.path = "/proc/self/exe",
+                            .argv = argv,
+                            .capture = true,
+                            .limit_ns = DOCTOR_SLACK_NS,
+                            .grace_ns = DOCTOR_GRACE_NS};
+    struct child_result *res = calloc(1, sizeof *res);
+    if (!res)
+        return EXIT_RUNTIME;
+    int rc = child_run(&cs, res) == 0 && res->exit_status == 0 ? 0 : EXIT_RUNTIME;
+    if (rc) {
+        char how[96], said[200];
+        child_describe(res, how, sizeof how);
+        child_last_line(res, said, sizeof said);
+        fprintf(stderr, "jitterlab: doctor: %s: the report ended (%s)%s%s\n", html, how,
+                said[0] ? ": " : "", said);
+    }
+    free(res);
+    return rc;
+}
+
 static int report(struct doctor *d, int argc, char **argv)
 {
     char started_at[40], doc_path[4200];
@@ -439,6 +466,8 @@ static int report(struct doctor *d, int argc, char **argv)
     if (doc && d->p.out_dir) {
         snprintf(doc_path, sizeof doc_path, "%s/doctor.json", d->dir);
         rc = write_doc(doc, "--output", doc_path);
+        if (!rc)
+            rc = write_html(d, doc_path);
     }
     if (doc && !rc && d->p.common.json_path)
         rc = write_doc(doc, "--json", d->p.common.json_path);

@@ -6,6 +6,8 @@
 #include "out/json_doctor.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/json_text.h"
 #include "out/json_result.h"
@@ -183,4 +185,41 @@ json_t *json_doctor_document(const struct doctor_report *r)
                         json_string(r->treatment && r->treatment->final ? "final" : "baseline"));
     json_object_set_new(doc, "conclusion", con);
     return doc;
+}
+
+int json_doctor_final_runs(const json_t *doc, char **paths, int max, char *why, size_t whylen)
+{
+    const json_t *t = json_object_get(doc, "treatment");
+    const json_t *final = json_object_get(t, "final_result");
+    if (!json_is_object(t)) {
+        snprintf(why, whylen,
+                 "a doctor document without --apply: its baseline is the run "
+                 "to compare (baseline.result)");
+        return -1;
+    }
+    if (!json_is_string(final)) {
+        snprintf(why, whylen,
+                 "its final state has no run kept (stopped before it, or made "
+                 "without -o)");
+        return -1;
+    }
+    int n = 0;
+    const json_t *kept = json_object_get(t, "final_state");
+    if (json_is_integer(kept)) {
+        const json_t *items = json_object_get(t, "items");
+        const json_t *item = json_array_get(items, (size_t)json_integer_value(kept) - 1);
+        const json_t *runs = json_object_get(item, "after_runs");
+        for (size_t i = 0; i < json_array_size(runs) && n < max - 1; i++)
+            if (json_is_string(json_array_get(runs, i)))
+                paths[n++] = strdup(json_string_value(json_array_get(runs, i)));
+    }
+    paths[n++] = strdup(json_string_value(final));
+    for (int i = 0; i < n; i++)
+        if (!paths[i]) {
+            snprintf(why, whylen, "out of memory");
+            for (int k = 0; k < n; k++)
+                free(paths[k]);
+            return -1;
+        }
+    return n;
 }

@@ -44,4 +44,12 @@ const struct doctor_conclusion *doctor_report_conclusion(const struct doctor_rep
 
 json_t *json_doctor_document(const struct doctor_report *r);
 
+/* The runs of a doctor.json's final state, as an arm of compare: the run
+ * made after every decision (treatment.final_result) and the "after" runs
+ * of the last treatment kept, measured in that same state. Writes at most
+ * max heap strings to paths and returns how many, or -1 with why (a
+ * document without --apply, stopped before its final state, or made
+ * without -o, whose runs are gone). */
+int json_doctor_final_runs(const json_t *doc, char **paths, int max, char *why, size_t whylen);
+
 #endif

@@ -85,6 +85,12 @@ PY
 check "doctor --apply: the text tells the treatment and fits 100 columns" \
     sh -c "grep -q '^Treatment: 2 runtime remedies' '$T/fx.txt' && grep -q '^Kept: ' '$T/fx.txt' \
         && ! awk 'length > 100' '$T/fx.txt' | grep -q ."
+check "doctor -o: report.html draws the runs with a doctor section" \
+    sh -c "grep -q 'id=\"doctor\"' '$T/fx/report.html' && grep -q 'final' '$T/fx/report.html'"
+"$JL" compare "$T/fx/baseline.json" "$T/fx/doctor.json" >"$T/cmp.txt" 2>&1
+rc=$?
+check "compare takes a doctor.json as an arm: its final state's runs" \
+    sh -c "[ $rc -eq 0 ] && grep -q '^doctor against baseline' '$T/cmp.txt'"
 promise "doctor --apply" "$T/fx/doctor.json"
 
 # --- stopped in each phase: the change under test goes back, nothing is lost ---
@@ -108,6 +114,10 @@ check("doctor.json says where it stopped (%s)" % v["where"],
 PY
     promise "SIG$sig in the $where" "$T/stop-$sig/doctor.json"
 done
+"$JL" compare "$T/fx/baseline.json" "$T/stop-INT/doctor.json" >/dev/null 2>"$T/cmp.err"
+rc=$?
+check "compare refuses a doctor.json stopped before its final state, and says why" \
+    sh -c "[ $rc -eq 2 ] && grep -q 'its final state has no run kept' '$T/cmp.err'"
 
 # --- this machine: IRQs moved off CPU 1 and back ---------------------------------
 snap() { for f in /proc/irq/*/smp_affinity_list; do printf '%s %s\n' "$f" "$(cat "$f")"; done; }
