@@ -474,6 +474,13 @@ static int report(struct doctor *d, int argc, char **argv)
     json_decref(doc);
     if (rc)
         return rc;
+    if (d->treat.put_back_failed) {
+        fprintf(stderr,
+                "jitterlab: doctor: %d change%s could not be put back (see above); `jitterlab "
+                "tune restore` puts back everything in %s\n",
+                d->treat.put_back_failed, d->treat.put_back_failed == 1 ? "" : "s", d->state_path);
+        return EXIT_RUNTIME;
+    }
     return doctor_report_conclusion(&r)->met ? EXIT_OK : EXIT_BUDGET;
 }
 
