@@ -380,7 +380,8 @@ static int measure(struct doctor *d)
     stop_handlers_install(); /* Ctrl-C stops the baseline, not the diagnosis */
     if (!d->p.common.quiet)
         fprintf(stderr, "jitterlab doctor: measuring the baseline: %s\n", d->command);
-    d->phase = "baseline";
+    snprintf(d->phase, sizeof d->phase, "baseline");
+    d->runs_total = 1;
     char why[600], err[300];
     int rc = doctor_run_child(d, d->baseline, true, why, sizeof why);
     if (rc < 0) {

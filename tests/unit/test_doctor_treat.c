@@ -13,9 +13,13 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "doctor/remedy.h"
 #include "doctor/treat.h"
+#include "out/json_doctor.h"
+#include "out/text_doctor.h"
 
 enum script { BETTER, NEUTRAL, WORSE, NO_EFFECT, NOTHING, STOP_IN_AB, APPLY_FAILS };
 
@@ -259,6 +263,115 @@ static void test_treat_verdict_of_the_tail(void **state)
     assert_int_equal(treat_verdict_of(d), VERDICT_INSUFFICIENT);
 }
 
+/* The story of a treatment: one change kept, one put back, one remedy a
+ * reboot needs; the conclusion is the final state's. */
+static void test_treatment_is_told_in_text_and_doctor_json(void **state)
+{
+    (void)state;
+    static struct doctor_diagnosis diag;
+    static struct doctor_prescriptions ps;
+    static struct treat_outcome out;
+    memset(&diag, 0, sizeof diag);
+    memset(&ps, 0, sizeof ps);
+    memset(&out, 0, sizeof out);
+    snprintf(diag.method, sizeof diag.method, "tracepoints");
+    diag.conclusion = (struct doctor_conclusion){
+        .budget_ns = 1000000, .samples = 1000, .over_budget = 9, .max = {true, 3000000, 0}};
+    const char *ids[] = {"tune-irq-affinity", "tune-rt-throttling", "boot-isolation"};
+    for (size_t i = 0; i < 3; i++) {
+        ps.p[i].remedy = remedy_find(ids[i]);
+        assert_non_null(ps.p[i].remedy);
+        ps.p[i].pid = -1;
+    }
+    ps.count = 3;
+    out.n = 2;
+    struct treat_tail before = {2000, 0.004, 1500000, 3000000},
+                      after = {2000, 0.0005, 900000, 1200000};
+    out.t[0] = (struct treatment){.prescription = 0,
+                                  .on_top_of = -1,
+                                  .status = TREAT_KEPT,
+                                  .verdict = VERDICT_BETTER,
+                                  .before = before,
+                                  .after = after,
+                                  .rounds = 1,
+                                  .changes = 4,
+                                  .tail_verdict = {VERDICT_BETTER, VERDICT_SAME, VERDICT_SAME}};
+    snprintf(out.t[0].action, sizeof out.t[0].action, "irq-affinity");
+    out.t[1] = (struct treatment){.prescription = 1,
+                                  .on_top_of = 0,
+                                  .status = TREAT_PUT_BACK,
+                                  .verdict = VERDICT_WORSE,
+                                  .before = after,
+                                  .after = before,
+                                  .rounds = 1,
+                                  .changes = 1,
+                                  .tail_verdict = {VERDICT_WORSE, VERDICT_SAME, VERDICT_SAME}};
+    snprintf(out.t[1].action, sizeof out.t[1].action, "rt-throttling");
+    out.final_state = 0;
+    out.stopped_at = -1;
+    struct doctor_conclusion final = {.budget_ns = 1000000,
+                                      .met = true,
+                                      .samples = 1000,
+                                      .p999 = {true, 900000, 1},
+                                      .max = {true, 950000, 0}};
+    struct doctor_treatment_report tr = {.outcome = &out,
+                                         .repeat = 1,
+                                         .journal = "/j.json",
+                                         .dir = "/d",
+                                         .final_result = "/d/final.json",
+                                         .final = &final};
+    struct doctor_report r = {.version = "t",
+                              .started_at = "now",
+                              .cpus = "1",
+                              .diagnosis = &diag,
+                              .prescriptions = &ps,
+                              .treatment = &tr};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    text_doctor_report(f, &r);
+    fclose(f);
+    assert_non_null(strstr(text, "Treatment: 2 runtime remedies"));
+    assert_non_null(strstr(text, "1. irq-affinity (prescription 1): kept; 4 changes, measured on "
+                                 "the baseline"));
+    assert_non_null(strstr(text, "measured on treatment 1 kept"));
+    assert_non_null(strstr(text, "Put back: rt-throttling (worse)."));
+    assert_non_null(strstr(text, "Kept: irq-affinity (undo: jitterlab tune restore; journal "));
+    assert_non_null(strstr(text, "Remains (a reboot or a person): prescriptions 3 boot-isolation"));
+    assert_non_null(strstr(text, "Conclusion: budget 1 ms met in the final state"));
+    for (char *line = text; *line;) {
+        size_t n = strcspn(line, "\n");
+        assert_true(n <= 100);
+        line += n + (line[n] == '\n');
+    }
+    free(text);
+    assert_true(doctor_report_conclusion(&r)->met);
+    json_t *doc = json_doctor_document(&r);
+    const json_t *t = json_object_get(doc, "treatment");
+    assert_int_equal(json_integer_value(json_object_get(t, "final_state")), 1);
+    const json_t *i0 = json_array_get(json_object_get(t, "items"), 0);
+    assert_string_equal(json_string_value(json_object_get(i0, "status")), "kept");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(i0, "verdicts"), "exceed_budget")),
+        "better");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(i0, "after"), "p999_ns")),
+                     900000);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(i0, "after_runs"), 0)),
+                        "/d/treat-1-after-1.json");
+    const json_t *con = json_object_get(doc, "conclusion");
+    assert_string_equal(json_string_value(json_object_get(con, "state")), "final");
+    assert_true(json_is_true(json_object_get(con, "met")));
+    assert_false(json_is_true(json_object_get(json_object_get(doc, "baseline_conclusion"), "met")));
+    /* compare's arm: the final run and the after runs of the last change kept */
+    char *paths[8], why[200];
+    assert_int_equal(json_doctor_final_runs(doc, paths, 8, why, sizeof why), 2);
+    assert_string_equal(paths[0], "/d/treat-1-after-1.json");
+    assert_string_equal(paths[1], "/d/final.json");
+    free(paths[0]);
+    free(paths[1]);
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_treat_kept_change_is_set_again_after_a_before_run),
         cmocka_unit_test(test_treat_stop_puts_back_the_change_under_test_only),
         cmocka_unit_test(test_treat_verdict_of_the_tail),
+        cmocka_unit_test(test_treatment_is_told_in_text_and_doctor_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
