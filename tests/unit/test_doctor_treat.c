@@ -287,26 +287,23 @@ static void test_treatment_is_told_in_text_and_doctor_json(void **state)
     out.n = 2;
     struct treat_tail before = {2000, 0.004, 1500000, 3000000},
                       after = {2000, 0.0005, 900000, 1200000};
-    out.t[0] = (struct treatment){.prescription = 0,
-                                  .on_top_of = -1,
-                                  .status = TREAT_KEPT,
-                                  .verdict = VERDICT_BETTER,
-                                  .before = before,
-                                  .after = after,
-                                  .rounds = 1,
-                                  .changes = 4,
-                                  .tail_verdict = {VERDICT_BETTER, VERDICT_SAME, VERDICT_SAME}};
-    snprintf(out.t[0].action, sizeof out.t[0].action, "irq-affinity");
-    out.t[1] = (struct treatment){.prescription = 1,
-                                  .on_top_of = 0,
-                                  .status = TREAT_PUT_BACK,
-                                  .verdict = VERDICT_WORSE,
-                                  .before = after,
-                                  .after = before,
-                                  .rounds = 1,
-                                  .changes = 1,
-                                  .tail_verdict = {VERDICT_WORSE, VERDICT_SAME, VERDICT_SAME}};
-    snprintf(out.t[1].action, sizeof out.t[1].action, "rt-throttling");
+    /* measured once each; the second on top of the first, with the arms swapped */
+    const char *actions[] = {"irq-affinity", "rt-throttling"};
+    const enum treat_status status[] = {TREAT_KEPT, TREAT_PUT_BACK};
+    const enum verdict v[] = {VERDICT_BETTER, VERDICT_WORSE};
+    for (size_t i = 0; i < 2; i++) {
+        struct treatment *t = &out.t[i];
+        t->prescription = i;
+        t->on_top_of = (int)i - 1;
+        t->status = status[i];
+        t->verdict = t->tail_verdict[0] = v[i];
+        t->tail_verdict[1] = t->tail_verdict[2] = VERDICT_SAME;
+        t->before = i ? after : before;
+        t->after = i ? before : after;
+        t->rounds = 1;
+        t->changes = i ? 1 : 4;
+        snprintf(t->action, sizeof t->action, "%s", actions[i]);
+    }
     out.final_state = 0;
     out.stopped_at = -1;
     struct doctor_conclusion final = {.budget_ns = 1000000,
