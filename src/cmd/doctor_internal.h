@@ -47,7 +47,7 @@ struct doctor {
     struct tune_plan plan[TREAT_MAX];    /* each treatment's changes, as applied */
     struct tune_plan earlier[TREAT_MAX]; /* the journal before each */
     int runs_done, runs_total;           /* for the progress line */
-    char phase[160];          /* "baseline", "treatment 2 of 5 (irq-affinity)", "conclusion" */
+    char phase[160];         /* "baseline", "treatment 2 of 5 (irq-affinity)", "conclusion" */
     char stopped_in[48];     /* where a stop request hit; "" none */
     char final_result[4200]; /* the final state's run, "" when none */
     bool final_measured;
