@@ -8,8 +8,8 @@
 # cpufreq, whose frequency file never moves in a tree, is found not to take
 # effect and is put back. The same after SIGINT in the baseline, SIGTERM in
 # a treatment's A/B and SIGHUP in the conclusion (each phase found by the
-# result file its child run writes). On this machine (root): irq-affinity,
-# every IRQ's affinity compared before and after.
+# result file its child run writes). On this machine (root): irq-affinity and
+# rt-throttling, every IRQ's affinity and the RT runtime compared before and after.
 . "$(dirname "$0")/lib.sh"
 
 FIX=$JL_TOP/tests/fixtures
@@ -119,17 +119,21 @@ rc=$?
 check "compare refuses a doctor.json stopped before its final state, and says why" \
     sh -c "[ $rc -eq 2 ] && grep -q 'its final state has no run kept' '$T/cmp.err'"
 
-# --- this machine: IRQs moved off CPU 1 and back ---------------------------------
-snap() { for f in /proc/irq/*/smp_affinity_list; do printf '%s %s\n' "$f" "$(cat "$f")"; done; }
-snap >"$T/irq.before"
-"$JL" doctor -a 1 --budget 1ms -D 500ms --apply --repeat 1 --only irq-affinity -o "$T/m" \
-    >"$T/m.txt" 2>"$T/m.err"
+# --- this machine: IRQs moved off CPU 1, RT throttling lifted, each put back or kept --
+snap() {
+    for f in /proc/irq/*/smp_affinity_list /proc/sys/kernel/sched_rt_runtime_us; do
+        printf '%s %s\n' "$f" "$(cat "$f")"
+    done
+}
+snap >"$T/m.before"
+"$JL" doctor -a 1 --budget 1ms -D 500ms --apply --repeat 1 --only irq-affinity,rt-throttling \
+    -o "$T/m" >"$T/m.txt" 2>"$T/m.err"
 rc=$?
 check "doctor --apply on this machine: exit 0 or 3" sh -c "[ $rc -eq 0 ] || [ $rc -eq 3 ]"
 journaled >"$T/journaled"
 kept "$T/m/doctor.json" >"$T/kept"
 check "doctor --apply on this machine: only kept changes journaled" diff "$T/kept" "$T/journaled"
 "$JL" tune restore -q >/dev/null 2>&1
-snap >"$T/irq.after"
-check "doctor --apply on this machine: every IRQ's affinity back as it was" \
-    diff "$T/irq.before" "$T/irq.after"
+snap >"$T/m.after"
+check "doctor --apply on this machine: every IRQ affinity and the RT runtime back as they were" \
+    diff "$T/m.before" "$T/m.after"
