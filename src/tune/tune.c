@@ -354,8 +354,8 @@ const struct tune_io tune_io_machine = {machine_write, machine_read, NULL};
  * a restored file reads back byte for byte as the kernel printed it. Returns
  * 0 when the whole value reads back, else -errno (-EIO: it reads back
  * different). Only paths the actions write are ever opened. */
-int tune_write_checked(const struct tune_io *io, const struct sysroot *sr,
-                       const struct tune_change *c, const char *value)
+static int write_and_check(const struct tune_io *io, const struct sysroot *sr,
+                           const struct tune_change *c, const char *value)
 {
     if (tune_path_refusal(c->action, c->path))
         return -EPERM;
@@ -375,6 +375,12 @@ int tune_write_checked(const struct tune_io *io, const struct sysroot *sr,
         rc = tune_value_matches_at(c->path, value, back) ? 0 : -EIO;
     free(back);
     return rc;
+}
+
+int tune_write_checked(const struct tune_io *io, const struct sysroot *sr,
+                       const struct tune_change *c, const char *value)
+{
+    return write_and_check(io ? io : &tune_io_machine, sr, c, value);
 }
 
 /* Whether the file already holds value (a restore that finds it back). */
@@ -407,15 +413,14 @@ static void write_in_order(const struct tune_io *io, const struct tune_dir_io *d
         else if (restore && tune_inside_made_dir(order, n, c))
             rc[i] = 0; /* the rmdir of its directory, later in this order, undoes it */
         else
-            rc[i] = restore && reads_as(io, sr, c->path, value)
-                        ? 0
-                        : tune_write_checked(io, sr, c, value);
+            rc[i] =
+                restore && reads_as(io, sr, c->path, value) ? 0 : write_and_check(io, sr, c, value);
         write_delay();
     }
     for (int i = 0; i < n; i++)
         if (rc[i] == -EBUSY && order[i]->op == TUNE_OP_WRITE)
-            rc[i] = tune_write_checked(io, sr, order[i],
-                                       restore ? order[i]->old_value : order[i]->new_value);
+            rc[i] = write_and_check(io, sr, order[i],
+                                    restore ? order[i]->old_value : order[i]->new_value);
 }
 
 /* The order to write: the plan's for an apply, the reverse for a restore. */
@@ -535,7 +540,7 @@ int tune_apply_with(const struct sysroot *sr, struct tune_plan *plan, const char
          * could not make it): not ours to undo. A file that is not there
          * (its group was not made) did not change either. */
         if (c->op == TUNE_OP_WRITE && rc[i] != -ENOENT &&
-            tune_write_checked(io, sr, c, c->old_value) != 0 &&
+            write_and_check(io, sr, c, c->old_value) != 0 &&
             !reads_as(io, sr, c->path, c->old_value))
             continue;
         int k = tune_plan_find(&j.changes, c->path);
