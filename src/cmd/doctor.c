@@ -550,7 +550,8 @@ int cmd_doctor(int argc, char **argv)
         fprintf(stderr, "jitterlab: doctor: out of memory\n");
         goto out;
     }
-    if ((rc = doctor_parse_args(argc, argv, &d->p)) >= 0 || (rc = prepare(d)) >= 0)
+    if ((rc = doctor_parse_args(argc, argv, &d->p)) >= 0 || (rc = prepare(d)) >= 0 ||
+        (d->p.apply && (rc = doctor_apply_lock(d)) >= 0))
         goto out;
     /* the machine as the baseline will find it, then the baseline */
     if (inspect_system_read(&d->sr, &d->targets, &d->sys) != 0) {

@@ -381,15 +381,22 @@ static void conclude(struct doctor *d)
     json_decref(root);
 }
 
-int doctor_apply(struct doctor *d)
+int doctor_apply_lock(struct doctor *d)
 {
     d->state_path = tune_state_path(NULL);
-    d->lock_fd = -1;
     char err[600];
     if (tune_lock(d->state_path, TUNE_MODE_APPLY, &d->lock_fd, err, sizeof err) != 0) {
-        fprintf(stderr, "jitterlab: doctor: --apply: %s; nothing was changed\n", err);
+        fprintf(stderr, "jitterlab: doctor: --apply: %s; nothing was measured or changed\n", err);
+        if (!d->temp_dir)
+            rmdir(d->dir); /* -o DIR: made for this, still empty */
         return EXIT_RUNTIME;
     }
+    d->locked = true;
+    return -1;
+}
+
+int doctor_apply(struct doctor *d)
+{
     choose(d);
     /* compare's smallest p between 2..5 runs a side is above its level */
     if (d->p.repeat > 1 && d->p.repeat < 6 && d->treat.n && !d->p.common.quiet)
@@ -407,13 +414,14 @@ int doctor_apply(struct doctor *d)
     if (d->treat.stopped_at >= 0 && !d->stopped_in[0])
         snprintf(d->stopped_in, sizeof d->stopped_in, "treatment %d", d->treat.stopped_at + 1);
     conclude(d);
-    tune_unlock(d->lock_fd);
-    d->lock_fd = -1;
     return -1;
 }
 
 void doctor_apply_free(struct doctor *d)
 {
+    if (d->locked)
+        tune_unlock(d->lock_fd);
+    d->locked = false;
     for (size_t i = 0; i < TREAT_MAX; i++) {
         tune_plan_free(&d->plan[i]);
         tune_plan_free(&d->earlier[i]);

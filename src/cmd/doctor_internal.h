@@ -42,7 +42,8 @@ struct doctor {
     struct doctor_prescriptions prescriptions;
     /* --apply */
     const char *state_path; /* the tune journal */
-    int lock_fd;
+    int lock_fd;            /* the journal's lock, held from before the baseline */
+    bool locked;
     struct treat_outcome treat;
     struct tune_plan plan[TREAT_MAX];    /* each treatment's changes, as applied */
     struct tune_plan earlier[TREAT_MAX]; /* the journal before each */
@@ -61,10 +62,13 @@ struct doctor {
 int doctor_run_child(struct doctor *d, const char *json_path, bool explain, char *why,
                      size_t whylen);
 
-/* The treatment (--apply) and the final state's run: fills d->treat,
- * d->final. An exit code when it cannot begin (the journal's lock), else -1. */
+/* Takes the journal's lock (before anything is measured, so that a busy
+ * journal costs no baseline): -1, or an exit code after the message. */
+int doctor_apply_lock(struct doctor *d);
+/* The treatment (--apply) and the final state's run, the lock held: fills
+ * d->treat, d->final. -1 (an exit code is kept for failures to come). */
 int doctor_apply(struct doctor *d);
-/* Frees the plans of the treatment. */
+/* Frees the plans of the treatment and releases the lock. */
 void doctor_apply_free(struct doctor *d);
 
 #endif

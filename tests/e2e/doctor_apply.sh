@@ -93,6 +93,20 @@ check "compare takes a doctor.json as an arm: its final state's runs" \
     sh -c "[ $rc -eq 0 ] && grep -q '^doctor against baseline' '$T/cmp.txt'"
 promise "doctor --apply" "$T/fx/doctor.json"
 
+# --- a journal another session holds: refused before anything is measured ------
+fresh
+"$JL" tune hold --sysroot "$T/tree" -a 1 --only timer-migration -D 5s -q >/dev/null 2>&1 &
+hold=$!
+kill_on_exit "$hold"
+wait_for 5 test -e "$S" # its journal: it holds the lock
+"$JL" doctor -a 1 --budget 1ms -D 500ms --apply --only idle-states --sysroot "$T/tree" \
+    -o "$T/locked" >/dev/null 2>"$T/locked.err"
+rc=$?
+kill -TERM "$hold"
+wait "$hold"
+check "doctor --apply: a journal in use exits 1 at once, nothing measured, no -o DIR left" \
+    sh -c "[ $rc -eq 1 ] && grep -q 'in use by jitterlab pid' '$T/locked.err' && [ ! -e '$T/locked' ]"
+
 # --- stopped in each phase: the change under test goes back, nothing is lost ---
 for case in "baseline.json INT baseline" "treat-1- TERM treatment 1" "final.json HUP conclusion"; do
     set -- $case
