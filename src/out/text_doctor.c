@@ -211,7 +211,7 @@ static void treatments(FILE *out, const struct doctor_report *r)
                         t->status == TREAT_PUT_BACK ? verdict_name(t->verdict)
                                                     : treat_status_name(t->status));
     }
-    char line[1200];
+    char line[2000];
     snprintf(line, sizeof line, "Kept: %s%s%s%s. Put back: %s.", kept[0] ? kept : "nothing",
              kept[0] ? " (undo: jitterlab tune restore; journal " : "", kept[0] ? tr->journal : "",
              kept[0] ? ")" : "", back[0] ? back : "nothing");
