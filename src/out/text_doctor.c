@@ -199,7 +199,11 @@ static void treatments(FILE *out, const struct doctor_report *r)
     for (size_t i = 0; i < o->n; i++)
         treatment(out, tr, i);
     if (tr->stopped_in)
-        fprintf(out, "  stopped in the %s: the change under test was put back\n", tr->stopped_in);
+        fprintf(out, "  stopped in %s%s: %s\n",
+                strncmp(tr->stopped_in, "treatment", 9) == 0 ? "" : "the ", tr->stopped_in,
+                strncmp(tr->stopped_in, "treatment", 9) == 0
+                    ? "the change under test was put back, the changes kept stay"
+                    : "the changes kept stay");
     char kept[400] = "", back[400] = "";
     for (size_t i = 0; i < o->n; i++) {
         const struct treatment *t = &o->t[i];

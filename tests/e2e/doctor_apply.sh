@@ -126,6 +126,8 @@ for case in "baseline.json INT baseline" "treat-1- TERM treatment 1" "final.json
 check("doctor.json says where it stopped (%s)" % v["where"],
       d["treatment"]["stopped_in"] == v["where"], d["treatment"])
 PY
+    check "SIG$sig in the $where: the text says where it stopped" \
+        grep -q "^  stopped in .*$where: " "$T/stop.txt"
     promise "SIG$sig in the $where" "$T/stop-$sig/doctor.json"
 done
 "$JL" compare "$T/fx/baseline.json" "$T/stop-INT/doctor.json" >/dev/null 2>"$T/cmp.err"
