@@ -71,7 +71,7 @@ static void doctor_usage(FILE *out)
             "                      order through the tune journal, check it took effect, A/B\n"
             "                      it against the state before it, keep it when compare says\n"
             "                      better, else put it back (undo all: jitterlab tune restore)\n"
-            "      --repeat N      A/B rounds per remedy, order alternating (1-16, default 3)\n"
+            "      --repeat N      A/B rounds per remedy: 1, or 6-16 (default 6)\n"
             "      --keep-neutral  keep a change compare finds no difference for\n"
             "      --only ACTIONS  treat with these tune actions only (comma-separated), of\n"
             "                      those prescribed\n"
@@ -134,6 +134,13 @@ static int doctor_option(void *params, int c, const char *arg)
         long n;
         int rc = parse_int_option("--repeat", arg, 1, TREAT_MAX_REPEAT, &n);
         p->repeat = (int)n;
+        /* compare's test between runs has a smallest p above its level with
+         * 2 to 5 runs a side: every change would read insufficient-data */
+        if (rc == 0 && n > 1 && n < 6)
+            return usage_error("--repeat", arg,
+                               "compare's test between runs cannot reach its level with fewer "
+                               "than 6 runs a side: 1 judges within the runs, 6 or more between "
+                               "them");
         return rc;
     }
     case OPT_KEEP_NEUTRAL:

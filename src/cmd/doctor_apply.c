@@ -398,14 +398,6 @@ int doctor_apply_lock(struct doctor *d)
 int doctor_apply(struct doctor *d)
 {
     choose(d);
-    /* compare's smallest p between 2..5 runs a side is above its level */
-    if (d->p.repeat > 1 && d->p.repeat < 6 && d->treat.n && !d->p.common.quiet)
-        fprintf(stderr,
-                "jitterlab doctor: with --repeat %d, compare's test between runs cannot reach "
-                "its level (it needs about 6 runs a side): every change will read "
-                "insufficient-data and be put back; --repeat 1 judges within the runs, 6 or "
-                "more between them\n",
-                d->p.repeat);
     d->runs_total = d->runs_done + (int)d->treat.n * 2 * d->p.repeat + 1;
     struct treat_ops ops = {d,          op_apply, op_took_effect, op_set_arm,
                             op_measure, op_judge, op_put_back,    op_stopped};

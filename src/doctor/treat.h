@@ -21,7 +21,7 @@
 
 #define TREAT_MAX            16
 #define TREAT_MAX_REPEAT     16
-#define TREAT_DEFAULT_REPEAT 3
+#define TREAT_DEFAULT_REPEAT 6
 
 enum treat_status {
     TREAT_NOT_TRIED, /* a stop request came first */

@@ -17,7 +17,7 @@ S=$T/state.json
 JITTERLAB_TUNE_STATE=$S
 export JITTERLAB_TUNE_STATE
 
-"$JL" doctor -a 1 --budget 1ms --repeat 2 >/dev/null 2>"$T/bad.err"
+"$JL" doctor -a 1 --budget 1ms --repeat 6 >/dev/null 2>"$T/bad.err"
 rc=$?
 check "doctor: --repeat without --apply exits 2 and says why" \
     sh -c "[ $rc -eq 2 ] && grep -q -- '--repeat: sets the treatment: give --apply too' '$T/bad.err'"

@@ -40,10 +40,10 @@ static void test_doctor_apply_options(void **state)
     struct cli_capture cap;
     assert_int_equal(parse("doctor --budget 250 --apply", &cap), -1);
     assert_true(params.apply);
-    assert_int_equal(params.repeat, 3);
+    assert_int_equal(params.repeat, 6);
     assert_false(params.keep_neutral);
-    assert_int_equal(parse("doctor --budget 250 --apply --repeat 2 --keep-neutral", &cap), -1);
-    assert_int_equal(params.repeat, 2);
+    assert_int_equal(parse("doctor --budget 250 --apply --repeat 1 --keep-neutral", &cap), -1);
+    assert_int_equal(params.repeat, 1);
     assert_true(params.keep_neutral);
     /* the tune actions act on a tree; the runs measure this machine */
     assert_int_equal(parse("doctor --budget 250 --apply --sysroot /t", &cap), -1);
@@ -94,11 +94,14 @@ static const struct cli_bad_case bad_cases[] = {
      "jitterlab: --output: sets the baseline doctor measures; --from diagnoses a run already "
      "made\n"},
     {"doctor --apply", "jitterlab: --budget: is required: the latency every cycle must meet\n"},
-    {"doctor --budget 250 --repeat 2",
+    {"doctor --budget 250 --repeat 6",
      "jitterlab: --repeat: sets the treatment: give --apply too\n"},
     {"doctor --budget 250 --only thp", "jitterlab: --only: sets the treatment: give --apply too\n"},
     {"doctor --budget 250 --keep-neutral",
      "jitterlab: --keep-neutral: sets the treatment: give --apply too\n"},
+    {"doctor --budget 250 --apply --repeat 3",
+     "jitterlab: --repeat 3: compare's test between runs cannot reach its level with fewer than "
+     "6 runs a side: 1 judges within the runs, 6 or more between them\n"},
     {"doctor --budget 250 --apply --repeat 0",
      "jitterlab: --repeat 0: must be a whole number from 1 to 16\n"},
     {"doctor --from r.json --apply",
