@@ -13,6 +13,8 @@ static const struct subcommand subcommands[] = {
      "say whether this machine can meet a latency budget, and why not"},
     {"load", cmd_load, SUBCOMMAND_WARN_STALE_TUNE,
      "run a pinned, bounded best-effort load (cpu, pulse, cache, memory, cmd)"},
+    {"doctor", cmd_doctor, SUBCOMMAND_WARN_STALE_TUNE,
+     "what keeps a loop from its latency budget on these CPUs, and what fixes it"},
     {"tune", cmd_tune, 0, "apply, hold, show or restore reversible latency tuning"},
     {"stat", cmd_stat, 0,
      "show frequency, idle states, interrupts and steal per CPU (turbostat-like)"},

@@ -23,6 +23,7 @@ enum exit_code {
 int cmd_run(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_load(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

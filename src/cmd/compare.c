@@ -19,7 +19,9 @@
 #include "common/units.h"
 #include "compare/compare.h"
 #include "out/json_compare.h"
+#include "out/json_doctor.h"
 #include "out/json_result.h"
+#include "out/result_read.h"
 #include "out/text_compare.h"
 
 static void compare_usage(FILE *out)
@@ -98,8 +100,7 @@ static int add_group(struct compare_params *p, const char *arg)
     p->group_text[a] = copy;
     char *save = NULL;
     for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
-        if (p->nfiles[a] == COMPARE_MAX_RUNS_PER_ARM)
-        {
+        if (p->nfiles[a] == COMPARE_MAX_RUNS_PER_ARM) {
             char why[64];
             snprintf(why, sizeof why, "too many files in one arm (at most %d)",
                      COMPARE_MAX_RUNS_PER_ARM);
@@ -198,9 +199,41 @@ int compare_parse_args(int argc, char **argv, struct compare_params *p)
 
 void compare_params_free(struct compare_params *p)
 {
-    for (int a = 0; a < COMPARE_MAX_ARMS; a++)
+    for (int a = 0; a < COMPARE_MAX_ARMS; a++) {
         free(p->group_text[a]);
+        for (int f = 0; f < p->nowned[a]; f++)
+            free(p->owned[a][f]);
+        p->nowned[a] = 0;
+    }
     memset(p->group_text, 0, sizeof p->group_text);
+}
+
+/* A doctor.json given as an arm (alone) stands for its final state's runs. */
+static int expand_doctor_arms(struct compare_params *p)
+{
+    for (int a = 0; a < p->narms; a++) {
+        if (p->nfiles[a] != 1)
+            continue;
+        char err[300];
+        json_t *doc = result_load_file(p->files[a][0], err, sizeof err);
+        const char *kind = json_string_value(json_object_get(doc, "kind"));
+        if (!kind || strcmp(kind, "doctor") != 0) {
+            json_decref(doc);
+            continue;
+        }
+        int n = json_doctor_final_runs(doc, p->owned[a], COMPARE_MAX_RUNS_PER_ARM, err, sizeof err);
+        json_decref(doc);
+        if (n < 0) {
+            fprintf(stderr, "jitterlab: compare %s: %s\n", p->files[a][0], err);
+            return -1;
+        }
+        p->nowned[a] = n;
+        p->doctor_doc[a] = p->files[a][0];
+        for (int f = 0; f < n; f++)
+            p->files[a][f] = p->owned[a][f];
+        p->nfiles[a] = n;
+    }
+    return 0;
 }
 
 /* "results/idle-2.json" -> "idle-2"; for a group the first file's name
@@ -270,6 +303,9 @@ static int compare_main(int argc, char **argv, char **typed)
     int read = 0, ncmp = 0;
     static const char *paths[COMPARE_MAX_ARMS * COMPARE_MAX_RUNS_PER_ARM];
     int npaths = 0;
+    rc = EXIT_USAGE;
+    if (expand_doctor_arms(&p) != 0)
+        goto done;
     for (int a = 0; a < p.narms; a++)
         for (int f = 0; f < p.nfiles[a]; f++)
             paths[npaths++] = p.files[a][f];
@@ -301,7 +337,8 @@ static int compare_main(int argc, char **argv, char **typed)
         if (a < p.nlabels)
             snprintf(label_buf[a], sizeof label_buf[a], "%s", p.labels[a]);
         else
-            default_label(p.files[a][0], p.grouped, label_buf[a], sizeof label_buf[a]);
+            default_label(p.doctor_doc[a] ? p.doctor_doc[a] : p.files[a][0],
+                          p.grouped && !p.doctor_doc[a], label_buf[a], sizeof label_buf[a]);
         in[a] = (struct compare_input){label_buf[a], p.nfiles[a], p.files[a]};
         arms[a] = (struct compare_arm){label_buf[a], p.nfiles[a], docs[a]};
     }

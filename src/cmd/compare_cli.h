@@ -18,7 +18,11 @@ struct compare_params {
     int narms;
     int nfiles[COMPARE_MAX_ARMS];
     const char *files[COMPARE_MAX_ARMS][COMPARE_MAX_RUNS_PER_ARM];
-    bool grouped; /* --group given: each arm a comma-separated list */
+    /* a doctor.json's final state runs, in place of the document (heap) */
+    char *owned[COMPARE_MAX_ARMS][COMPARE_MAX_RUNS_PER_ARM];
+    int nowned[COMPARE_MAX_ARMS];
+    const char *doctor_doc[COMPARE_MAX_ARMS]; /* the doctor.json an arm came from; NULL */
+    bool grouped;                             /* --group given: each arm a comma-separated list */
     int nlabels;
     const char *labels[COMPARE_MAX_ARMS];
     char *group_text[COMPARE_MAX_ARMS]; /* copies split in place */

@@ -21,18 +21,6 @@
 #define MEASURE_SLACK_NS (30 * NS_PER_S) /* start-up and writing, beyond DUR */
 #define MEASURE_GRACE_NS (5 * NS_PER_S)  /* SIGINT to SIGKILL */
 
-/* The last non-empty line of a child's output: its error message. */
-static void last_line(const char *tail, char *buf, size_t len)
-{
-    size_t n = strlen(tail);
-    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == ' '))
-        n--;
-    size_t start = n;
-    while (start > 0 && tail[start - 1] != '\n')
-        start--;
-    snprintf(buf, len, "%.*s", (int)(n - start), tail + start);
-}
-
 static void fill_from_result(const struct result_doc *doc, struct inspect_measurement *m)
 {
     m->done = true;
@@ -105,7 +93,7 @@ void inspect_measure(const struct inspect_measure_spec *spec, struct inspect_mea
         } else {
             char how[96];
             child_describe(res, how, sizeof how);
-            last_line(res->tail, said, sizeof said);
+            child_last_line(res, said, sizeof said);
             snprintf(m->why, sizeof m->why, "the run ended (%.60s) without a result%s%.150s", how,
                      said[0] ? ": " : "", said);
         }

@@ -19,7 +19,9 @@
 #include "cmd/options.h"
 #include "cmd/report_cli.h"
 #include "common/atomic_file.h"
+#include "out/report_doctor.h"
 #include "out/report_html.h"
+#include "out/result_read.h"
 
 static void report_usage(FILE *out)
 {
@@ -376,6 +378,42 @@ static int read_inputs(const struct report_params *p, struct report_run *runs,
     return EXIT_OK;
 }
 
+/* A doctor document among the results stands for the runs it names; it is
+ * kept in d for its section. At most one. */
+static int take_doctor(struct report_params *p, struct report_doctor *d, bool *have)
+{
+    for (int i = 0; i < p->nfiles; i++) {
+        char err[300];
+        json_t *doc = result_load_file(p->files[i], err, sizeof err);
+        const char *kind = json_string_value(json_object_get(doc, "kind"));
+        bool doctor = kind && strcmp(kind, "doctor") == 0;
+        json_decref(doc);
+        if (!doctor)
+            continue;
+        const char *path = p->files[i];
+        if (*have)
+            return usage_error(path, NULL, "a second doctor document: give one per report");
+        if (report_doctor_read(path, d, err, sizeof err) != 0) {
+            fprintf(stderr, "jitterlab: report %s: %s\n", path, err);
+            return EXIT_USAGE;
+        }
+        *have = true;
+        if (p->nlabels)
+            return usage_error("--label", NULL, "a doctor document names its runs itself");
+        if (!d->nrun)
+            return usage_error(path, NULL,
+                               "names no run that was kept (doctor made without -o DIR)");
+        if (p->nfiles - 1 + d->nrun > REPORT_MAX_RESULTS)
+            return usage_error(path, NULL, "its runs and the other results are more than 10");
+        memmove(&p->files[i], &p->files[i + 1], (size_t)(p->nfiles - i - 1) * sizeof *p->files);
+        p->nfiles--;
+        for (int k = 0; k < d->nrun; k++)
+            p->files[p->nfiles++] = d->run[k];
+        i--;
+    }
+    return EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static struct report_params p;
@@ -389,14 +427,19 @@ int cmd_report(int argc, char **argv)
     static struct report_compare cmp;
     static struct report_inspect ins;
     static struct report_c2c c2c[REPORT_MAX_C2C];
+    static struct report_doctor doctor;
+    bool have_doctor = false;
     struct report_svgs svgs = {0};
-    rc = read_inputs(&p, runs, &cmp, &ins, c2c);
+    rc = take_doctor(&p, &doctor, &have_doctor);
+    if (rc == EXIT_OK)
+        rc = read_inputs(&p, runs, &cmp, &ins, c2c);
     if (rc != EXIT_OK)
         goto done;
     struct report_input in = {.run = runs,
                               .nrun = p.nfiles,
                               .compare = p.compare_path ? &cmp : NULL,
                               .inspect = p.inspect_path ? &ins : NULL,
+                              .doctor = have_doctor ? &doctor : NULL,
                               .cpus = &p.common.cpus,
                               .title = p.title,
                               .version = JITTERLAB_VERSION,
@@ -439,6 +482,7 @@ done:
         report_run_free(&runs[i]);
     report_compare_free(&cmp);
     report_inspect_free(&ins);
+    report_doctor_free(&doctor);
     for (int i = 0; i < p.nc2c; i++)
         report_c2c_free(&c2c[i]);
     return rc;

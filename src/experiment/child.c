@@ -238,3 +238,15 @@ void child_describe(const struct child_result *res, char *buf, size_t len)
     else
         snprintf(buf, len, "exit status %d%s", res->exit_status, why);
 }
+
+void child_last_line(const struct child_result *res, char *buf, size_t len)
+{
+    const char *tail = res->tail;
+    size_t n = strlen(tail);
+    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == ' '))
+        n--;
+    size_t start = n;
+    while (start > 0 && tail[start - 1] != '\n')
+        start--;
+    snprintf(buf, len, "%.*s", (int)(n - start), tail + start);
+}

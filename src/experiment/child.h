@@ -43,6 +43,9 @@ struct child_result {
 /* Runs the child to its end. Returns 0 when it started (res says how it
  * ended), -1 when it could not be started (res->spawn_errno). */
 int child_run(const struct child_spec *spec, struct child_result *res);
+/* The last non-empty line of a captured child's output (its error
+ * message, as a rule) into buf; "" when there is none. */
+void child_last_line(const struct child_result *res, char *buf, size_t len);
 /* "exit status 1", "killed by signal 9 (SIGKILL after SIGINT)", ... */
 void child_describe(const struct child_result *res, char *buf, size_t len);
 

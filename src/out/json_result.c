@@ -453,6 +453,8 @@ static void json_explain(json_t *doc, const struct run_report *rep, int64_t star
             json_object_set_new(o, "total_ns", json_integer(row->total_ns));
             json_object_set_new(o, "max_ns", json_integer(row->max_ns));
             json_object_set_new(o, "median_ns", json_integer(row->median_ns));
+            json_object_set_new(o, "latency_total_ns", json_integer(row->latency_total_ns));
+            json_object_set_new(o, "latency_max_ns", json_integer(row->latency_max_ns));
             json_array_append_new(by_cause, o);
         }
         json_object_set_new(doc, "spikes", spikes);

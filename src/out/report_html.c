@@ -247,7 +247,10 @@ static void inputs_table(struct report_ctx *c)
 static void contents(struct report_ctx *c, const int *cpus, int ncpus)
 {
     FILE *f = c->f;
-    fputs("<nav><ul>\n<li><a href=\"#verdicts\">Verdicts</a></li>\n", f);
+    fputs("<nav><ul>\n", f);
+    if (c->in->doctor)
+        fputs("<li><a href=\"#doctor\">Doctor</a></li>\n", f);
+    fputs("<li><a href=\"#verdicts\">Verdicts</a></li>\n", f);
     for (int i = 0; i < ncpus; i++)
         fprintf(f, "<li><a href=\"#cpu%d\">CPU %d</a></li>\n", cpus[i], cpus[i]);
     fputs("<li><a href=\"#all\">All CPUs</a></li>\n", f);
@@ -293,6 +296,8 @@ static void runs_part(struct report_ctx *c)
     }
     inputs_table(c);
     contents(c, cpus, ncpus);
+    if (in->doctor)
+        report_doctor_section(c);
     report_verdicts(c);
     for (int i = 0; i < ncpus && !c->failed; i++)
         cpu_section(c, cpus[i]);

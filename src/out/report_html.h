@@ -11,6 +11,8 @@
 #include <stdio.h>
 
 #include "out/report_model.h"
+
+struct report_doctor;
 #include "sys/cpulist.h"
 
 struct report_input {
@@ -18,6 +20,7 @@ struct report_input {
     int nrun;
     const struct report_compare *compare; /* NULL: none given */
     const struct report_inspect *inspect; /* NULL: none given */
+    const struct report_doctor *doctor;   /* NULL: none given (report_doctor.h) */
     const struct cpulist *cpus;           /* only these CPUs; NULL or empty: every one */
     const char *title;                    /* NULL: "jitterlab report" */
     const char *version;                  /* of the program writing the report */

@@ -68,5 +68,7 @@ void report_plots_noise(struct report_ctx *c, int cpu);
 void report_noise_part(struct report_ctx *c, const int *cpus, int ncpus);
 /* Core-to-core latency: c2c document i's heat map, groups and topology. */
 void report_c2c(struct report_ctx *c, int i);
+/* The doctor document's section (report_doctor.c). */
+void report_doctor_section(struct report_ctx *c);
 
 #endif

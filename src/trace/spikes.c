@@ -123,6 +123,9 @@ static struct spike_group *make_room(struct spike_store *store)
         other->max_ns = least->max_ns;
     other->count += least->count;
     other->total_ns += least->total_ns;
+    if (least->latency_max_ns > other->latency_max_ns)
+        other->latency_max_ns = least->latency_max_ns;
+    other->latency_total_ns += least->latency_total_ns;
     other->folded++;
     latency_hist_merge(&other->hist, &least->hist);
     memset(least, 0, sizeof *least);
@@ -167,6 +170,10 @@ static void summarize_spike(struct spike_store *store, const struct spike *spike
     group->count++;
     group->last_seen = store->total;
     group->total_ns += dom->ns;
+    int64_t latency = spike->latency_ns > 0 ? spike->latency_ns : 0;
+    group->latency_total_ns += latency;
+    if (latency > group->latency_max_ns)
+        group->latency_max_ns = latency;
     latency_hist_add(&group->hist, dom->ns);
     if (spike->cpu >= 0 && spike->cpu < store->ncpu && dom->kind < CAUSE_KIND_COUNT)
         store->per_cpu_kind[(size_t)spike->cpu * CAUSE_KIND_COUNT + dom->kind]++;
@@ -233,6 +240,8 @@ size_t spikes_summary(const struct spike_store *store, struct spike_summary_row 
             .total_ns = group->total_ns,
             .max_ns = group->max_ns,
             .median_ns = latency_hist_percentile(&group->hist, 50.0),
+            .latency_total_ns = group->latency_total_ns,
+            .latency_max_ns = group->latency_max_ns,
             .pids = group->kind == CAUSE_THREAD ? &group->pids : NULL,
             .folded = group->folded,
         };

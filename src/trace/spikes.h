@@ -43,6 +43,8 @@ struct spike_group {
     uint64_t folded;    /* "other": groups folded into it to make room */
     int64_t total_ns;   /* sum of the dominant parts */
     int64_t max_ns;
+    int64_t latency_total_ns; /* sum of the whole latency of its spikes */
+    int64_t latency_max_ns;   /* its largest spike */
     struct latency_hist hist; /* of the dominant parts */
 };
 
@@ -58,6 +60,10 @@ struct spike_summary_row {
     int64_t total_ns;
     int64_t max_ns;
     int64_t median_ns;
+    /* the spikes it dominated, whole: their latencies' sum and the largest
+     * (what they cost a budget, beyond the dominant part alone) */
+    int64_t latency_total_ns;
+    int64_t latency_max_ns;
     const struct cause_pids *pids; /* thread: every pid's part; points into the store */
     uint64_t folded;               /* "other": groups folded into it to make room */
 };

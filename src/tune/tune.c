@@ -377,6 +377,12 @@ static int write_and_check(const struct tune_io *io, const struct sysroot *sr,
     return rc;
 }
 
+int tune_write_checked(const struct tune_io *io, const struct sysroot *sr,
+                       const struct tune_change *c, const char *value)
+{
+    return write_and_check(io ? io : &tune_io_machine, sr, c, value);
+}
+
 /* Whether the file already holds value (a restore that finds it back). */
 static bool reads_as(const struct tune_io *io, const struct sysroot *sr, const char *path,
                      const char *value)

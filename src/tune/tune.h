@@ -227,6 +227,26 @@ int tune_apply_with(const struct sysroot *sr, struct tune_plan *plan, const char
 int tune_restore_with(const char *state_path, const struct tune_io *io,
                       const struct tune_dir_io *dirs, char *failed, size_t failedlen, int *restored,
                       char *err, size_t errlen);
+/* Writes value ("value\n", as echo does) to the file of change c and reads
+ * it back: 0 when the whole value reads back, else -errno (-EIO: it reads
+ * back different). Only paths c's action writes are opened. */
+int tune_write_checked(const struct tune_io *io, const struct sysroot *sr,
+                       const struct tune_change *c, const char *value);
+/* One apply undone while the others stay (doctor's treatment; the caller
+ * holds the journal's lock): the write changes plan applied get their old
+ * value back in reverse order, each checked, and the journal forgets the
+ * entries this apply added (those whose path earlier, the journal as it was
+ * before the apply, lacks); an entry of an earlier apply keeps its values.
+ * A journal left empty is removed. 0, or -1 with err (the values not back,
+ * which stay journaled, or the journal). */
+int tune_put_back(const struct sysroot *sr, const struct tune_plan *plan,
+                  const struct tune_plan *earlier, const char *state_path, const struct tune_io *io,
+                  char *err, size_t errlen);
+/* Each applied write change of plan set to its old (after false) or new
+ * value again, checked; the journal is left as it is (it still holds the
+ * old values). An A/B's arms. 0, or -1 with err. */
+int tune_plan_set(const struct sysroot *sr, const struct tune_plan *plan, bool after,
+                  const struct tune_io *io, char *err, size_t errlen);
 /* Whether a value read back equals the one written ("always [madvise]
  * never" matches "madvise"; surrounding blanks ignored). */
 bool tune_value_matches(const char *written, const char *read_back);

@@ -318,6 +318,27 @@ static void test_summary_text(void **state)
     spikes_free(&st);
 }
 
+/* A row holds what its spikes cost whole, not only their dominant parts. */
+static void test_summary_sums_the_whole_latency_of_a_rows_spikes(void **state)
+{
+    (void)state;
+    struct spike_store st;
+    assert_int_equal(spikes_init(&st, 4, 1), 0);
+    struct spike a = one_part(0, 100, 3000, CAUSE_IRQ, "eth0", 0, 0);
+    a.causes[0].ns = 2000; /* the rest of its 3 us went elsewhere */
+    a.causes[1] = (struct spike_cause){.kind = CAUSE_WAKEUP, .ns = 1000};
+    a.ncauses = 2;
+    struct spike b = one_part(0, 200, 5000, CAUSE_IRQ, "eth0", 0, 0);
+    spikes_add(&st, &a);
+    spikes_add(&st, &b);
+    struct spike_summary_row rows[2];
+    assert_int_equal(spikes_summary(&st, rows, 2), 1);
+    assert_int_equal(rows[0].total_ns, 7000);
+    assert_int_equal(rows[0].latency_total_ns, 8000);
+    assert_int_equal(rows[0].latency_max_ns, 5000);
+    spikes_free(&st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_summary_keeps_the_last_policy_seen),
         cmocka_unit_test(test_summary_is_sorted_by_count_and_bounded),
         cmocka_unit_test(test_summary_text),
+        cmocka_unit_test(test_summary_sums_the_whole_latency_of_a_rows_spikes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

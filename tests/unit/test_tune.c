@@ -673,6 +673,56 @@ static void test_tune_state_path_prefers_the_option_then_the_environment(void **
     unsetenv("JITTERLAB_TUNE_STATE");
 }
 
+/* doctor's treatment: two applies, the second put back alone; the first
+ * stays journaled and restores; the A/B switch leaves the journal as it is */
+static void test_tune_put_back_undoes_one_apply_and_keeps_the_other(void **state)
+{
+    const char *root = *state;
+    char st[PATH_MAX], tree[PATH_MAX], err[512], failed[512];
+    journal_path(root, st, sizeof st);
+    snprintf(tree, sizeof tree, "%s/tree", root);
+    write_text(root, "/tree/proc/sys/kernel/timer_migration", "1\n");
+    write_text(root, "/tree/proc/sys/kernel/nmi_watchdog", "1\n");
+    struct sysroot sr;
+    sysroot_init(&sr, tree);
+    struct tune_plan kept = {0}, tried = {0}, before_tried = {0};
+    struct tune_result res;
+    tune_plan_add(&kept, "timer-migration", "/proc/sys/kernel/timer_migration", "1", "0", "t");
+    assert_int_equal(tune_apply(&sr, &kept, st, TUNE_MODE_APPLY, NULL, &res, err, sizeof err), 0);
+    tune_plan_add(&before_tried, "timer-migration", "/proc/sys/kernel/timer_migration", "", "", "");
+    tune_plan_add(&tried, "nmi-watchdog", "/proc/sys/kernel/nmi_watchdog", "1", "0", "n");
+    assert_int_equal(tune_apply(&sr, &tried, st, TUNE_MODE_APPLY, NULL, &res, err, sizeof err), 0);
+    /* the A/B's "before" arm: the old value, journal untouched */
+    assert_int_equal(tune_plan_set(&sr, &tried, false, NULL, err, sizeof err), 0);
+    assert_file(tree, "/proc/sys/kernel/nmi_watchdog", "1");
+    assert_int_equal(tune_plan_set(&sr, &tried, true, NULL, err, sizeof err), 0);
+    assert_file(tree, "/proc/sys/kernel/nmi_watchdog", "0");
+    static struct tune_journal j;
+    assert_int_equal(tune_journal_load(st, &j, err, sizeof err), 0);
+    assert_int_equal(j.changes.n, 2);
+    tune_plan_free(&j.changes);
+    /* put back: its value back, its entry gone, the kept one stays */
+    assert_int_equal(tune_put_back(&sr, &tried, &before_tried, st, NULL, err, sizeof err), 0);
+    assert_file(tree, "/proc/sys/kernel/nmi_watchdog", "1");
+    assert_file(tree, "/proc/sys/kernel/timer_migration", "0");
+    assert_int_equal(tune_journal_load(st, &j, err, sizeof err), 0);
+    assert_int_equal(j.changes.n, 1);
+    assert_string_equal(j.changes.change[0].action, "timer-migration");
+    tune_plan_free(&j.changes);
+    int restored = 0;
+    assert_int_equal(tune_restore(st, NULL, failed, sizeof failed, &restored, err, sizeof err), 0);
+    assert_file(tree, "/proc/sys/kernel/timer_migration", "1");
+    /* a put back of the only apply leaves no journal */
+    assert_int_equal(tune_apply(&sr, &tried, st, TUNE_MODE_APPLY, NULL, &res, err, sizeof err), 0);
+    struct tune_plan none = {0};
+    assert_int_equal(tune_put_back(&sr, &tried, &none, st, NULL, err, sizeof err), 0);
+    assert_int_equal(access(st, F_OK), -1);
+    assert_file(tree, "/proc/sys/kernel/nmi_watchdog", "1");
+    tune_plan_free(&kept);
+    tune_plan_free(&tried);
+    tune_plan_free(&before_tried);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -704,6 +754,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tune_long_values_are_restored_in_full, temp_tree_setup,
                                         temp_tree_teardown),
         cmocka_unit_test_setup_teardown(test_tune_epp_follows_the_intel_pstate_rule,
+                                        temp_tree_setup, temp_tree_teardown),
+        cmocka_unit_test_setup_teardown(test_tune_put_back_undoes_one_apply_and_keeps_the_other,
                                         temp_tree_setup, temp_tree_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
