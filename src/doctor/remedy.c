@@ -1,9 +1,10 @@
 /*
  * The remedy table and the table that maps causes and inspect findings to
  * remedies (see remedy.h). A cause kind may need the machine to choose: a
- * halted vCPU's slow exit shows as `idle-exit` on a guest without a
- * cpuidle driver, and the cure there is the hypervisor's, not the idle
- * states'. Pure data.
+ * halted vCPU the host woke late is `vcpu-wake-late`, but a result written
+ * before that kind existed says `idle-exit` on a guest without a cpuidle
+ * driver, and the cure there is the hypervisor's, not the idle states'.
+ * Pure data.
  */
 #include "doctor/remedy.h"
 
@@ -64,6 +65,7 @@ static const struct remedy_link links[] = {
     C("timer-irq-late", REMEDY_ALWAYS, "kernel-preempt-rt"),
     C("timer-irq-late", REMEDY_METAL, "firmware-smi"),
     C("timer-irq-late", REMEDY_VM, "hypervisor-steal"),
+    C("vcpu-wake-late", REMEDY_ALWAYS, "hypervisor-halt"),
     C("idle-exit", REMEDY_VM_HALT, "hypervisor-halt"),
     C("idle-exit", REMEDY_NOT_VM_HALT, "tune-idle-states"),
     C("idle-exit", REMEDY_NOT_VM_HALT, "tune-pm-qos"),
