@@ -325,11 +325,28 @@ void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct t
         }
         total_add(&tot[i], &w[k]);
     }
-    char window[32];
+    /* The windows of one CPU (each CPU has a record per window), the last
+     * of a run often a fraction of the period: counted apart. */
+    uint64_t full = 0;
+    int64_t tail_ns = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        if (w[k].cpu != w[0].cpu)
+            continue;
+        if (w[k].duration_ns * 2 >= window_ns || k + ncpu < n)
+            full++, tail_ns = 0;
+        else
+            tail_ns = w[k].duration_ns;
+    }
+    char window[32], tail[64] = "";
     format_duration(window_ns, window, sizeof window);
-    fprintf(out, "\nTelemetry over %llu windows of %s%s, averaged; rates per second%s\n",
-            (unsigned long long)n, window, dropped ? " (the newest)" : "",
-            only ? ", the CPUs above (--per-cpu: every CPU)" : "");
+    if (tail_ns > 0) {
+        char d[32];
+        format_duration(tail_ns, d, sizeof d);
+        snprintf(tail, sizeof tail, " and a last one of %s", d);
+    }
+    fprintf(out, "\nTelemetry over %llu window%s of %s%s%s, averaged by time; rates per second%s\n",
+            (unsigned long long)full, full == 1 ? "" : "s", window, tail,
+            dropped ? " (the newest)" : "", only ? ", the CPUs above (--per-cpu: every CPU)" : "");
     fprintf(out, "%5s", "CPU");
     if (has(t, TELEMETRY_AVG_MHZ))
         fprintf(out, " %8s", telemetry_freq_column(telemetry_source(t, TELEMETRY_AVG_MHZ)->name));

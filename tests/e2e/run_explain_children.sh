@@ -5,8 +5,11 @@
 # 50, from the trace's priorities (never SCHED_OTHER, never a bare "RT").
 # About 5 s; at most ~10 s with the retry.
 #
-# A shell at SCHED_FIFO 50 on CPU 1 runs a copy of true(1) named rtchild
-# 500 times back to back (under a second; timeout -s KILL 4 guards a hang),
+# A copy of sh(1) named rtchild, at SCHED_FIFO 50 on CPU 1, forks 100
+# subshells back to back, each counting to 2000 (a millisecond or two of
+# CPU, so that wake-ups land while one runs) and gone at once; a forked
+# child keeps the name without an exec, which would rename it (under a
+# second in all; timeout -s KILL 4 guards a hang),
 # started once `run -a 1 -p 40 -i 1ms -D 3s --explain=50us` (FIFO 40, below
 # the children) measures. CPU 0 stays with housekeeping. Asserted, free of
 # any latency bound: thread parts named "rtchild" exist, and every one of
@@ -27,8 +30,8 @@ if [ "$ncpu" -lt 2 ]; then
     exit 0
 fi
 
-# The children carry a name of their own: a copy of true(1).
-for b in /bin/true /usr/bin/true; do
+# The children carry a name of their own: forked from a copy of sh(1).
+for b in /bin/sh /usr/bin/sh; do
     [ -x "$b" ] && cp "$b" "$T/rtchild" && break
 done
 J=$T/children.json
@@ -38,9 +41,12 @@ while :; do
         >"$T/run.txt" 2>"$T/err" &
     jl_pid=$!
     if wait_measuring "$T/run.txt" "$jl_pid"; then
-        timeout -s KILL 4 chrt -f 50 taskset -c 1 sh -c '
+        timeout -s KILL 4 chrt -f 50 taskset -c 1 "$T/rtchild" -c '
             i=0
-            while [ "$i" -lt 500 ]; do "$1" || exit 1; i=$((i + 1)); done' sh "$T/rtchild" 2>"$T/parent.err"
+            while [ "$i" -lt 100 ]; do
+                (j=0; while [ "$j" -lt 2000 ]; do j=$((j + 1)); done) || exit 1
+                i=$((i + 1))
+            done' 2>"$T/parent.err"
         parent_rc=$?
     else
         parent_rc=1
@@ -59,6 +65,7 @@ rt = ("SCHED_FIFO", "SCHED_RR", "SCHED_FIFO/RR")
 parts = [c for s in d["spikes"] for c in s["causes"] if c["kind"] == "thread" and c["name"] == "rtchild"]
 rows = [r for r in d["spike_summary"]["by_cause"] if r["kind"] == "thread" and r["name"] == "rtchild"]
 t("the children disturbed the loop (thread parts named rtchild)", 'parts', 'd["spike_summary"]["by_cause"][:5]')
+t("they are the short-lived children: several pids", 'len({c.get("pid") for c in parts}) >= 2', 'sorted({c.get("pid") for c in parts})[:5]')
 t("every part of a child says a real-time policy at priority 50", 'all(c["policy"] in rt and c["priority"] == 50 for c in parts)', 'sorted({(c["policy"], c["priority"]) for c in parts})')
 t("every summary row of the children says it too", 'all(r["policy"] in rt and r["priority"] == 50 for r in rows)', '[(r["policy"], r["priority"]) for r in rows]')
 PY
