@@ -344,9 +344,11 @@ void text_telemetry_summary(FILE *out, const struct telemetry *t, const struct t
         format_duration(tail_ns, d, sizeof d);
         snprintf(tail, sizeof tail, " and a last one of %s", d);
     }
-    fprintf(out, "\nTelemetry over %llu window%s of %s%s%s, averaged by time; rates per second%s\n",
+    fprintf(out, "\nTelemetry over %llu window%s of %s%s%s, averaged by time; rates per second\n",
             (unsigned long long)full, full == 1 ? "" : "s", window, tail,
-            dropped ? " (the newest)" : "", only ? ", the CPUs above (--per-cpu: every CPU)" : "");
+            dropped ? " (the newest)" : "");
+    if (only)
+        fputs("  (the CPUs above; --per-cpu: every CPU)\n", out);
     fprintf(out, "%5s", "CPU");
     if (has(t, TELEMETRY_AVG_MHZ))
         fprintf(out, " %8s", telemetry_freq_column(telemetry_source(t, TELEMETRY_AVG_MHZ)->name));
