@@ -8,8 +8,9 @@
 # "N passed, N failed, N skipped"; exits 1 on any failure.
 # An e2e script whose first lines hold the line "# runs beside others" (its
 # checks hold whatever else the machine runs: documents, fixture trees,
-# servers) runs in a pool of E2E_JOBS scripts at a time (default 3) before
-# the others; every other script runs alone, after the pool. One whose
+# servers) runs in a pool of E2E_JOBS scripts at a time (default 3), beside
+# the unit tests and before the others; every other script runs alone,
+# after the pool. One whose
 # first lines hold "# runs in the background" (long work that measures
 # nothing: the package build) starts before the unit tests and runs beside
 # everything, at SCHED_IDLE on the first online CPU (the housekeeping CPU
@@ -66,7 +67,7 @@ count() { # $1 = TAP output file, $2 = suite name, $3 = exit status, $4 = timeou
 }
 
 # the e2e scripts by how they run; the background ones start now
-bg=""; pool=""; alone=""; bg_pids=""
+bg=""; pool=""; alone=""; bg_pids=""; pool_pid=""
 if [ -z "$unit_only" ]; then
     bg_ok=""
     [ "$e2e_jobs" -gt 1 ] && command -v taskset >/dev/null && command -v chrt >/dev/null &&
@@ -91,6 +92,11 @@ if [ -z "$unit_only" ]; then
         E2E_TIMEOUT=$((e2e_timeout * 3)) taskset -c "$hk" chrt -i 0 sh "$top/tests/run.sh" --one "$s" "$log" "$build" "$top" &
         bg_pids="$bg_pids $!"
     done
+    # the pool starts beside the unit tests: neither judges against time
+    if [ -n "$pool" ]; then
+        printf '%s\n' $pool | xargs -P "$e2e_jobs" -I{} sh "$top/tests/run.sh" --one {} "$log" "$build" "$top" &
+        pool_pid=$!
+    fi
 fi
 
 for t in "$build"/tests/test_*; do
@@ -103,8 +109,7 @@ for t in "$build"/tests/test_*; do
 done
 
 if [ -z "$unit_only" ]; then
-    [ -n "$pool" ] && printf '%s\n' $pool |
-        xargs -P "$e2e_jobs" -I{} sh "$top/tests/run.sh" --one {} "$log" "$build" "$top"
+    [ -n "$pool_pid" ] && wait "$pool_pid"
     for s in $pool $alone; do
         name=$(basename "$s" .sh)
         [ -f "$log/$name.rc" ] || flock "$log/alone.lock" sh "$top/tests/run.sh" --one "$s" "$log" "$build" "$top"
