@@ -253,11 +253,14 @@ void text_doctor_report(FILE *out, const struct doctor_report *r)
     char head[1400] = "";
     text_append(head, sizeof head, "jitterlab doctor: CPU%s %s, budget %s",
                 strpbrk(r->cpus, ",-") ? "s" : "", r->cpus, budget);
-    if (r->baseline_command)
-        text_append(head, sizeof head, ", baseline: %s", r->baseline_command);
-    else if (r->baseline)
+    if (r->baseline && !r->baseline_command)
         text_append(head, sizeof head, ", from %s", r->baseline);
     wrapped(out, 0, head);
+    if (r->baseline_command) { /* a command line of its own, continued under itself */
+        char line[1400] = "";
+        text_append(line, sizeof line, "baseline: %s", r->baseline_command);
+        wrapped_hanging(out, 2, 12, line);
+    }
     diagnosis(out, r->diagnosis);
     prescriptions(out, r->prescriptions);
     if (!r->treatment) {
