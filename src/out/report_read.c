@@ -296,11 +296,11 @@ static int read_telemetry(struct jreader *r, struct report_run *run)
     if (!arr)
         return 0;
     run->has_telemetry = true;
-    const json_t *src = json_object_get(json_object_get(run->root, "telemetry_sources"), "avg_mhz");
-    const char *freq = json_string_value(json_object_get(src, "source"));
+    const json_t *sources = json_object_get(run->root, "telemetry_sources");
+    const char *freq =
+        json_string_value(json_object_get(json_object_get(sources, "avg_mhz"), "source"));
     snprintf(run->freq_source, sizeof run->freq_source, "%s", freq ? freq : "");
-    const json_t *steal =
-        json_object_get(json_object_get(run->root, "telemetry_sources"), "steal_pct");
+    const json_t *steal = json_object_get(sources, "steal_pct");
     const char *why = json_is_null(json_object_get(steal, "source"))
                           ? json_string_value(json_object_get(steal, "why"))
                           : NULL;

@@ -428,17 +428,23 @@ static void test_a_hostile_document_cannot_inject_markup(void **state)
     report_run_free(&run);
 }
 
+/* A document of the fuzz corpus (tests/fuzz/corpus/report_read/NAME) read
+ * into run, the test failing with the reason when it is refused. */
+static void read_corpus(const char *name, struct report_run *run)
+{
+    const char *top = getenv("JL_TOP");
+    char path[4096], why[256] = "";
+    snprintf(path, sizeof path, "%s/tests/fuzz/corpus/report_read/%s", top ? top : ".", name);
+    if (report_run_read(path, run, why, sizeof why) != 0)
+        fail_msg("%s: %s", path, why);
+}
+
 static void test_report_read_takes_a_noise_result(void **state)
 {
     (void)state;
-    const char *top = getenv("JL_TOP");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/fuzz/corpus/report_read/noise-traced.json",
-             top ? top : ".");
     struct report_run run;
     char why[256] = "";
-    if (report_run_read(path, &run, why, sizeof why) != 0)
-        fail_msg("%s: %s", path, why);
+    read_corpus("noise-traced.json", &run);
     assert_true(run.noise);
     assert_int_equal(run.ncpu, 1);
     assert_int_equal(run.cpu[0].latency.total, 4126); /* the gaps */
@@ -459,14 +465,8 @@ static void test_report_read_takes_a_noise_result(void **state)
 static void test_report_read_keeps_no_copied_part_of_the_tree(void **state)
 {
     (void)state;
-    const char *top = getenv("JL_TOP");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/fuzz/corpus/report_read/run-telemetry.json",
-             top ? top : ".");
     struct report_run run;
-    char why[256] = "";
-    if (report_run_read(path, &run, why, sizeof why) != 0)
-        fail_msg("%s: %s", path, why);
+    read_corpus("run-telemetry.json", &run);
     assert_true(run.cpu[0].latency.nbins > 0);
     assert_null(json_object_get(run.root, "cpus"));
     assert_null(json_object_get(run.root, "all"));
