@@ -79,10 +79,10 @@ if [ -z "$unit_only" ]; then
         name=$(basename "$s" .sh)
         [ "$name" = lib ] && continue
         [ -n "$pattern" ] && case "$name" in *$pattern*) ;; *) continue ;; esac
-        head=$(sed -n '1,30p' "$s")
-        if [ -n "$bg_ok" ] && [ -n "$hk" ] && printf '%s\n' "$head" | grep -qx '# runs in the background'; then
+        hdr=$(sed -n '1,30p' "$s")
+        if [ -n "$bg_ok" ] && [ -n "$hk" ] && printf '%s\n' "$hdr" | grep -qx '# runs in the background'; then
             bg="$bg $s"
-        elif [ "$e2e_jobs" -gt 1 ] && printf '%s\n' "$head" | grep -qx -e '# runs beside others' -e '# runs in the background'; then
+        elif [ "$e2e_jobs" -gt 1 ] && printf '%s\n' "$hdr" | grep -qx -e '# runs beside others' -e '# runs in the background'; then
             pool="$pool $s"
         else
             alone="$alone $s"
