@@ -16,14 +16,14 @@ PREFIX  ?= /usr/local
 BUILD   ?= build
 CC      ?= gcc
 NPROC   := $(shell nproc 2>/dev/null || echo 1)
-PKGS    := jansson zlib libtracefs libtraceevent inih libmicrohttpd libcurl
+PKGS    := jansson zlib libtracefs libtraceevent inih libmicrohttpd libcurl gsl
 # Loaded with dlopen when an option needs them (src/common/dynlib.h): only
 # their headers at build time, so that a run does not lock their TLS stack.
 DLOPEN_PKGS := libmicrohttpd libcurl
 TEST_PKGS := cmocka
 
 # Debian packages: build, test and benchmark peers.
-DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev zlib1g-dev libtracefs-dev libtraceevent-dev \
+DEB_PKGS := gcc make pkg-config libjansson-dev libcmocka-dev zlib1g-dev libtracefs-dev libtraceevent-dev libgsl-dev \
             libinih-dev libmicrohttpd-dev libcurl4-openssl-dev rt-tests chromium \
             prometheus influxdb curl dpkg-dev debhelper bash-completion \
             valgrind cppcheck clang-format procps python3 python3-scipy \

@@ -20,7 +20,7 @@ if [ "$(id -u)" = 0 ]; then
 else
     echo "jitterlab deps: missing packages; run as root:" >&2
     echo "  sudo apt-get update && sudo apt-get install -y$missing" >&2
-    for p in libjansson-dev libcmocka-dev pkg-config gcc make; do
+    for p in libjansson-dev libcmocka-dev libgsl-dev pkg-config gcc make; do
         case " $missing " in *" $p "*) exit 1 ;; esac
     done
 fi
