@@ -189,6 +189,15 @@ int tail_analyse(const struct tail_input *in, struct tail_result *out, char *err
  * when the verdict is not an estimate or p >= the exceedance rate. */
 struct tail_value tail_level(const struct tail_input *in, const struct tail_result *r, double p);
 
+/* tail_analyse on n inputs (one per CPU entry) on up to threads threads
+ * (0: the online CPUs, at most 16), so that the end of a run on many CPUs
+ * waits for the slowest share, not for the sum. err[i] holds input i's
+ * reason when it is unusable (then out[i].verdict is TAIL_CANNOT_ESTIMATE
+ * with the same reason). Returns the number of unusable inputs. */
+#define TAIL_ERR_LEN 160
+size_t tail_analyse_many(const struct tail_input *in, struct tail_result *out, size_t n,
+                         unsigned threads, char (*err)[TAIL_ERR_LEN]);
+
 /* Exceedances of a shared threshold in two distributions (bins as above):
  * how many values of each lie above threshold_ns. */
 uint64_t tail_count_above(const struct tail_bin *bins, size_t nbins, uint64_t overflow,
