@@ -368,6 +368,11 @@ static int read_results(const struct tail_params *p, struct result_doc *docs, in
                     shown(p->results[i], buf), docs[i].kind);
             return EXIT_USAGE;
         }
+        if (docs[i].windows_error[0]) {
+            fprintf(stderr, "jitterlab: tail %s: %s\n", shown(p->results[i], buf),
+                    docs[i].windows_error);
+            return EXIT_USAGE;
+        }
         if (docs[i].interval_ns <= 0) {
             fprintf(stderr,
                     "jitterlab: tail %s: no config.interval_ns: the cycle's period is "

@@ -10,7 +10,8 @@
  * measured, windows in time order, the merged entry the sum of the CPUs.
  * A run's report windows (intervals[], else telemetry[]) are gathered per
  * CPU in one pass over the array, each checked against its CPU's figures
- * (time order, no more samples than the CPU, no maximum above its own).
+ * (time order, no more samples than the CPU, no maximum above its own);
+ * windows that fail are dropped with their reason, the document stays.
  */
 #include "out/result_read.h"
 
@@ -442,6 +443,25 @@ done:
     return rc;
 }
 
+/* The windows, or none with the reason in out->windows_error: what only
+ * the tail analysis needs never makes a document unreadable. */
+static int read_windows_or_none(const json_t *doc, struct result_doc *out)
+{
+    struct reader wr = {out->windows_error, sizeof out->windows_error};
+    if (read_windows(&wr, doc, out) == 0)
+        return 0;
+    for (int i = 0; i < out->ncpus; i++) {
+        free(out->cpus[i].windows);
+        out->cpus[i].windows = NULL;
+        out->cpus[i].nwindows = 0;
+    }
+    free(out->all.windows);
+    out->all.windows = NULL;
+    out->all.nwindows = 0;
+    out->windows_from[0] = '\0';
+    return 0;
+}
+
 static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
 {
     if (read_cpus(r, doc, read_cpu, out) != 0)
@@ -486,7 +506,7 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
     json_t *d = json_object_get(doc, "duration_s");
     if (json_is_number(d) && json_number_value(d) >= 0 && json_number_value(d) < 1e12)
         out->duration_s = json_number_value(d);
-    return read_windows(r, doc, out);
+    return read_windows_or_none(doc, out);
 }
 
 /* ---- kind "noise" -------------------------------------------------------- */

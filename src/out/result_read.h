@@ -10,7 +10,8 @@
  * report windows in time order (their maxima and samples: intervals[]
  * when the document has them, else telemetry[]; the merged entry's are the
  * maxima over CPUs per window time), the block maxima of the tail
- * analysis. For
+ * analysis (windows that fail their checks leave the document readable,
+ * without windows, and say why in windows_error). For
  * kind "noise" the same structs carry the gaps: per CPU (and merged) the
  * gap count as samples, gap_ns as the statistics and the gap histogram,
  * beside the noise figures (struct result_noise: noise and measured time,
@@ -155,6 +156,11 @@ struct result_doc {
     double duration_s;     /* duration_s: how long it measured; 0 when absent */
     int64_t threshold_ns;  /* noise: config.threshold_ns, the shortest gap; -1 otherwise */
     char windows_from[16]; /* run: "intervals", "telemetry" or "" (no windows) */
+    /* Why the windows could not be taken ("intervals[3]: not in time order
+     * for CPU 2"), then none are: the document itself reads (report and
+     * compare do not need them), the tail analysis refuses it. "" when
+     * they were taken or there were none. */
+    char windows_error[160];
 };
 
 /* 0, or -1 with err saying why (and *doc left empty). result_read_tree

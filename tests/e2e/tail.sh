@@ -143,6 +143,9 @@ z["all"]["samples"] = d["cpus"][0]["samples"]
 z["all"]["histogram"] = d["cpus"][0]["histogram"]
 z["intervals"] = [w for w in z["intervals"] if w["cpu"] == 1]
 json.dump(z, open(D + "/zero.json", "w"))
+o = json.loads(json.dumps(d))
+o["intervals"][0], o["intervals"][2] = o["intervals"][2], o["intervals"][0]
+json.dump(o, open(D + "/unordered.json", "w"))
 n = json.loads(json.dumps(d))
 del n["cpus"][0]["histogram"]
 json.dump(n, open(D + "/nohist.json", "w"))
@@ -155,6 +158,7 @@ bad "a CPU with zero samples" "tail .*/zero.json: CPU 2: no samples" "$D/zero.js
 bad "all samples equal" "tail .*/equal.json: CPU 1: all 2000 samples are equal \(60000 ns\): there is no tail to fit" "$D/equal.json" --json @OUT@
 bad "one window" "tail .*/onewin.json: CPU 1: 1 report window with samples, fewer than 2: run longer or with --report-every" "$D/onewin.json" --json @OUT@
 bad "no windows" "tail .*/nowin.json: CPU 1: 0 report windows with samples, fewer than 2: run longer or with --report-every" "$D/nowin.json" --json @OUT@
+bad "windows out of time order" "tail .*/unordered.json: intervals\[2\]: not in time order for CPU 1" "$D/unordered.json" --json @OUT@
 bad "mixed intervals" "tail .*/slow.json: interval 2 ms, and .*/gpd.json has 1 ms: merge results of one loop only" "$D/gpd.json" "$D/slow.json" --json @OUT@
 bad "-a a CPU not in the result" "--cpus 5: CPU 5 is not in the result" "$D/gpd.json" -a 5 --json @OUT@
 bad "--samples with two results" "--samples .*: belongs to one result, and 2 are given" "$D/gpd.json" "$D/gpd2.json" --samples "$D/exact.csv" --json @OUT@
