@@ -18,7 +18,10 @@
 #include "out/report_read_internal.h"
 #include "sys/cpulist.h"
 
-#define NS_LIMIT    1e15 /* ±11 days: beyond anything a run measures */
+#define NS_LIMIT 1e15 /* ±11 days: beyond anything a run measures */
+/* An extrapolated level or its bound: a heavy tail's 1e-12 level may lie
+ * far beyond any run, and still be a number the writer gives. */
+#define LEVEL_LIMIT 1e30
 #define STAT_LIMIT  1e12 /* a test statistic */
 #define ENTRIES_MAX (CPULIST_MAX_CPUS + 1)
 
@@ -71,7 +74,7 @@ static int read_point(struct jreader *r, const json_t *e, const char *where,
         return jr_fail(r, where, "not an object");
     pt->ns.lo = pt->ns.hi = NAN;
     if (jr_number(r, e, where, "probability", 0, 1, JR_REQUIRED, &pt->probability) != 0 ||
-        jr_number(r, e, where, "latency_ns", 0, NS_LIMIT, JR_OPTIONAL, &pt->ns.value) != 0 ||
+        jr_number(r, e, where, "latency_ns", 0, LEVEL_LIMIT, JR_OPTIONAL, &pt->ns.value) != 0 ||
         jr_array(r, e, where, "ci", JR_OPTIONAL, 2, &ci) != 0)
         return -1;
     if (!(pt->probability > 0))
@@ -86,7 +89,7 @@ static int read_point(struct jreader *r, const json_t *e, const char *where,
         if (json_is_null(b))
             continue;
         double x = json_number_value(b);
-        if (!json_is_number(b) || !isfinite(x) || x < 0 || x > NS_LIMIT)
+        if (!json_is_number(b) || !isfinite(x) || x < 0 || x > LEVEL_LIMIT)
             return jr_fail(r, where, "ci[%zu]: not a latency", k);
         *bound[k] = x;
     }
@@ -199,12 +202,12 @@ static int read_entry(struct jreader *r, const json_t *e, const char *where, con
         jr_number(r, e, where, "exceedance_rate", 0, 1, JR_OPTIONAL, &t->exceedance_rate) != 0 ||
         jr_number(r, e, where, "empirical_max_ns", 0, NS_LIMIT, JR_OPTIONAL,
                   &t->empirical_max_ns) != 0 ||
-        jr_number(r, e, where, "upper_endpoint_ns", 0, NS_LIMIT, JR_OPTIONAL,
+        jr_number(r, e, where, "upper_endpoint_ns", 0, LEVEL_LIMIT, JR_OPTIONAL,
                   &t->upper_endpoint_ns) != 0 ||
         jr_number(r, e, where, "more_hours_1e-9", 0, 1e12, JR_OPTIONAL, &t->more_hours_1e9) != 0 ||
         jr_number(r, e, where, "confidence", 0, 1, JR_OPTIONAL, &t->confidence) != 0 ||
         read_value(r, e, where, "shape", -1e6, 1e6, &t->shape) != 0 ||
-        read_value(r, e, where, "scale", 0, NS_LIMIT, &t->scale) != 0 ||
+        read_value(r, e, where, "scale", 0, LEVEL_LIMIT, &t->scale) != 0 ||
         read_budget(r, e, where, t) != 0 ||
         jr_array(r, e, where, "estimates", JR_OPTIONAL, REPORT_TAIL_ESTIMATES, &est) != 0 ||
         jr_array(r, e, where, "checks", JR_OPTIONAL, REPORT_TAIL_CHECKS, &checks) != 0 ||

@@ -19,12 +19,13 @@
 #include "out/report_html_internal.h"
 #include "out/report_json.h"
 
-#define TAIL_PLOT_W 880
-#define TAIL_PLOT_H 320
-#define FIT_COLOUR  "#222222"
-#define BAND_COLOUR "#888888"
-#define THR_COLOUR  "#7f7f7f"
-#define BUD_COLOUR  "#d62728"
+#define TAIL_PLOT_W      880
+#define TAIL_PLOT_H      320
+#define FIT_COLOUR       "#222222"
+#define BAND_COLOUR      "#888888"
+#define THR_COLOUR       "#7f7f7f"
+#define BUD_COLOUR       "#d62728"
+#define TAIL_PLOT_MAX_NS 8.64e13
 
 static const struct report_tail_entry *entry_of(const struct report_tail *t, int cpu)
 {
@@ -95,9 +96,7 @@ static void tail_plot(struct report_ctx *c, const struct report_tail_entry *e,
             continue;
         curve = true;
         xlo = fmin(xlo, pt->ns.value);
-        xhi = fmax(xhi, pt->ns.value);
-        if (isfinite(pt->ns.hi))
-            xhi = fmax(xhi, pt->ns.hi);
+        xhi = fmax(xhi, pt->ns.value); /* the band beyond is clipped at the edge */
         ylo = fmin(ylo, pt->probability);
     }
     double marks[3] = {e->threshold_ns, budget_ns, e->empirical_max_ns};
@@ -112,7 +111,8 @@ static void tail_plot(struct report_ctx *c, const struct report_tail_entry *e,
     }
     struct svg_plot p;
     svg_plot_init(&p, TAIL_PLOT_W, TAIL_PLOT_H);
-    axis_log(&p.x, xlo, xhi * 1.05, AXIS_FMT_NS);
+    /* at most a day: a heavy tail's 1e-12 level may lie far beyond */
+    axis_log(&p.x, xlo, fmin(xhi * 1.05, TAIL_PLOT_MAX_NS), AXIS_FMT_NS);
     axis_log(&p.y, fmax(ylo, REPORT_TAIL_PROBABILITY), 1, AXIS_FMT_POWER);
     char title[160], cpu_name[32];
     report_cpu_name(cpu, cpu_name, sizeof cpu_name);
