@@ -255,22 +255,6 @@ static void default_label(const char *path, bool group, char *buf, size_t len)
     }
 }
 
-/* The percentiles significantly worse by more than pct (exit 3 when any):
- * each CPU entry once (a one-CPU run's entry is its "all"). */
-static int gate_count(const struct arm_comparison *cmp, int n, double pct)
-{
-    int worse = 0;
-    for (int a = 0; a < n; a++)
-        for (int i = 0; i < cmp[a].ncpus; i++)
-            for (int k = 0; k < COMPARE_METRICS; k++) {
-                const struct metric_result *m = &cmp[a].cpu[i].m[k];
-                worse += !cmp[a].cpu[i].duplicate && m->present &&
-                         compare_metric_is_percentile((enum compare_metric)k) &&
-                         m->verdict == VERDICT_WORSE && m->has_ratio && m->ratio > 1 + pct / 100;
-            }
-    return worse;
-}
-
 static int compare_main(int argc, char **argv, char **typed);
 
 int cmd_compare(int argc, char **argv)
@@ -350,7 +334,7 @@ static int compare_main(int argc, char **argv, char **typed)
                 goto done;
             }
     struct compare_config cfg = {
-        .alpha = p.alpha, .budget_ns = p.budget_ns, .reps = p.reps, .seed = p.seed};
+        .alpha = p.alpha, .budget_ns = p.budget_ns, .reps = p.reps, .seed = p.seed, .tail = true};
     rc = EXIT_RUNTIME;
     struct compare_family fam;
     char err[256] = "";
@@ -359,7 +343,8 @@ static int compare_main(int argc, char **argv, char **typed)
         goto done;
     }
     ncmp = p.narms - 1;
-    int gate_worse = p.fail_if_worse_pct >= 0 ? gate_count(cmp, ncmp, p.fail_if_worse_pct) : 0;
+    int gate_worse =
+        p.fail_if_worse_pct >= 0 ? compare_gate_worse(cmp, ncmp, p.fail_if_worse_pct) : 0;
     if (!p.common.quiet) {
         text_compare(stdout, in, p.narms, cmp, &fam, isatty(STDOUT_FILENO));
         if (p.fail_if_worse_pct >= 0)

@@ -2,7 +2,8 @@
  * `jitterlab report RESULT.json... [-o report.html]`: one self-contained
  * HTML page of run results (out/report_html.h), with the verdicts of a
  * compare document and the findings of an inspect document when given,
- * or of noise results (jitterlab noise --json; not mixed with runs),
+ * or of noise results (jitterlab noise --json; not mixed with runs), with
+ * the tail analysis of results and of tail documents given among them,
  * and every plot as an SVG file of its own with --svg DIR. Every document
  * is read and checked before anything is written (a bad one: exit 2, no
  * file); the page is written atomically, then the SVG files.
@@ -37,6 +38,10 @@ static void report_usage(FILE *out)
             "highlighted. Noise results (jitterlab noise --json) get their own page: noise\n"
             "share, gaps and floor per CPU, the gap histogram, the noise share per window\n"
             "and the causes; they do not mix with run results in one report.\n"
+            "A result with a tail analysis (run --tail) gets, per CPU, the exceedance plot\n"
+            "of its fit and its checks; a tail document (jitterlab tail --json) among the\n"
+            "files gets a section of its own (with the histograms of the one result it\n"
+            "names when that result is given too).\n"
             "It computes no statistics: jitterlab compare gives the verdicts.\n"
             "\n"
             "  -o, --output FILE       the page (default %s)\n"
@@ -378,16 +383,66 @@ static int read_inputs(const struct report_params *p, struct report_run *runs,
     return EXIT_OK;
 }
 
+/* A tail document among the results (jitterlab tail --json) gets a
+ * section of its own; it leaves the results, with its label if one was
+ * given. At most REPORT_MAX_TAILS. */
+static int take_tail(struct report_params *p, int i, struct report_tail_doc *tails, int *ntail)
+{
+    char err[300];
+    const char *path = p->files[i];
+    if (*ntail == REPORT_MAX_TAILS) {
+        char why[64];
+        snprintf(why, sizeof why, "more than %d tail documents", REPORT_MAX_TAILS);
+        return usage_error(path, NULL, why);
+    }
+    if (report_tail_doc_read(path, &tails[*ntail], err, sizeof err) != 0) {
+        fprintf(stderr, "jitterlab: report %s: %s\n", path, err);
+        return EXIT_USAGE;
+    }
+    (*ntail)++;
+    memmove(&p->files[i], &p->files[i + 1], (size_t)(p->nfiles - i - 1) * sizeof *p->files);
+    if (i < p->nlabels) {
+        memmove(&p->labels[i], &p->labels[i + 1], (size_t)(p->nlabels - i - 1) * sizeof *p->labels);
+        p->nlabels--;
+    }
+    p->nfiles--;
+    return EXIT_OK;
+}
+
+/* The tail document's one input, when it is among the results: its
+ * histograms are drawn with the fit. */
+static void match_tail_inputs(const struct report_params *p, struct report_tail_doc *tails,
+                              int ntail)
+{
+    for (int t = 0; t < ntail; t++) {
+        const json_t *in = tails[t].inputs;
+        const char *one =
+            json_array_size(in) == 1 ? json_string_value(json_array_get(in, 0)) : NULL;
+        for (int i = 0; one && !p->grouped && i < p->nfiles; i++)
+            if (strcmp(p->files[i], one) == 0)
+                tails[t].run = i;
+    }
+}
+
 /* A doctor document among the results stands for the runs it names; it is
- * kept in d for its section. At most one. */
-static int take_doctor(struct report_params *p, struct report_doctor *d, bool *have)
+ * kept in d for its section. At most one. Tail documents go to tails. */
+static int take_doctor(struct report_params *p, struct report_doctor *d, bool *have,
+                       struct report_tail_doc *tails, int *ntail)
 {
     for (int i = 0; i < p->nfiles; i++) {
         char err[300];
         json_t *doc = result_load_file(p->files[i], err, sizeof err);
         const char *kind = json_string_value(json_object_get(doc, "kind"));
         bool doctor = kind && strcmp(kind, "doctor") == 0;
+        bool tail = kind && strcmp(kind, "tail") == 0 && !p->grouped;
         json_decref(doc);
+        if (tail) {
+            int rc = take_tail(p, i, tails, ntail);
+            if (rc != EXIT_OK)
+                return rc;
+            i--;
+            continue;
+        }
         if (!doctor)
             continue;
         const char *path = p->files[i];
@@ -428,13 +483,16 @@ int cmd_report(int argc, char **argv)
     static struct report_inspect ins;
     static struct report_c2c c2c[REPORT_MAX_C2C];
     static struct report_doctor doctor;
+    static struct report_tail_doc tails[REPORT_MAX_TAILS];
+    int ntail = 0;
     bool have_doctor = false;
     struct report_svgs svgs = {0};
-    rc = take_doctor(&p, &doctor, &have_doctor);
+    rc = take_doctor(&p, &doctor, &have_doctor, tails, &ntail);
     if (rc == EXIT_OK)
         rc = read_inputs(&p, runs, &cmp, &ins, c2c);
     if (rc != EXIT_OK)
         goto done;
+    match_tail_inputs(&p, tails, ntail);
     struct report_input in = {.run = runs,
                               .nrun = p.nfiles,
                               .compare = p.compare_path ? &cmp : NULL,
@@ -444,7 +502,9 @@ int cmd_report(int argc, char **argv)
                               .title = p.title,
                               .version = JITTERLAB_VERSION,
                               .c2c = c2c,
-                              .nc2c = p.nc2c};
+                              .nc2c = p.nc2c,
+                              .tail = tails,
+                              .ntail = ntail};
     struct atomic_file af;
     if (atomic_file_open(&af, p.output) != 0) {
         fprintf(stderr, "jitterlab: --output %s: %s\n", p.output, strerror(errno));
@@ -485,5 +545,7 @@ done:
     report_doctor_free(&doctor);
     for (int i = 0; i < p.nc2c; i++)
         report_c2c_free(&c2c[i]);
+    for (int i = 0; i < ntail; i++)
+        report_tail_doc_free(&tails[i]);
     return rc;
 }

@@ -271,6 +271,13 @@ int compare_arms(const struct compare_arm *base, const struct compare_arm *other
     out->between_runs = base->nruns >= 2 && other->nruns >= 2;
     /* one CPU in every run: its entry is the "all" entry, tested once */
     bool dup = n == 1 && one_cpu_each(base, other);
+    struct tail_pending *keep = NULL;
+    if (cfg.tail && !out->noise && !(keep = calloc((size_t)first->ncpus + 1, sizeof *keep))) {
+        snprintf(err, errlen, "out of memory");
+        arm_comparison_free(out);
+        free(ids);
+        return -1;
+    }
     for (int e = dup ? 1 : 0; e <= n; e++) {
         int cpu = e < n ? ids[e] : -1;
         struct side a, b;
@@ -281,6 +288,7 @@ int compare_arms(const struct compare_arm *base, const struct compare_arm *other
             if (cpu >= 0)
                 continue; /* cannot happen: every run has it */
             snprintf(err, errlen, "out of memory");
+            compare_tail_pending_free(keep, out->ncpus);
             arm_comparison_free(out);
             free(ids);
             return -1;
@@ -295,8 +303,23 @@ int compare_arms(const struct compare_arm *base, const struct compare_arm *other
         struct cpu_comparison *c = &out->cpu[out->ncpus++];
         c->cpu = cpu;
         compare_cpu(&x, c);
+        if (keep)
+            compare_tail_test(&x, &c->tail, &keep[c - out->cpu]);
         side_free(&a);
         side_free(&b);
+    }
+    if (keep) {
+        /* the fits of every entry at once, after the metrics */
+        int e0 = dup ? 1 : 0;
+        int rc =
+            compare_tail_levels(base, other, cfg.level, keep + e0, out->cpu + e0, out->ncpus - e0);
+        compare_tail_pending_free(keep, out->ncpus);
+        if (rc != 0) {
+            snprintf(err, errlen, "out of memory");
+            arm_comparison_free(out);
+            free(ids);
+            return -1;
+        }
     }
     if (dup) {
         out->cpu[0] = out->cpu[1];
@@ -314,6 +337,20 @@ void arm_comparison_free(struct arm_comparison *c)
 {
     free(c->cpu);
     memset(c, 0, sizeof *c);
+}
+
+int compare_gate_worse(const struct arm_comparison *cmp, int n, double pct)
+{
+    int worse = 0;
+    for (int a = 0; a < n; a++)
+        for (int i = 0; i < cmp[a].ncpus; i++)
+            for (int k = 0; k < COMPARE_METRICS; k++) {
+                const struct metric_result *m = &cmp[a].cpu[i].m[k];
+                worse += !cmp[a].cpu[i].duplicate && m->present &&
+                         compare_metric_is_percentile((enum compare_metric)k) &&
+                         m->verdict == VERDICT_WORSE && m->has_ratio && m->ratio > 1 + pct / 100;
+            }
+    return worse;
 }
 
 /* The tests of a comparison that count in its family: every tested
@@ -346,6 +383,7 @@ int compare_all(const struct compare_arm *arms, int narms, const struct compare_
     if (!(c.alpha > 0 && c.alpha < 1))
         c.alpha = 0.05;
     c.level = c.alpha;
+    c.tail = false; /* the tail is no part of the family: decided in the second pass only */
     int done = 0;
     /* first pass: what each test could reach */
     for (int a = 1; a < narms; a++, done++)
@@ -368,6 +406,7 @@ int compare_all(const struct compare_arm *arms, int narms, const struct compare_
     done = 0;
     /* second pass: every verdict at alpha / family */
     c.level = fam->level;
+    c.tail = cfg->tail;
     for (int a = 1; a < narms; a++, done++)
         if (compare_arms(&arms[0], &arms[a], &c, &out[a - 1], err, errlen) != 0)
             goto fail;

@@ -16,6 +16,8 @@
  * with K counted by Tarone's procedure over the tests that could reach it,
  * so that comparing a distribution with itself says "worse" anywhere at
  * most alpha of the time, however many CPUs and arms.
+ * Beside the metrics, never one of them, a tail verdict per entry
+ * (struct tail_comparison, compare_tail.c).
  * Noise documents (kind "noise") compare with noise documents only: the
  * share of the measured time lost to noise, gaps per second and the gap
  * length's p50, p99, p99.99 and maximum, by the same tests.
@@ -89,6 +91,31 @@ struct metric_result {
     char why[96]; /* with VERDICT_INSUFFICIENT: why the data cannot judge it */
 };
 
+/* The tail verdict of one CPU entry (compare_tail.c): beside the metrics,
+ * never one of them, so neither the family nor --fail-if-worse counts it.
+ * The shared threshold is the lower edge of the bucket after the one that
+ * holds the baseline's pooled p99.9: chosen from the baseline alone, so
+ * that the test is not tuned on the data it judges, and on a bucket edge,
+ * so that both arms' counts above it are exact. Fisher's exact test on the
+ * counts at or above it decides, at the comparison's level; the ratio of
+ * the two arms' 1e-9 levels (the tail fit of each pooled histogram) is
+ * shown beside it, its interval conservative: [lo_b / hi_a, hi_b / lo_a]
+ * from each level's interval at 1 - level / 2. */
+#define COMPARE_TAIL_P 1e-9
+struct tail_comparison {
+    bool present;         /* computed (compare_config.tail, run documents) */
+    int64_t threshold_ns; /* -1: none could be set (why says so) */
+    uint64_t exceed_a, n_a, exceed_b, n_b;
+    bool has_p;
+    double p_value, log_p, min_log_p;
+    enum verdict verdict;                   /* VERDICT_SAME, _WORSE, _BETTER or _INSUFFICIENT */
+    bool has_levels;                        /* both arms estimated: a, b and ratio hold values */
+    double level_a, level_a_lo, level_a_hi; /* ns; lo/hi NAN: not computed, hi may be INFINITY */
+    double level_b, level_b_lo, level_b_hi;
+    double ratio, ratio_lo, ratio_hi; /* ratio_lo/hi NAN: unbounded or not computed */
+    char why[320]; /* why the verdict is insufficient-data and why the levels are absent */
+};
+
 struct cpu_comparison {
     int cpu; /* -1: all CPUs merged */
     struct metric_result m[COMPARE_METRICS];
@@ -97,7 +124,8 @@ struct cpu_comparison {
     bool duplicate; /* the one CPU of one-CPU runs: the "all" entry's copy, not tested twice */
     bool has_rank;  /* the rank test of the pooled latency (descriptive) */
     struct rank_result rank;
-    enum verdict verdict; /* worse when any metric is, better when some are and none worse */
+    enum verdict verdict;        /* worse when any metric is, better when some are and none worse */
+    struct tail_comparison tail; /* not part of verdict */
 };
 
 struct compare_arm {
@@ -112,6 +140,10 @@ struct compare_config {
     int reps;          /* random splits of a permutation test too large to enumerate */
     uint64_t seed;
     double level; /* set by compare_all: each verdict's level, alpha / family */
+    /* Also the tail verdict of every entry (two tail fits an entry, the
+     * costliest part of a comparison). Off by default: doctor keeps or
+     * reverts changes by the metrics alone and has no use for it. */
+    bool tail;
 };
 
 struct arm_comparison {
@@ -145,5 +177,10 @@ int compare_arms(const struct compare_arm *base, const struct compare_arm *other
                  const struct compare_config *cfg, struct arm_comparison *out, char *err,
                  size_t errlen);
 void arm_comparison_free(struct arm_comparison *c);
+
+/* --fail-if-worse PCT: the percentiles significantly worse by more than
+ * pct (exit 3 when any), each CPU entry once. The tail verdict is no part
+ * of it. */
+int compare_gate_worse(const struct arm_comparison *cmp, int n, double pct);
 
 #endif

@@ -8,6 +8,7 @@
 #define JITTERLAB_COMPARE_COMPARE_INTERNAL_H
 
 #include "compare/compare.h"
+#include "stats/tail.h"
 
 enum dist_id { DIST_LATENCY, DIST_EXEC, DIST_RESPONSE, DISTS };
 
@@ -63,6 +64,21 @@ void compare_percentile_metric(const struct ctx *x, enum dist_id id, double pct,
 void compare_max_metric(const struct ctx *x, enum dist_id id, double band, struct metric_result *m);
 /* Each tested metric's verdict at the level, and the entry's. */
 void compare_decide_all(const struct ctx *x, struct cpu_comparison *c);
+/* One entry's pooled latency of both sides, kept for the tail fits that
+ * run on every entry at once after the metrics (compare_tail.c). */
+struct tail_pending {
+    struct tail_bin *bins[2];
+    size_t nbins[2];
+    uint64_t overflow[2];
+    int64_t max_ns[2];
+};
+/* The entry's exceedance test (c->tail), and its histograms kept in keep. */
+void compare_tail_test(const struct ctx *x, struct tail_comparison *t, struct tail_pending *keep);
+/* The 1e-9 levels of n entries' sides and their ratios, the fits on
+ * threads. 0, or -1 when out of memory. */
+int compare_tail_levels(const struct compare_arm *base, const struct compare_arm *other,
+                        double level, struct tail_pending *keep, struct cpu_comparison *cpu, int n);
+void compare_tail_pending_free(struct tail_pending *keep, int n);
 /* The metrics of a noise documents' CPU entry (compare_noise.c). */
 void compare_noise_cpu(struct ctx *x, struct cpu_comparison *c);
 

@@ -2,7 +2,8 @@
  * Writes the compare document (see json_compare.h). Ratios, intervals and
  * p values are numbers or null; the CPU of the merged entry is the string
  * "all", as in the run document's "all". input_kind says whether run or
- * noise documents were compared.
+ * noise documents were compared. The tail verdict of an entry is its
+ * member "tail", marked in_gate: false.
  */
 #include "out/json_compare.h"
 
@@ -39,6 +40,44 @@ static json_t *metric_json(enum compare_metric k, const struct metric_result *m)
     return o;
 }
 
+/* [lo, hi] of an interval, null for a bound it lacks (unbounded or not computed) */
+static json_t *ci_json(double lo, double hi)
+{
+    return json_pack("[o,o]", real_or_null(true, lo), real_or_null(true, hi));
+}
+
+static json_t *value_ci_json(double v, double lo, double hi)
+{
+    return json_pack("{s:f,s:o}", "value", v, "ci", ci_json(lo, hi));
+}
+
+/* The tail verdict (compare.h, struct tail_comparison): beside the
+ * metrics, not one of them, and no part of the --fail-if-worse gate. */
+static json_t *tail_json(const struct tail_comparison *t)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "threshold_ns",
+                        t->threshold_ns >= 0 ? json_integer(t->threshold_ns) : json_null());
+    json_object_set_new(o, "exceed_a", json_integer((json_int_t)t->exceed_a));
+    json_object_set_new(o, "n_a", json_integer((json_int_t)t->n_a));
+    json_object_set_new(o, "exceed_b", json_integer((json_int_t)t->exceed_b));
+    json_object_set_new(o, "n_b", json_integer((json_int_t)t->n_b));
+    json_object_set_new(o, "test", json_string(t->has_p ? "fisher" : "none"));
+    json_object_set_new(o, "p_value", real_or_null(t->has_p, t->p_value));
+    json_object_set_new(o, "log10_p", real_or_null(t->has_p, t->log_p / log(10)));
+    json_object_set_new(o, "verdict", json_string(verdict_name(t->verdict)));
+    json_object_set_new(
+        o, "level_1e9",
+        t->has_levels ? json_pack("{s:o,s:o,s:o}", "a",
+                                  value_ci_json(t->level_a, t->level_a_lo, t->level_a_hi), "b",
+                                  value_ci_json(t->level_b, t->level_b_lo, t->level_b_hi), "ratio",
+                                  value_ci_json(t->ratio, t->ratio_lo, t->ratio_hi))
+                      : json_null());
+    json_object_set_new(o, "why", t->why[0] ? json_text_new(t->why) : json_null());
+    json_object_set_new(o, "in_gate", json_false());
+    return o;
+}
+
 static json_t *cpu_json(const struct cpu_comparison *c)
 {
     json_t *o = json_object();
@@ -61,6 +100,8 @@ static json_t *cpu_json(const struct cpu_comparison *c)
                                         real_or_null(true, c->rank.statistic), "df",
                                         real_or_null(true, c->rank.df), "descriptive", 1)
                             : json_null());
+    if (c->tail.present)
+        json_object_set_new(o, "tail", tail_json(&c->tail));
     return o;
 }
 

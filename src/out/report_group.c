@@ -19,6 +19,7 @@
 
 #include "out/report_json.h"
 #include "out/report_model.h"
+#include "out/report_read_internal.h"
 #include "stats/hist_tests.h"
 
 /* The entry of CPU cpu (-1: all) of a run, or NULL. */
@@ -260,6 +261,12 @@ int report_run_merge(struct report_run *first, struct report_run *more, int nmor
             snprintf(err, errlen, "%s and %s are not both run results", first->path, more[r].path);
             return -1;
         }
+    /* the first run's tail fit is not the group's: not drawn */
+    if (first->tail) {
+        report_tail_free(first->tail);
+        free(first->tail);
+        first->tail = NULL;
+    }
     /* a result's "exec_ns" replaced here is freed with first's document */
     for (int i = 0; i < first->ncpu; i++)
         if (merge_cpu(first, more, nmore, &first->cpu[i], err, errlen) != 0)

@@ -1,8 +1,9 @@
 /*
  * The report page (report_html.h): the head with its style sheet, the
  * inputs, a table of contents, then the verdicts, one section per CPU and
- * one for all CPUs, the inspect findings, the spikes of each result and
- * the system and config objects; noise results have their own part
+ * one for all CPUs (with the tail analysis a result carries), the inspect
+ * findings, the tail documents, the spikes of each result and the system
+ * and config objects; noise results have their own part
  * instead (report_noise.c). The parts live in report_plots.c,
  * report_tables.c, report_config.c and report_verdicts.c; this file holds
  * the layout and what they share (colours, the plot figure, --svg copies).
@@ -256,6 +257,8 @@ static void contents(struct report_ctx *c, const int *cpus, int ncpus)
     fputs("<li><a href=\"#all\">All CPUs</a></li>\n", f);
     if (c->in->inspect)
         fputs("<li><a href=\"#inspect\">Inspect findings</a></li>\n", f);
+    for (int i = 0; i < c->in->ntail; i++)
+        fprintf(f, "<li><a href=\"#taildoc%d\">Tail analysis %d</a></li>\n", i, i + 1);
     for (int i = 0; i < c->in->nrun; i++)
         if (c->in->run[i].has_explain || c->in->run[i].nspike) {
             fprintf(f, "<li><a href=\"#spikes%d\">Spikes: ", i);
@@ -275,6 +278,7 @@ static void cpu_section(struct report_ctx *c, int cpu)
         fprintf(c->f, "<section id=\"cpu%d\"><h2>CPU %d</h2>\n", cpu, cpu);
     report_percentile_table(c, cpu);
     report_plots_cpu(c, cpu);
+    report_tail_cpu(c, cpu);
     fputs("</section>\n", c->f);
 }
 
@@ -305,6 +309,7 @@ static void runs_part(struct report_ctx *c)
     free(cpus);
     if (in->inspect)
         report_findings(c);
+    report_tail_docs(c);
     for (int i = 0; i < in->nrun; i++)
         if (in->run[i].has_explain || in->run[i].nspike)
             report_spikes(c, i);
@@ -330,11 +335,16 @@ int report_html_write(FILE *f, const struct report_input *in, struct report_svgs
         fputs(" from", f);
     if (in->nc2c)
         fprintf(f, " %d core-to-core matri%s", in->nc2c, in->nc2c == 1 ? "x" : "ces");
+    if (in->ntail)
+        fprintf(f, " and %d tail analys%s", in->ntail, in->ntail == 1 ? "is" : "es");
     fputs(in->nrun ? ". Each result has one colour throughout.</p>\n" : ".</p>\n", f);
-    if (in->nrun > 0)
+    if (in->nrun > 0) {
         runs_part(&c);
-    else if (in->inspect)
-        report_findings(&c);
+    } else {
+        if (in->inspect)
+            report_findings(&c);
+        report_tail_docs(&c);
+    }
     for (int i = 0; i < in->nc2c && !c.failed; i++)
         report_c2c(&c, i);
     fputs("</body>\n</html>\n", f);

@@ -26,6 +26,8 @@ struct report_input {
     const char *version;                  /* of the program writing the report */
     const struct report_c2c *c2c;         /* c2c documents: their heat maps */
     int nc2c;
+    const struct report_tail_doc *tail; /* tail documents: their sections */
+    int ntail;
 };
 
 /* One plot as a file of its own: "cpu1-histogram.svg" and its text. */

@@ -3,7 +3,8 @@
  * through, the result colours, and the parts themselves (report_html.c
  * lays out the page and calls them): plots (report_plots.c), tables
  * (report_tables.c, report_config.c), verdicts (report_verdicts.c) and
- * the part of noise results (report_noise.c).
+ * the part of noise results (report_noise.c), the tail analysis
+ * (report_tail.c).
  */
 #ifndef JITTERLAB_OUT_REPORT_HTML_INTERNAL_H
 #define JITTERLAB_OUT_REPORT_HTML_INTERNAL_H
@@ -68,6 +69,10 @@ void report_plots_noise(struct report_ctx *c, int cpu);
 void report_noise_part(struct report_ctx *c, const int *cpus, int ncpus);
 /* Core-to-core latency: c2c document i's heat map, groups and topology. */
 void report_c2c(struct report_ctx *c, int i);
+/* The tail analysis (report_tail.c): the results' entries for cpu, in its
+ * section; the tail documents' sections. */
+void report_tail_cpu(struct report_ctx *c, int cpu);
+void report_tail_docs(struct report_ctx *c);
 /* The doctor document's section (report_doctor.c). */
 void report_doctor_section(struct report_ctx *c);
 

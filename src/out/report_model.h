@@ -4,7 +4,8 @@
  * percentiles, the per-window series of intervals and telemetry), its
  * spikes, and its system and config objects (a noise result: its gaps,
  * noise share per window and causes); a compare document's
- * verdicts; an inspect document's findings. Strings point into the parsed
+ * verdicts; an inspect document's findings; the tail analysis of a result
+ * or of a tail document. Strings point into the parsed
  * documents (kept alive in root) and are escaped only when written.
  * out/report_read*.c fill these structs, out/report_html*.c draw them.
  */
@@ -119,6 +120,66 @@ struct report_cause_row {
     int64_t total_ns, max_ns, median_ns;
 };
 
+/* The tail analysis of a run result (its `tail`, run --tail) or of a tail
+ * document (docs/result-schema.md): per CPU entry the verdict, estimates,
+ * checks and fitted curve. Strings point into the document. Numbers read
+ * as NaN where null. */
+#define REPORT_TAIL_CHECKS      16
+#define REPORT_TAIL_ESTIMATES   16
+#define REPORT_TAIL_CURVE       256   /* the writer gives at most 64 */
+#define REPORT_TAIL_PROBABILITY 1e-15 /* the smallest per-cycle probability drawn */
+
+struct report_tail_value {
+    double value, lo, hi; /* NaN: null (hi: unbounded or not computed) */
+};
+
+struct report_tail_check {
+    const char *name, *method, *why;
+    double statistic, p_value, level; /* NaN: null */
+    int state;                        /* 1 passed, 0 failed, -1 not run */
+};
+
+struct report_tail_point {
+    double probability;          /* per cycle */
+    struct report_tail_value ns; /* the latency exceeded with it */
+};
+
+struct report_tail_entry {
+    int cpu; /* -1: "all" */
+    bool estimate;
+    const char *reason, *advice, *data, *threshold_rule, *shape_meaning; /* NULL: null */
+    int64_t samples, exceedances, fitted;
+    double threshold_ns, exceedance_rate, empirical_max_ns, upper_endpoint_ns, more_hours_1e9;
+    double confidence;
+    struct report_tail_value shape, scale;
+    size_t nest;
+    struct report_tail_point est[REPORT_TAIL_ESTIMATES];
+    bool has_budget;
+    double budget_ns, per_hour, per_year;
+    struct report_tail_value per_cycle;
+    size_t ncheck;
+    struct report_tail_check check[REPORT_TAIL_CHECKS];
+    size_t ncurve;
+    struct report_tail_point *curve; /* owned */
+};
+
+struct report_tail {
+    double confidence, budget_ns, interval_ns; /* NaN: null */
+    size_t nentry;
+    struct report_tail_entry *entry; /* cpus[] in order, then "all" */
+};
+
+/* A tail document (kind "tail", jitterlab tail --json) given to report. */
+#define REPORT_MAX_TAILS 4
+struct report_tail_doc {
+    const char *path;
+    json_t *root;
+    const char *started_at;
+    const json_t *inputs; /* array of strings */
+    struct report_tail tail;
+    int run; /* the given result whose histograms it fitted (its one input), or -1 */
+};
+
 struct report_run {
     const char *path;
     int runs; /* a --group: the runs merged into this result; else 0 */
@@ -150,6 +211,7 @@ struct report_run {
     const char *summary_method; /* spike_summary.method; NULL: no summary */
     size_t nrow;
     struct report_cause_row *row;
+    struct report_tail *tail; /* its `tail` (run --tail); NULL when absent */
 };
 
 struct report_metric {
@@ -260,10 +322,15 @@ void report_inspect_free(struct report_inspect *in);
 int report_c2c_read(const char *path, struct report_c2c *c, char *err, size_t errlen);
 void report_c2c_free(struct report_c2c *c);
 
+int report_tail_doc_read(const char *path, struct report_tail_doc *d, char *err, size_t errlen);
+void report_tail_doc_free(struct report_tail_doc *d);
+
 /* The same readers on text in memory (tests, fuzzing). */
 int report_run_read_buffer(const char *text, size_t len, struct report_run *run, char *err,
                            size_t errlen);
 int report_c2c_read_buffer(const char *text, size_t len, struct report_c2c *c, char *err,
                            size_t errlen);
+int report_tail_doc_read_buffer(const char *text, size_t len, struct report_tail_doc *d, char *err,
+                                size_t errlen);
 
 #endif

@@ -5,7 +5,8 @@
  * histograms), so both refuse the same documents; this file
  * reads what only the report draws: the intervals and telemetry windows
  * grouped per CPU in time order, the header's strings, and hands the
- * explain part to report_read_explain.c. Every value
+ * explain part to report_read_explain.c and the tail analysis (`tail`)
+ * to report_read_tail.c. Every value
  * is checked for type and range; a CPU named in a window but not in cpus[]
  * is refused, as is anything that would not plot. A noise result (kind
  * "noise") reads the same way, through result_read's noise reader: its
@@ -48,6 +49,9 @@ void report_run_free(struct report_run *run)
     report_cpu_free(&run->all);
     free(run->spike);
     free(run->row);
+    if (run->tail)
+        report_tail_free(run->tail);
+    free(run->tail);
     result_doc_free(&run->core);
     json_decref(run->root);
     memset(run, 0, sizeof *run);
@@ -381,6 +385,27 @@ static int read_header(struct jreader *r, struct report_run *run)
     return 0;
 }
 
+/* The result's `tail` (run --tail), its entries' CPUs among cpus[]. */
+static int read_tail_object(struct jreader *r, struct report_run *run)
+{
+    const json_t *tail;
+    if (jr_object(r, run->root, "", "tail", JR_OPTIONAL, &tail) != 0)
+        return -1;
+    if (!tail)
+        return 0;
+    int *ids = calloc((size_t)run->ncpu + 1, sizeof *ids);
+    run->tail = calloc(1, sizeof *run->tail);
+    if (!ids || !run->tail) {
+        free(ids);
+        return jr_fail(r, "tail", "out of memory");
+    }
+    for (int i = 0; i < run->ncpu; i++)
+        ids[i] = run->cpu[i].cpu;
+    int rc = report_read_tail(r, tail, "tail", ids, run->ncpu, run->tail);
+    free(ids);
+    return rc;
+}
+
 /* The figures of the parsed document run->root, which the run owns from
  * here on. */
 static int read_run(struct jreader *r, struct report_run *run)
@@ -404,6 +429,8 @@ static int read_run(struct jreader *r, struct report_run *run)
     for (int i = 0; i < run->ncpu; i++)
         cpu_entry(&run->core.cpus[i], &run->cpu[i]);
     cpu_entry(&run->core.all, &run->all);
+    if (!run->noise && read_tail_object(r, run) != 0)
+        return -1;
     if (run->noise) {
         /* the gaps, windows and causes are in core; the explain part of a
          * noise result is its causes per CPU */

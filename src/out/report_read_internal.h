@@ -1,7 +1,8 @@
 /*
  * What the report's readers share between their files: report_read.c
  * hands the explain part of a run result (explain, spikes or
- * spike_windows, spike_summary) to report_read_explain.c; the readers of
+ * spike_windows, spike_summary) to report_read_explain.c and its tail
+ * object to report_read_tail.c; the readers of
  * the other documents (report_read_docs.c, report_read_c2c.c) load and
  * check a document's header the same way.
  */
@@ -13,6 +14,13 @@
 
 /* 0, or -1 with the reason in r. run->root, run->cpu are read. */
 int report_read_explain(struct jreader *r, struct report_run *run);
+
+/* The tail object obj (a run result's `tail`, or a tail document's root)
+ * into *t; an entry's CPU must be among the ncpu ids of cpus (any CPU when
+ * cpus is NULL). 0, or -1 with the reason in r (and *t freed). */
+int report_read_tail(struct jreader *r, const json_t *obj, const char *where, const int *cpus,
+                     int ncpu, struct report_tail *t);
+void report_tail_free(struct report_tail *t);
 
 /* Parses path (at most RESULT_READ_MAX_BYTES) into *root, once, and
  * checks its header and that its kind is want. 0, or -1 with the reason

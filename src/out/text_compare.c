@@ -70,6 +70,50 @@ static const char *metric_label(enum compare_metric k)
 static const enum compare_metric noise_order[] = {METRIC_NOISE_SHARE, METRIC_GAP_RATE, METRIC_P50,
                                                   METRIC_P99,         METRIC_P9999,    METRIC_MAX};
 
+/* The tail verdict under an entry's table: the exceedance rates at the
+ * shared threshold, the exact test, and the 1e-9 levels beside it. */
+static void tail_lines(FILE *out, const struct tail_comparison *t, bool colour)
+{
+    const char *on = "", *off = "";
+    if (colour && t->verdict == VERDICT_WORSE)
+        on = "\033[31m", off = "\033[0m";
+    else if (colour && t->verdict == VERDICT_BETTER)
+        on = "\033[32m", off = "\033[0m";
+    fprintf(out, "  tail (not part of --fail-if-worse): %s%s%s", on, verdict_name(t->verdict), off);
+    if (t->threshold_ns >= 0) {
+        char thr[32], p[24];
+        value_text(thr, sizeof thr, "ns", (double)t->threshold_ns);
+        p_text(p, sizeof p, t->log_p);
+        fprintf(out,
+                "; at or above %s (the baseline's p99.9, its next bucket edge): %.4f%% "
+                "against %.4f%%, fisher p = %s\n",
+                thr, 100.0 * (double)t->exceed_a / (double)t->n_a,
+                100.0 * (double)t->exceed_b / (double)t->n_b, p);
+    } else {
+        fputc('\n', out);
+    }
+    if (t->has_levels) {
+        char a[32], b[32], lo[16] = "?", hi[16] = "?";
+        value_text(a, sizeof a, "ns", t->level_a);
+        value_text(b, sizeof b, "ns", t->level_b);
+        if (!isnan(t->ratio_lo))
+            snprintf(lo, sizeof lo, "%.3f", t->ratio_lo);
+        if (isinf(t->ratio_hi))
+            snprintf(hi, sizeof hi, "inf");
+        else if (!isnan(t->ratio_hi))
+            snprintf(hi, sizeof hi, "%.3f", t->ratio_hi);
+        fprintf(out,
+                "    latency exceeded once in 1e9 cycles (tail fit): %s against %s, ratio %.3f "
+                "[%s, %s]\n",
+                a, b, t->ratio, lo, hi);
+    }
+    if (t->why[0]) {
+        char why[sizeof t->why];
+        safe_text_term(why, sizeof why, t->why);
+        fprintf(out, "    %s\n", why);
+    }
+}
+
 static void cpu_table(FILE *out, const struct cpu_comparison *c, const char *base,
                       const char *other, bool colour, bool noise)
 {
@@ -129,6 +173,8 @@ static void cpu_table(FILE *out, const struct cpu_comparison *c, const char *bas
                 "vetoes a p50 verdict): P(%s > %s) = %.3f, p = %s\n",
                 other, base, c->rank.p_greater, p);
     }
+    if (c->tail.present)
+        tail_lines(out, &c->tail, colour);
 }
 
 void text_compare(FILE *out, const struct compare_input *in, int narms,

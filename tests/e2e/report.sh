@@ -16,7 +16,10 @@
 # file named, and write nothing. --group: synthetic runs whose first run
 # differs from the others (helpers/mkrun.py) drawn as one result per step:
 # the page's figures are every run's, and its p99 of the runs is the very
-# figure of compare's verdict table. About 30 s.
+# figure of compare's verdict table. The tail analysis: a result carrying
+# the `tail` of jitterlab tail has, in its CPU's section, the exceedance plot
+# and the checks table; a tail document draws alone or with its result;
+# hostile tail objects are refused. About 30 s.
 . "$(dirname "$0")/lib.sh"
 H=$JL_TOP/tests/e2e/helpers
 LOCK=/tmp/jitterlab-cpu1.lock
@@ -276,6 +279,47 @@ echo old >"$T/keep.html"
 "$JL" report "$T/A.json" "$T/trunc.json" -o "$T/keep.html" >"$T/k.out" 2>"$T/err"
 rc_is "a bad second result exits 2" 2 $?
 check "and leaves the old page as it was" test "$(cat "$T/keep.html")" = old
+
+# --- the tail analysis ---------------------------------------------------------------
+bad "a tail object with a huge number" "report $T/bad-tail-huge.json: tail.cpus\\[0\\]: exceedance_rate: 1e\\+308 is out of range" \
+    "$T/bad-tail-huge.json" -o @DIR@/r.html
+bad "a tail check passed as a string" "report $T/bad-tail-type.json: tail.cpus\\[0\\].checks\\[0\\]: passed: not true, false or null" \
+    "$T/bad-tail-type.json" -o @DIR@/r.html
+bad "a tail curve of a million points" "report $T/bad-tail-curve.json: tail.cpus\\[0\\]: curve:" \
+    "$T/bad-tail-curve.json" -o @DIR@/r.html
+"$JL" tail "$T/A.json" --json "$T/TA.json" -q >"$T/ta.out" 2>"$T/err"
+rc_is "jitterlab tail of the plain run exits 0" 0 $?
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
+r["tail"] = {k: t[k] for k in ("confidence", "probabilities", "budget_ns", "threshold_ns",
+                               "interval_ns", "samples_file", "cpus", "all")}
+json.dump(r, open(sys.argv[3], "w"))' "$T/A.json" "$T/TA.json" "$T/AT.json"
+"$JL" report "$T/AT.json" -o "$T/tail.html" -q >"$T/t.out" 2>"$T/err"
+rc_is "report of a result with a tail object exits 0" 0 $?
+"$JL" report "$T/TA.json" "$T/A.json" -o "$T/taildoc.html" -q >"$T/t.out" 2>"$T/err"
+rc_is "report of a tail document and the result it names exits 0" 0 $?
+"$JL" report "$T/TA.json" -o "$T/tailonly.html" -q >"$T/t.out" 2>"$T/err"
+rc_is "report of a tail document alone exits 0" 0 $?
+pyt - page="$T/tail.html" doc="$T/taildoc.html" only="$T/tailonly.html" ta="$T/TA.json" helpers="$H" <<'PY'
+import sys, json
+sys.path.insert(0, v["helpers"])
+import report_check as rc
+ta = json.load(open(v["ta"]))
+e = ta["cpus"][0]
+p = rc.page(v["page"])
+t("tail: the page parses", 'not p.errors and not p.svg_errors', '(p.errors[:3], p.svg_errors[:3])')
+t("tail: an exceedance plot with lines in it", 'p.figures.get("tail0") and all(f["paths"] for f in p.figures["tail0"])', 'sorted(p.figures)')
+rows = rc.table_rows(p.raw, "cpu1", "tail-checks")
+t("tail: the checks table, a row per check", 'rows and len(rows) == len(e["checks"]) + 1 and rows[0][0] == "check"', 'rows')
+want = ["passed" if c["passed"] else "not run" if c["passed"] is None else "failed" for c in e["checks"]]
+t("tail: each check's result as the document says", '[r[5] for r in rows[1:]] == want', '(rows, want)')
+t("tail: the verdict line", '("Estimate" in p.alltext) if e["verdict"] == "estimate" else ("Cannot estimate" in p.alltext)', '')
+d = rc.page(v["doc"])
+t("tail document with its result: a section with the plot", 'd.figures.get("taildoc0") and "Fitted on A" in d.alltext', 'sorted(d.figures)')
+o = rc.page(v["only"])
+t("tail document alone: the plot, and says there is no histogram", 'o.figures.get("taildoc0") and "holds no histogram" in o.alltext and not o.errors', '')
+PY
 
 # --- noise results ----------------------------------------------------------------
 flock "$LOCK" sh -c "timeout -s KILL 20 '$JL' noise -a 1 -D 1 -q --no-trace --report-every 250ms --json '$T/N1.json' && timeout -s KILL 20 '$JL' noise -a 1 -D 1 -q --no-trace --report-every 250ms --json '$T/N2.json'" >"$T/nz.out" 2>"$T/err"

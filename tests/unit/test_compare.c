@@ -6,7 +6,10 @@
  * change of the tail only makes the tail metrics worse and leaves p50
  * alone; a shift smaller than the bucket width is never worse, however many
  * samples; with repeated runs the spread between runs decides, so run-to-
- * run jitter is not a difference while a large shift still is.
+ * run jitter is not a difference while a large shift still is. The tail
+ * verdict sees twice the exceedances of the baseline's p99.9, says
+ * no-difference for one distribution twice, and changes neither the
+ * metrics nor the --fail-if-worse count.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -553,6 +556,144 @@ static void test_compare_says_the_level_and_keeps_tiny_p(void **state)
     free_docs(d, 2);
 }
 
+/* ---- the tail verdict --------------------------------------------------- */
+
+static const struct compare_config cfg_tail = {
+    .alpha = 0.05, .budget_ns = -1, .reps = 1000, .seed = 7, .tail = true};
+
+/* B against A with the tail verdict (c->cpu[c->ncpus - 1] is "all"). */
+static void compare2_tail(struct result_doc *a, struct result_doc *b, bool tail,
+                          struct arm_comparison *c, struct compare_family *fam)
+{
+    struct compare_arm arms[2] = {{"A", 1, a}, {"B", 1, b}};
+    char err[128] = "";
+    assert_int_equal(compare_all(arms, 2, tail ? &cfg_tail : &cfg, c, fam, err, sizeof err), 0);
+}
+
+static void check_tail_levels(const struct tail_comparison *t)
+{
+    if (!t->has_levels) {
+        assert_true(t->why[0] != '\0'); /* the reason the ratio is absent */
+        return;
+    }
+    assert_true(t->level_a > 0 && t->level_b > 0);
+    assert_float_equal(t->ratio, t->level_b / t->level_a, 1e-9 * t->ratio);
+    assert_true(isnan(t->ratio_lo) || t->ratio_lo <= t->ratio * (1 + 1e-9));
+    assert_true(isnan(t->ratio_hi) || t->ratio_hi >= t->ratio * (1 - 1e-9));
+}
+
+static void test_compare_tail_sees_twice_the_exceedances(void **state)
+{
+    (void)state;
+    /* one value in a thousand three times larger: far above the baseline's
+     * p99.9 (2.2 medians), so the rate above it doubles */
+    struct shape twice = base;
+    twice.tail_share = 0.001;
+    twice.tail_factor = 3;
+    for (int s = 0; s < 3; s++) {
+        struct result_doc d[2];
+        make_run(&d[0], &base, 200000, (uint64_t)(300 + s));
+        make_run(&d[1], &twice, 200000, (uint64_t)(400 + s));
+        struct arm_comparison c;
+        struct compare_family fam;
+        compare2_tail(&d[0], &d[1], true, &c, &fam);
+        const struct tail_comparison *t = &c.cpu[c.ncpus - 1].tail;
+        assert_true(t->present && t->has_p && t->threshold_ns > 0);
+        double rate =
+            ((double)t->exceed_b / (double)t->n_b) / ((double)t->exceed_a / (double)t->n_a);
+        print_message("seed %d: %llu of %llu against %llu of %llu above %lld ns (x%.2f), p %.3g: "
+                      "%s\n",
+                      s, (unsigned long long)t->exceed_a, (unsigned long long)t->n_a,
+                      (unsigned long long)t->exceed_b, (unsigned long long)t->n_b,
+                      (long long)t->threshold_ns, rate, t->p_value, verdict_name(t->verdict));
+        assert_true(rate > 1.5 && rate < 2.7);
+        assert_int_equal(t->verdict, VERDICT_WORSE);
+        assert_true(t->log_p < log(fam.level));
+        /* the threshold is the baseline's: at most 0.1% of it lies above */
+        assert_true(t->exceed_a <= t->n_a / 1000);
+        check_tail_levels(t);
+        arm_comparison_free(&c);
+        /* and the other way round */
+        compare2_tail(&d[1], &d[0], true, &c, &fam);
+        assert_int_equal(c.cpu[c.ncpus - 1].tail.verdict, VERDICT_BETTER);
+        arm_comparison_free(&c);
+        free_docs(d, 2);
+    }
+}
+
+static void test_compare_tail_of_identical_arms_is_no_difference(void **state)
+{
+    (void)state;
+    int same = 0, seeds = 40;
+    for (int s = 0; s < seeds; s++) {
+        struct result_doc d[2];
+        make_run(&d[0], &base, 20000, (uint64_t)(500 + s));
+        make_run(&d[1], &base, 20000, (uint64_t)(600 + s));
+        struct arm_comparison c;
+        struct compare_family fam;
+        compare2_tail(&d[0], &d[1], true, &c, &fam);
+        const struct tail_comparison *t = &c.cpu[c.ncpus - 1].tail;
+        same += t->verdict == VERDICT_SAME;
+        check_tail_levels(t);
+        arm_comparison_free(&c);
+        /* a document against itself: the same counts, p = 1 */
+        compare2_tail(&d[0], &d[0], true, &c, &fam);
+        t = &c.cpu[c.ncpus - 1].tail;
+        assert_int_equal(t->verdict, VERDICT_SAME);
+        assert_true(t->exceed_a == t->exceed_b && t->p_value > 0.999);
+        arm_comparison_free(&c);
+        free_docs(d, 2);
+    }
+    print_message("same distribution: tail no-difference in %d of %d seeds\n", same, seeds);
+    assert_true(same >= seeds * 95 / 100);
+}
+
+/* The tail verdict is beside the metrics: with it or without it, every
+ * metric, the family, the level and the --fail-if-worse count are the same. */
+static void test_compare_tail_leaves_the_gate_alone(void **state)
+{
+    (void)state;
+    struct shape twice = base;
+    twice.tail_share = 0.001;
+    twice.tail_factor = 3;
+    struct shape cases[3] = {base, twice, base};
+    cases[2].scale = 1.1;
+    for (int k = 0; k < 3; k++) {
+        struct result_doc d[2];
+        make_run(&d[0], &base, 60000, (uint64_t)(700 + k));
+        make_run(&d[1], &cases[k], 60000, (uint64_t)(800 + k));
+        struct arm_comparison with, without;
+        struct compare_family fw, fo;
+        compare2_tail(&d[0], &d[1], true, &with, &fw);
+        compare2_tail(&d[0], &d[1], false, &without, &fo);
+        assert_int_equal(fw.family, fo.family);
+        assert_int_equal(fw.candidates, fo.candidates);
+        assert_int_equal(fw.percentiles, fo.percentiles);
+        assert_float_equal(fw.level, fo.level, 0);
+        assert_int_equal(with.ncpus, without.ncpus);
+        assert_int_equal(with.verdict, without.verdict);
+        for (int i = 0; i < with.ncpus; i++) {
+            assert_true(with.cpu[i].tail.present);
+            assert_false(without.cpu[i].tail.present);
+            assert_int_equal(with.cpu[i].verdict, without.cpu[i].verdict);
+            for (int m = 0; m < COMPARE_METRICS; m++) {
+                assert_int_equal(with.cpu[i].m[m].verdict, without.cpu[i].m[m].verdict);
+                assert_float_equal(with.cpu[i].m[m].log_p, without.cpu[i].m[m].log_p, 0);
+            }
+        }
+        const double pcts[] = {0, 10, 1000};
+        for (size_t j = 0; j < sizeof pcts / sizeof pcts[0]; j++)
+            assert_int_equal(compare_gate_worse(&with, 1, pcts[j]),
+                             compare_gate_worse(&without, 1, pcts[j]));
+        if (k == 1) /* a tail worse that the gate at 1000% does not see */
+            assert_true(with.cpu[with.ncpus - 1].tail.verdict == VERDICT_WORSE &&
+                        compare_gate_worse(&with, 1, 1000) == 0);
+        arm_comparison_free(&with);
+        arm_comparison_free(&without);
+        free_docs(d, 2);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -572,6 +713,9 @@ int main(void)
         cmocka_unit_test(test_compare_many_cpus_one_gate),
         cmocka_unit_test(test_compare_percentile_beyond_the_data_is_not_compared),
         cmocka_unit_test(test_compare_says_the_level_and_keeps_tiny_p),
+        cmocka_unit_test(test_compare_tail_sees_twice_the_exceedances),
+        cmocka_unit_test(test_compare_tail_of_identical_arms_is_no_difference),
+        cmocka_unit_test(test_compare_tail_leaves_the_gate_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,10 @@
  * time order, absent figures as NaN, interrupt rates, idle states by name,
  * the largest spikes kept; every refusal names the place and the reason;
  * and a hostile document (markup in labels, comm names, hostnames) cannot
- * put markup into the page.
+ * put markup into the page; a result's tail object and a tail document
+ * read, draw their plot and checks table, and hostile ones (wrong types,
+ * huge numbers, a million curve points, markup and control bytes) are
+ * refused or escaped.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -428,6 +431,187 @@ static void test_a_hostile_document_cannot_inject_markup(void **state)
     report_run_free(&run);
 }
 
+/* ---- the tail analysis ---------------------------------------------------- */
+
+/* A plausible `tail` of the base document: CPU 1 estimated, with a curve
+ * and checks; "all" refused an estimate. */
+#define TAIL_ENTRY_1                                                                               \
+    "{\"cpu\":1,\"verdict\":\"estimate\",\"reason\":null,\"advice\":null,"                         \
+    "\"data\":\"histogram\",\"samples\":4,\"threshold_ns\":1000,\"threshold_rule\":\"ladder\","    \
+    "\"exceedances\":2,\"fitted\":2,\"exceedance_rate\":0.5,"                                      \
+    "\"shape\":{\"value\":0.1,\"ci\":[-0.2,null]},\"scale\":{\"value\":300,\"ci\":[100,900]},"     \
+    "\"confidence\":0.95,\"estimates\":[{\"probability\":1e-9,\"latency_ns\":9000,"                \
+    "\"ci\":[5000,1e20]}],\"budget_exceedance\":{\"budget_ns\":5000,\"per_cycle\":1e-7,"           \
+    "\"per_hour\":0.3,\"per_year\":1,\"ci\":[1e-8,null]},\"empirical_max_ns\":2000,"               \
+    "\"checks\":[{\"name\":\"goodness-of-fit\",\"method\":\"chi-square-buckets\",\"statistic\":1." \
+    "5,"                                                                                           \
+    "\"p_value\":0.4,\"level\":0.05,\"passed\":true,\"why\":\"fine\"},{\"name\":\"ljung-box\","    \
+    "\"method\":\"ljung-box\",\"statistic\":null,\"p_value\":null,\"level\":0.05,\"passed\":null," \
+    "\"why\":\"needs 20 window maxima\"}],"                                                        \
+    "\"curve\":[{\"probability\":0.5,\"latency_ns\":1000,\"ci\":[1000,1000]},"                     \
+    "{\"probability\":1e-6,\"latency_ns\":5000,\"ci\":[3000,9000]},"                               \
+    "{\"probability\":1e-12,\"latency_ns\":20000,\"ci\":[8000,null]}]}"
+#define TAIL_OBJECT(entry)                                                                         \
+    "{\"confidence\":0.95,\"probabilities\":[1e-6,1e-9,1e-12],\"budget_ns\":5000,"                 \
+    "\"threshold_ns\":null,\"interval_ns\":1000000,\"samples_file\":null,\"cpus\":[" entry "],"    \
+    "\"all\":{\"cpu\":\"all\",\"verdict\":\"cannot-estimate\",\"reason\":\"too few exceedances\"," \
+    "\"advice\":\"run longer\",\"checks\":[],\"curve\":[]}}"
+
+static void test_a_tail_object_reads_and_draws(void **state)
+{
+    (void)state;
+    struct report_run run;
+    assert_int_equal(read_with("tail", TAIL_OBJECT(TAIL_ENTRY_1), &run), 0);
+    assert_non_null(run.tail);
+    assert_int_equal(run.tail->nentry, 2);
+    const struct report_tail_entry *e = &run.tail->entry[0], *all = &run.tail->entry[1];
+    assert_int_equal(e->cpu, 1);
+    assert_true(e->estimate);
+    assert_float_equal(e->threshold_ns, 1000, 0);
+    assert_true(isnan(e->shape.hi) && e->shape.lo == -0.2);
+    assert_int_equal(e->nest, 1);
+    assert_float_equal(e->est[0].ns.hi, 1e20, 0); /* a far extrapolation is still a number */
+    assert_int_equal(e->ncheck, 2);
+    assert_int_equal(e->check[0].state, 1);
+    assert_int_equal(e->check[1].state, -1);
+    assert_true(isnan(e->check[1].statistic));
+    assert_int_equal(e->ncurve, 3);
+    assert_true(e->has_budget && e->budget_ns == 5000);
+    assert_int_equal(all->cpu, -1);
+    assert_false(all->estimate);
+    assert_string_equal(all->reason, "too few exceedances");
+    /* the page: the plot in CPU 1's section and its checks table */
+    struct report_input in = {.run = &run, .nrun = 1, .version = "0.1.0"};
+    char *page = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&page, &len);
+    assert_int_equal(report_html_write(m, &in, NULL), 0);
+    fclose(m);
+    assert_non_null(strstr(page, "data-plot=\"tail0\""));
+    assert_non_null(strstr(page, "<table class=\"tail-checks\">"));
+    assert_non_null(strstr(page, "not run"));
+    assert_non_null(strstr(page, "Cannot estimate</b>: too few exceedances"));
+    free(page);
+    report_run_free(&run);
+}
+
+static const struct {
+    const char *value, *message;
+} tail_refused[] = {
+    {"[]", "tail: not an object"},
+    {"{}", "tail: cpus: missing"},
+    {"{\"cpus\":[{\"cpu\":2,\"verdict\":\"estimate\"}]}",
+     "tail.cpus[0]: cpu: CPU 2 is not in cpus[]"},
+    {"{\"cpus\":[{\"cpu\":\"all\",\"verdict\":\"estimate\"}]}",
+     "tail.cpus[0]: cpu: \"all\" belongs in all, a CPU in cpus[]"},
+    {"{\"cpus\":[{\"cpu\":1,\"verdict\":\"maybe\"}]}",
+     "tail.cpus[0]: verdict: not \"estimate\" or \"cannot-estimate\""},
+    {"{\"cpus\":[{\"cpu\":1,\"verdict\":7}]}", "tail.cpus[0]: verdict: not a string"},
+    {"{\"cpus\":[{\"cpu\":1,\"verdict\":\"estimate\",\"threshold_ns\":\"1\"}]}",
+     "tail.cpus[0]: threshold_ns: not an integer"},
+    {"{\"cpus\":[{\"cpu\":1,\"verdict\":\"estimate\",\"exceedance_rate\":1e300}]}",
+     "tail.cpus[0]: exceedance_rate: 1e+300 is out of range (0 .. 1)"},
+    {"{\"cpus\":[{\"cpu\":1,\"verdict\":\"estimate\",\"shape\":{\"value\":1e300}}]}",
+     "tail.cpus[0].shape: value: 1e+300 is out of range (-1e+06 .. 1e+06)"},
+    {"{\"cpus\":[{\"cpu\":1,\"verdict\":\"estimate\",\"curve\":[{\"probability\":0.5,"
+     "\"latency_ns\":1,\"ci\":[1,1e300]}]}]}",
+     "tail.cpus[0].curve[0]: ci[1]: not a latency"},
+    {"{\"cpus\":[{\"cpu\":1,\"verdict\":\"estimate\",\"curve\":[{\"probability\":0,"
+     "\"latency_ns\":1}]}]}",
+     "tail.cpus[0].curve[0]: probability: not above 0"},
+    {"{\"cpus\":[{\"cpu\":1,\"verdict\":\"estimate\",\"checks\":[{\"name\":\"<b>x</b>\"}]}]}",
+     "tail.cpus[0].checks[0]: name: not a check the tail analysis makes"},
+    {"{\"cpus\":[{\"cpu\":1,\"verdict\":\"estimate\",\"checks\":[{\"name\":\"ljung-box\","
+     "\"passed\":\"yes\"}]}]}",
+     "tail.cpus[0].checks[0]: passed: not true, false or null"},
+};
+
+static void test_a_hostile_tail_object_is_refused(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof tail_refused / sizeof tail_refused[0]; i++) {
+        struct report_run run;
+        int rc = read_with("tail", tail_refused[i].value, &run);
+        if (rc != -1 || strcmp(err, tail_refused[i].message) != 0)
+            fail_msg("tail = %s: rc %d, '%s', want '%s'", tail_refused[i].value, rc, err,
+                     tail_refused[i].message);
+        assert_null(run.root);
+    }
+    /* a curve of a million points is refused by its size, not drawn */
+    size_t n = 1000000;
+    char *big = malloc(n * 40 + 200);
+    assert_non_null(big);
+    size_t k = (size_t)sprintf(big, "{\"cpus\":[{\"cpu\":1,\"verdict\":\"estimate\",\"curve\":[");
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)sprintf(big + k, "%s{\"probability\":0.5,\"latency_ns\":1}", i ? "," : "");
+    sprintf(big + k, "]}]}");
+    struct report_run run;
+    assert_int_equal(read_with("tail", big, &run), -1);
+    free(big);
+    assert_non_null(strstr(err, "tail.cpus[0]: curve:"));
+}
+
+/* Strings with markup and control bytes are text on the page. */
+static void test_a_tail_object_cannot_inject_markup(void **state)
+{
+    (void)state;
+    struct report_run run;
+    assert_int_equal(
+        read_with(
+            "tail",
+            "{\"cpus\":[{\"cpu\":1,\"verdict\":\"cannot-estimate\","
+            "\"reason\":\"<script>x()</script>\\u0001\\u001b[31m\",\"advice\":\"<img src=y>\","
+            "\"checks\":[{\"name\":\"split-half\",\"method\":\"<b>m</b>\",\"passed\":false,"
+            "\"why\":\"</td><svg onload=z()>\"}]}]}",
+            &run),
+        0);
+    struct report_input in = {.run = &run, .nrun = 1, .version = "0.1.0"};
+    char *page = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&page, &len);
+    assert_int_equal(report_html_write(m, &in, NULL), 0);
+    fclose(m);
+    static const char *const never[] = {"<script>x",   "<img src=y", "<b>m",
+                                        "<svg onload", "\x01",       "\x1b"};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        if (strstr(page, never[i]))
+            fail_msg("the page holds '%s'", never[i]);
+    assert_non_null(strstr(page, "&lt;script&gt;x()&lt;/script&gt;"));
+    assert_non_null(strstr(page, "failed"));
+    free(page);
+    report_run_free(&run);
+}
+
+static void test_a_tail_document_reads(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "{\"tool\":\"jitterlab\",\"schema\":1,\"kind\":\"tail\",\"version\":\"0.1.0\","
+        "\"argv\":[\"jitterlab\",\"tail\"],\"started_at\":\"2026-01-01T00:00:00.000Z\","
+        "\"inputs\":[\"A.json\"],\"confidence\":0.95,\"budget_ns\":null,\"interval_ns\":1000000,"
+        "\"cpus\":[" TAIL_ENTRY_1 "],\"all\":null}";
+    struct report_tail_doc d;
+    assert_int_equal(report_tail_doc_read_buffer(doc, strlen(doc), &d, err, sizeof err), 0);
+    assert_int_equal(d.tail.nentry, 1);
+    assert_int_equal(d.run, -1);
+    assert_int_equal(json_array_size(d.inputs), 1);
+    /* drawn alone: the curve, no histogram */
+    struct report_input in = {.version = "0.1.0", .tail = &d, .ntail = 1};
+    char *page = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&page, &len);
+    assert_int_equal(report_html_write(m, &in, NULL), 0);
+    fclose(m);
+    assert_non_null(strstr(page, "data-plot=\"taildoc0\""));
+    assert_non_null(strstr(page, "holds no histogram"));
+    free(page);
+    report_tail_doc_free(&d);
+    /* a run result is not a tail document */
+    assert_int_equal(report_tail_doc_read_buffer(base_doc, strlen(base_doc), &d, err, sizeof err),
+                     -1);
+    assert_string_equal(err, "kind: \"run\", not a tail document");
+}
+
 /* A document of the fuzz corpus (tests/fuzz/corpus/report_read/NAME) read
  * into run, the test failing with the reason when it is refused. */
 static void read_corpus(const char *name, struct report_run *run)
@@ -493,6 +677,10 @@ int main(void)
         cmocka_unit_test(test_refusals_name_the_place_and_the_reason),
         cmocka_unit_test(test_text_that_is_not_a_document_is_refused),
         cmocka_unit_test(test_a_hostile_document_cannot_inject_markup),
+        cmocka_unit_test(test_a_tail_object_reads_and_draws),
+        cmocka_unit_test(test_a_hostile_tail_object_is_refused),
+        cmocka_unit_test(test_a_tail_object_cannot_inject_markup),
+        cmocka_unit_test(test_a_tail_document_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@ writes into OUTDIR:
   compare.json   a compare document (kind "compare") of the shape
                  `jitterlab compare --json` writes, for results A and B
   bad-*.json     documents the report must refuse (exit 2), one reason each
+                 (bad-tail-*: hostile tail objects)
 """
 import copy
 import json
@@ -186,6 +187,18 @@ def bad_docs(base, cmp):
     c = copy.deepcopy(cmp)
     c["comparisons"][0]["verdict"] = "<script>"
     out["bad-verdict"] = c
+    # hostile tail objects (run --tail): a huge number, a wrong type, a
+    # million curve points
+    entry = {"cpu": cpu, "verdict": "estimate", "checks": [], "curve": []}
+    d = copy.deepcopy(base)
+    d["tail"] = {"cpus": [dict(entry, exceedance_rate=1e308)], "all": None}
+    out["bad-tail-huge"] = d
+    d = copy.deepcopy(base)
+    d["tail"] = {"cpus": [dict(entry, checks=[{"name": "ljung-box", "passed": "yes"}])]}
+    out["bad-tail-type"] = d
+    d = copy.deepcopy(base)
+    d["tail"] = {"cpus": [dict(entry, curve=[{"probability": 0.5, "latency_ns": 1}] * 1000000)]}
+    out["bad-tail-curve"] = d
     return out
 
 
