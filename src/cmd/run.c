@@ -470,7 +470,7 @@ static int run_main(int argc, char **argv, char **typed)
         run_telemetry_finish(&rtele, missed);
     }
     run_stream_end_live(&rs);
-    if (stop_requested())
+    if (stop_signalled())
         interrupted = true;
     int sleep_cpu = -1;
     int sleep_err = engine_sleep_error(eng, &sleep_cpu);
