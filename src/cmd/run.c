@@ -24,6 +24,7 @@
 #include "cmd/run_export.h"
 #include "cmd/run_result.h"
 #include "cmd/run_sinks.h"
+#include "cmd/run_tail.h"
 #include "common/units.h"
 #include "engine/counters.h"
 #include "engine/collector.h"
@@ -252,6 +253,7 @@ static int run_main(int argc, char **argv, char **typed)
     static struct run_export exp;
     bool exporting = false;
     static struct run_state st;
+    static struct run_tail tail;
     bool tuned = false; /* a tune session is open: end it (restore) at `done` */
     char err[512];
     rc = EXIT_RUNTIME;
@@ -492,6 +494,8 @@ static int run_main(int argc, char **argv, char **typed)
                 p.influx.shown, (unsigned long long)rep.influx->dropped,
                 (unsigned long long)rep.influx->points, rep.influx->last_error);
 
+    if (p.tail && run_tail_analyse(&p, &rep, NULL, &tail, err, sizeof err) != 0)
+        fprintf(stderr, "jitterlab: %s; the result goes without it\n", err);
     if (!p.common.quiet)
         text_summary(stdout, &rep);
     rc = run_result_verdict(&p, &rep, run_result_write(&p, &rs, &rep), tune_rc);
@@ -504,6 +508,7 @@ done:
         tune_session_end(&tune_ses);
     if (exporting)
         run_export_close(&exp);
+    run_tail_free(&tail);
     free(all_hist);
     load_runner_destroy(loads);
     collector_free(&c);
