@@ -1,0 +1,95 @@
+/*
+ * The two distributions of extreme value theory, their likelihoods, maximum
+ * likelihood fits and intervals (stats/tail.c decides what to fit; this file
+ * only fits):
+ *  - the generalized Pareto distribution (GPD) of excesses over a threshold,
+ *    on interval-censored observations (a histogram bucket or a whole
+ *    nanosecond is an interval of excess, never a point);
+ *  - the generalized extreme value distribution (GEV) of block maxima, on
+ *    exact values.
+ * Pure code on GSL; no global state.
+ */
+#ifndef JITTERLAB_STATS_GPD_H
+#define JITTERLAB_STATS_GPD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The smallest shape a fit may take: below -0.5 maximum likelihood is not
+ * regular (Smith 1985), so the search stops there and says so. */
+#define GPD_XI_MIN (-0.5)
+/* The largest shape a search or a profile goes to. */
+#define GPD_XI_MAX 2.0
+
+/* w observations whose excess over the threshold lies in [a, b) (b may be
+ * INFINITY for an open-ended group). */
+struct gpd_obs {
+    double a, b, w;
+};
+
+struct gpd_fit {
+    bool ok;
+    bool at_bound; /* the shape sits on GPD_XI_MIN: not a regular fit */
+    double xi, sigma, loglik;
+    /* Covariance of (xi, ln sigma) from the observed information (NAN
+     * when the Hessian is not positive definite). */
+    double cov[2][2];
+};
+
+/* Calls gsl_set_error_handler_off() once for the process, thread-safely:
+ * GSL then returns error codes instead of aborting. */
+void gsl_quiet_once(void);
+
+/* ln S(x) of GPD(xi, sigma) at excess x >= 0 (-INFINITY beyond the upper
+ * endpoint of a bounded tail). Stable for xi near 0 (a series). */
+double gpd_log_sf(double x, double xi, double sigma);
+/* The excess x with S(x) = sf (0 < sf <= 1). */
+double gpd_isf(double sf, double xi, double sigma);
+/* sigma such that S(x) = sf at the given xi (x > 0, 0 < sf < 1). */
+double gpd_sigma_through(double x, double sf, double xi);
+
+/* The log-likelihood of the grouped observations: sum w ln(S(a) - S(b)). */
+double gpd_loglik(const struct gpd_obs *obs, size_t n, double xi, double sigma);
+
+/* The maximum likelihood fit over (xi, ln sigma), xi in [GPD_XI_MIN,
+ * GPD_XI_MAX]. Starts from xi0, sigma0 when finite (a neighbouring fit),
+ * else from the method of moments on the midpoints. 0, or -1 when the
+ * likelihood is flat or undefined everywhere it looked. */
+int gpd_fit(const struct gpd_obs *obs, size_t n, double xi0, double sigma0, struct gpd_fit *fit);
+
+/* What a profile likelihood interval is about. */
+enum gpd_target {
+    GPD_TARGET_XI,
+    GPD_TARGET_SIGMA,
+    GPD_TARGET_LEVEL, /* the excess x with S(x) = arg */
+    GPD_TARGET_SF,    /* S(arg): the survival at excess arg */
+};
+
+/* The profile likelihood interval at confidence of the target, from the
+ * fit. lo and hi are the bounds (NAN when the search failed); a side the
+ * likelihood does not bound within the search's reach is the end of the
+ * parameter's range: xi GPD_XI_MIN or INFINITY, sigma and levels 0 or
+ * INFINITY, survivals 0 or 1. Returns the value at the fit. */
+double gpd_profile(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fit,
+                   enum gpd_target target, double arg, double confidence, double *lo, double *hi);
+
+/* The delta-method (Wald) interval of the excess level with S(x) = sf. */
+void gpd_level_wald(const struct gpd_fit *fit, double sf, double confidence, double *lo,
+                    double *hi);
+
+struct gev_fit {
+    bool ok;
+    double xi, mu, sigma, loglik;
+    double cov[3][3]; /* of (mu, ln sigma, xi); NAN when not definite */
+};
+
+/* The GEV maximum likelihood fit to n >= 3 exact maxima. 0 or -1. */
+int gev_fit(const double *x, size_t n, struct gev_fit *fit);
+/* The value a block maximum stays below with probability P, given as
+ * neg_log_p = -ln P (> 0) so that P close to 1 keeps its precision. */
+double gev_quantile(double neg_log_p, double xi, double mu, double sigma);
+/* The delta-method interval of gev_quantile. */
+void gev_quantile_wald(const struct gev_fit *fit, double neg_log_p, double confidence, double *lo,
+                       double *hi);
+
+#endif

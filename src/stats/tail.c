@@ -1,0 +1,1069 @@
+/*
+ * The tail analysis (see tail.h): which threshold, which fit, which checks,
+ * and when to refuse. The fits themselves live in stats/gpd.c, the checks'
+ * statistics in stats/evt_checks.c.
+ *
+ * Data. Every observation is an interval [lo, hi] of whole ns (a histogram
+ * bucket; an exact sample is [v, v]); values beyond the histogram's range
+ * are taken as [max_ns, max_ns]. A threshold u is a bucket's lower edge; an
+ * exceedance is a value >= u and its excess the interval [lo-u, hi+1-u),
+ * so a bucket of count c adds c ln(F(hi+1-u) - F(lo-u)) to the likelihood.
+ * With the samples file (seq) the exceedances are the exact values, equal
+ * ones grouped (width 1 ns). A given threshold is moved down to the lower
+ * edge of its bucket.
+ *
+ * Threshold ladder (no threshold given): candidate exceedance counts n/10,
+ * then halving, down to 50, each moved to the lower edge of the bucket that
+ * holds it (distinct thresholds only, at most TAIL_MAX_LADDER). Each rung
+ * gets a fit, a Wald interval of xi and a goodness of fit. The chosen u is
+ * the lowest rung whose xi lies inside the Wald interval of every higher
+ * fitted rung and whose goodness of fit is not rejected at 0.01. None: the
+ * tail cannot be estimated. Fewer than 50 exceedances at the lowest rung
+ * (or at a given threshold): too few.
+ *
+ * Goodness of fit (level 0.01): on exact samples Anderson-Darling on the
+ * excesses (each value at the middle of its nanosecond), its p value from
+ * the table of Choulakian & Stephens for estimated parameters
+ * (evt_checks.c); on buckets Pearson's chi-square over the buckets above u,
+ * grouped so that each group expects at least 5 (the last open-ended),
+ * df = groups - 3.
+ *
+ * Checks (each at level 0.01): Ljung-Box on the window maxima (h = min(10,
+ * n/5) lags, at least 20 windows) and Mann-Kendall (at least 10 windows);
+ * with the samples, the extremal index at u (Ferro-Segers): below 0.9 the
+ * exceedances are declustered by runs with the estimator's run length and
+ * the cluster maxima fitted (the exceedance rate still counts every
+ * exceedance), below 0.2 the check fails (strong clustering; no p value,
+ * passed by this rule); split-half (at least 50000 samples a half): the
+ * ladder and fit on the first half, its 1e-4 level (the fit's, or the
+ * empirical quantile when 1e-4 is not below its exceedance rate), the
+ * second half's values above it against n2 * 1e-4 by the exact two-sided
+ * binomial test; gev-agreement: a GEV fit to at least 30 window maxima,
+ * its per-cycle 1e-9 level at probability (1 - 1e-9)^block_cycles with a
+ * delta-method interval, failed when it and the GPD's interval of the 1e-9
+ * level do not overlap. A failed check: cannot estimate, with the reason and
+ * advice, and no number.
+ *
+ * Intervals: profile likelihood at the input's confidence for xi, sigma,
+ * each level and the budget's per-cycle probability; the exceedance rate
+ * zeta is taken as known there (its own error, binomial, is small beside
+ * the shape's). A bound the likelihood leaves open within the search (xi up
+ * to 2) is INFINITY (xi's lower bound stops at -0.5, where the fit's theory
+ * ends). At p >= zeta an estimate is the empirical quantile, its interval
+ * from order statistics. The plot's curve uses delta-method intervals (a
+ * profile per point would cost more than the whole fit).
+ */
+#include "stats/tail.h"
+
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stats/evt_checks.h"
+#include "stats/exact_tests.h"
+#include "stats/gpd.h"
+#include "stats/histogram.h"
+
+#define MIN_EXCEEDANCES 50
+#define CHECK_LEVEL     0.01
+#define LADDER_TOP      0.1
+#define DECLUSTER_BELOW 0.9
+#define CLUSTER_FAIL    0.2
+#define SPLIT_P         1e-4
+#define SPLIT_MIN_HALF  50000
+#define GEV_MIN_BLOCKS  30
+#define LB_MIN_BLOCKS   20
+#define MK_MIN_BLOCKS   10
+#define NS_PER_HOUR     3600e9
+#define HOURS_PER_YEAR  8766.0
+
+/* One distribution as the fits see it: ascending bins (the overflow
+ * appended as [max_ns, max_ns]) and, with the samples, the exact values
+ * at or above the ladder's lowest threshold, ascending. */
+struct dataset {
+    struct tail_bin *bins;
+    size_t nbins;
+    uint64_t n;
+    int64_t *exact; /* NULL: the histogram path */
+    size_t nexact;
+};
+
+static void dataset_free(struct dataset *d)
+{
+    free(d->bins);
+    free(d->exact);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Values at or above u, from the bins (u a lower edge). */
+static uint64_t count_from(const struct dataset *d, int64_t u)
+{
+    uint64_t c = 0;
+    for (size_t i = d->nbins; i-- > 0 && d->bins[i].lo >= u;)
+        c += d->bins[i].count;
+    return c;
+}
+
+/* The lower edge of the bucket holding u (the first bucket above when u
+ * lies between buckets). */
+static int64_t snap_threshold(const struct dataset *d, int64_t u)
+{
+    for (size_t i = 0; i < d->nbins; i++)
+        if (d->bins[i].hi >= u)
+            return d->bins[i].lo;
+    return d->bins[d->nbins - 1].lo;
+}
+
+/* The observations above u: exact values grouped, or buckets. */
+static size_t build_obs(const struct dataset *d, int64_t u, const int64_t *vals, size_t nvals,
+                        struct gpd_obs *obs)
+{
+    size_t k = 0;
+    if (vals) {
+        for (size_t i = 0; i < nvals;) {
+            if (vals[i] < u) {
+                i++;
+                continue;
+            }
+            size_t j = i;
+            while (j < nvals && vals[j] == vals[i])
+                j++;
+            double a = (double)(vals[i] - u);
+            obs[k++] = (struct gpd_obs){a, a + 1, (double)(j - i)};
+            i = j;
+        }
+        return k;
+    }
+    for (size_t i = 0; i < d->nbins; i++)
+        if (d->bins[i].lo >= u && d->bins[i].count > 0)
+            obs[k++] = (struct gpd_obs){(double)(d->bins[i].lo - u),
+                                        (double)(d->bins[i].hi + 1 - u), (double)d->bins[i].count};
+    return k;
+}
+
+/* Goodness of fit of the fit to obs: Anderson-Darling on exact values (at
+ * the middle of each nanosecond), else the grouped chi-square. p NAN when
+ * there are too few groups to test. */
+static double goodness_of_fit(const struct gpd_obs *obs, size_t nobs, bool exact,
+                              const struct gpd_fit *f, double *stat)
+{
+    double total = 0;
+    for (size_t i = 0; i < nobs; i++)
+        total += obs[i].w;
+    *stat = NAN;
+    if (exact) {
+        double s = 0, pos = 0;
+        for (size_t i = 0; i < nobs; i++) {
+            double z = -expm1(gpd_log_sf(obs[i].a + 0.5, f->xi, f->sigma));
+            double lz = log(fmax(z, 1e-300));
+            double l1z = gpd_log_sf(obs[i].a + 0.5, f->xi, f->sigma);
+            if (!isfinite(l1z))
+                l1z = -745;
+            double c = obs[i].w;
+            double sum_odd = (pos + c) * (pos + c) - pos * pos; /* sum of 2i-1 */
+            double sum_rev = c * (2 * total + 1) - c * (2 * pos + c + 1);
+            s += sum_odd * lz + sum_rev * l1z;
+            pos += c;
+        }
+        double a2 = -total - s / total;
+        *stat = a2;
+        int bound;
+        return ad_gpd_p(a2, f->xi, &bound);
+    }
+    /* Expectations over the span from the group's start, so empty buckets
+     * between the observed ones count too. */
+    double chi = 0, o = 0, start_ls = 0;
+    int groups = 0;
+    for (size_t i = 0; i < nobs; i++) {
+        double lb = gpd_log_sf(obs[i].b, f->xi, f->sigma);
+        o += obs[i].w;
+        double e = total * (exp(start_ls) - exp(lb));
+        double rest = total * exp(lb);
+        if (i + 1 < nobs && e >= 5 && rest >= 5) {
+            chi += (o - e) * (o - e) / e;
+            groups++;
+            o = 0;
+            start_ls = lb;
+        } else if (i + 1 == nobs) {
+            e = total * exp(start_ls); /* open-ended */
+            if (e > 0)
+                chi += (o - e) * (o - e) / e;
+            groups++;
+        }
+    }
+    if (groups - 3 < 1)
+        return NAN;
+    *stat = chi;
+    return gsl_cdf_chisq_Q(chi, groups - 3);
+}
+
+struct rung_fit {
+    int64_t u;
+    uint64_t k;
+    struct gpd_fit fit;
+    double gof_p, gof_stat;
+};
+
+/* The ladder on d: fills rungs (ascending thresholds); returns the index
+ * of the chosen rung, -1 when none is stable and accepted, -2 when the
+ * lowest rung has too few exceedances. */
+static int ladder(const struct dataset *d, double confidence, struct rung_fit *rungs,
+                  size_t *nrungs, struct gpd_obs *obs)
+{
+    *nrungs = 0;
+    /* above[i]: values in bins[i..]. */
+    uint64_t above = 0;
+    double k = (double)d->n * LADDER_TOP;
+    if (k < MIN_EXCEEDANCES)
+        return -2;
+    /* From the fewest exceedances (the top bucket) down. */
+    int steps = 0;
+    while (k / 2 >= MIN_EXCEEDANCES && steps + 1 < TAIL_MAX_LADDER) {
+        k /= 2;
+        steps++;
+    }
+    size_t i = d->nbins;
+    for (int s = steps; s >= 0; s--, k *= 2) {
+        while (i > 0 && (double)above < k)
+            above += d->bins[--i].count;
+        if ((double)above < k)
+            break;
+        int64_t u = d->bins[i].lo;
+        if (*nrungs > 0 && rungs[*nrungs - 1].u == u)
+            continue;
+        rungs[(*nrungs)++] = (struct rung_fit){.u = u, .k = above};
+    }
+    /* Found from the top down: put them in ascending order of u. */
+    for (size_t a = 0, b = *nrungs - 1; *nrungs > 0 && a < b; a++, b--) {
+        struct rung_fit t = rungs[a];
+        rungs[a] = rungs[b];
+        rungs[b] = t;
+    }
+    double z = gsl_cdf_ugaussian_Qinv((1 - confidence) / 2);
+    double xi0 = NAN, s0 = NAN;
+    for (size_t r = 0; r < *nrungs; r++) {
+        size_t nobs = build_obs(d, rungs[r].u, d->exact, d->nexact, obs);
+        struct gpd_fit *f = &rungs[r].fit;
+        rungs[r].gof_p = rungs[r].gof_stat = NAN;
+        if (gpd_fit(obs, nobs, xi0, s0, f) != 0)
+            continue;
+        xi0 = f->xi, s0 = f->sigma;
+        rungs[r].gof_p = goodness_of_fit(obs, nobs, d->exact != NULL, f, &rungs[r].gof_stat);
+    }
+    for (size_t r = 0; r < *nrungs; r++) {
+        const struct gpd_fit *f = &rungs[r].fit;
+        if (!f->ok || rungs[r].gof_p < CHECK_LEVEL)
+            continue;
+        bool stable = true;
+        for (size_t q = r + 1; q < *nrungs && stable; q++) {
+            const struct gpd_fit *g = &rungs[q].fit;
+            if (!g->ok || !(g->cov[0][0] > 0))
+                continue;
+            double se = sqrt(g->cov[0][0]);
+            if (f->xi < g->xi - z * se || f->xi > g->xi + z * se)
+                stable = false;
+        }
+        if (stable)
+            return (int)r;
+    }
+    return -1;
+}
+
+/* The value of rank r (1-based) in the bins: mid, lower edge, upper edge. */
+static void value_at_rank(const struct dataset *d, int64_t r, double *mid, double *lo, double *hi)
+{
+    uint64_t c = 0;
+    for (size_t i = 0; i < d->nbins; i++) {
+        c += d->bins[i].count;
+        if ((int64_t)c >= r) {
+            *mid = (double)(d->bins[i].lo + d->bins[i].hi) / 2;
+            *lo = (double)d->bins[i].lo;
+            *hi = (double)d->bins[i].hi;
+            return;
+        }
+    }
+    *mid = *lo = *hi = (double)d->bins[d->nbins - 1].hi;
+}
+
+static struct tail_value empirical_level(const struct dataset *d, double p, double confidence)
+{
+    struct tail_value v;
+    double q = 1 - p, mid, lo, hi;
+    int64_t r = (int64_t)ceil(q * (double)d->n), rl, rh;
+    if (r < 1)
+        r = 1;
+    value_at_rank(d, r, &v.value, &lo, &hi);
+    quantile_ci_ranks(d->n, q, 1 - confidence, &rl, &rh);
+    if (rl < 1)
+        v.lo = 0;
+    else
+        value_at_rank(d, rl, &mid, &v.lo, &hi);
+    if (rh > (int64_t)d->n)
+        v.hi = INFINITY;
+    else
+        value_at_rank(d, rh, &mid, &lo, &v.hi);
+    return v;
+}
+
+static void check_set(struct tail_check *c, enum tail_check_state st, double stat, double p,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void check_set(struct tail_check *c, enum tail_check_state st, double stat, double p,
+                      const char *fmt, ...)
+{
+    c->state = st;
+    c->statistic = stat;
+    c->p_value = p;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, sizeof(c->why), fmt, ap);
+    va_end(ap);
+}
+
+static const char *const check_names[TAIL_NCHECKS] = {
+    "goodness-of-fit", "ljung-box", "mann-kendall", "extremal-index", "split-half", "gev-agreement",
+};
+
+static void result_init(struct tail_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->verdict = TAIL_CANNOT_ESTIMATE;
+    r->threshold_ns = -1;
+    r->exceedance_rate = NAN;
+    r->shape = r->scale = (struct tail_value){NAN, NAN, NAN};
+    r->ci_method = "profile-likelihood";
+    r->upper_endpoint_ns = INFINITY;
+    r->budget_per_cycle = r->budget_per_hour = r->budget_per_year = r->shape;
+    r->more_hours_1e9 = NAN;
+    for (size_t i = 0; i < TAIL_MAX_PROBABILITIES; i++)
+        r->estimates[i].ns = r->shape;
+    r->empirical_max_ns = NAN;
+    r->gev_shape = r->gev_location = r->gev_scale = r->gev_1e9 = r->shape;
+    r->extremal_index = NAN;
+    for (int i = 0; i < TAIL_NCHECKS; i++) {
+        r->checks[i].name = check_names[i];
+        r->checks[i].method = "";
+        r->checks[i].state = TAIL_CHECK_NOT_RUN;
+        r->checks[i].statistic = r->checks[i].p_value = NAN;
+        r->checks[i].level = CHECK_LEVEL;
+    }
+    r->checks[TAIL_CHECK_GOF].method = "chi-square-buckets";
+    r->checks[TAIL_CHECK_LJUNG_BOX].method = "ljung-box";
+    r->checks[TAIL_CHECK_MANN_KENDALL].method = "mann-kendall";
+    r->checks[TAIL_CHECK_EXTREMAL_INDEX].method = "ferro-segers";
+    r->checks[TAIL_CHECK_SPLIT_HALF].method = "binomial";
+    r->checks[TAIL_CHECK_GEV_AGREEMENT].method = "interval-overlap";
+    r->checks[TAIL_CHECK_EXTREMAL_INDEX].level = CLUSTER_FAIL;
+}
+
+static int validate(const struct tail_input *in, char *err, size_t errlen)
+{
+    if (!in->bins || in->nbins == 0) {
+        snprintf(err, errlen, "no histogram bins");
+        return -1;
+    }
+    uint64_t n = in->overflow;
+    for (size_t i = 0; i < in->nbins; i++) {
+        const struct tail_bin *b = &in->bins[i];
+        if (b->hi < b->lo || b->lo < 0 || (i > 0 && b->lo <= in->bins[i - 1].hi)) {
+            snprintf(err, errlen, "histogram bins not ascending or overlapping at bin %zu", i);
+            return -1;
+        }
+        n += b->count;
+    }
+    if (n == 0) {
+        snprintf(err, errlen, "no samples");
+        return -1;
+    }
+    if (in->overflow > 0 && in->max_ns < 0) {
+        snprintf(err, errlen, "values beyond the histogram's range without the exact maximum");
+        return -1;
+    }
+    if (in->interval_ns <= 0) {
+        snprintf(err, errlen, "interval %lld ns: must be > 0", (long long)in->interval_ns);
+        return -1;
+    }
+    if (in->confidence != 0 && !(in->confidence > 0 && in->confidence < 1)) {
+        snprintf(err, errlen, "confidence %g: must lie in (0, 1)", in->confidence);
+        return -1;
+    }
+    if (in->nprobabilities > TAIL_MAX_PROBABILITIES) {
+        snprintf(err, errlen, "%zu probabilities: at most %d", in->nprobabilities,
+                 TAIL_MAX_PROBABILITIES);
+        return -1;
+    }
+    for (size_t i = 0; i < in->nprobabilities; i++)
+        if (!(in->probabilities[i] > 0 && in->probabilities[i] < 1)) {
+            snprintf(err, errlen, "probability %g: must lie in (0, 1)", in->probabilities[i]);
+            return -1;
+        }
+    if (in->nblock > 0 && in->block_max && !(in->block_cycles > 0)) {
+        snprintf(err, errlen, "window maxima without the cycles per window");
+        return -1;
+    }
+    return 0;
+}
+
+/* The dataset of in: bins with the overflow appended; exact values at or
+ * above the lowest threshold the ladder could take (or u_min). */
+static int dataset_make(const struct tail_input *in, int64_t u_min, struct dataset *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->bins = malloc((in->nbins + 1) * sizeof(*d->bins));
+    if (!d->bins)
+        return -1;
+    for (size_t i = 0; i < in->nbins; i++) {
+        if (in->bins[i].count == 0)
+            continue;
+        d->bins[d->nbins++] = in->bins[i];
+        d->n += in->bins[i].count;
+    }
+    if (in->overflow > 0) {
+        if (d->nbins > 0 && in->max_ns <= d->bins[d->nbins - 1].hi)
+            d->bins[d->nbins - 1].count += in->overflow;
+        else
+            d->bins[d->nbins++] = (struct tail_bin){in->max_ns, in->max_ns, in->overflow};
+        d->n += in->overflow;
+    }
+    if (in->seq && in->nseq > 0) {
+        size_t k = 0;
+        for (size_t i = 0; i < in->nseq; i++)
+            k += in->seq[i] >= u_min;
+        d->exact = malloc((k ? k : 1) * sizeof(*d->exact));
+        if (!d->exact)
+            return -1;
+        for (size_t i = 0; i < in->nseq; i++)
+            if (in->seq[i] >= u_min)
+                d->exact[d->nexact++] = in->seq[i];
+        qsort(d->exact, d->nexact, sizeof(*d->exact), cmp_i64);
+    }
+    return 0;
+}
+
+/* The lowest threshold the ladder could pick: the bucket of the n/10-th
+ * value from the top. */
+static int64_t lowest_rung(const struct dataset *d)
+{
+    uint64_t above = 0;
+    double k = (double)d->n * LADDER_TOP;
+    for (size_t i = d->nbins; i-- > 0;) {
+        above += d->bins[i].count;
+        if ((double)above >= k)
+            return d->bins[i].lo;
+    }
+    return d->bins[0].lo;
+}
+
+static double per_cycles(double p, double cycles)
+{
+    return -expm1(cycles * log1p(-p));
+}
+
+struct fitted {
+    int64_t u;
+    uint64_t k;  /* exceedances */
+    double zeta; /* k / n */
+    struct gpd_fit fit;
+    struct gpd_obs *obs;
+    size_t nobs;
+};
+
+/* The per-cycle level at p < zeta with its profile interval. */
+static struct tail_value pot_level(const struct fitted *f, double p, double confidence)
+{
+    struct tail_value v;
+    double lo, hi;
+    double x =
+        gpd_profile(f->obs, f->nobs, &f->fit, GPD_TARGET_LEVEL, p / f->zeta, confidence, &lo, &hi);
+    v.value = (double)f->u + x;
+    v.lo = (double)f->u + lo;
+    v.hi = (double)f->u + hi;
+    return v;
+}
+
+/* The split-half check (see the top comment). */
+static void split_half(const struct tail_input *in, double confidence, struct tail_check *c,
+                       struct gpd_obs *obs_buf)
+{
+    size_t half = in->nseq / 2;
+    if (!in->seq || half < SPLIT_MIN_HALF) {
+        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN,
+                  in->seq ? "needs %d samples a half, has %zu" : "needs the samples file",
+                  SPLIT_MIN_HALF, half);
+        return;
+    }
+    struct latency_hist *h = malloc(sizeof(*h));
+    struct tail_bin *bins = malloc(LATENCY_HIST_BUCKETS * sizeof(*bins));
+    struct rung_fit *rungs = malloc(TAIL_MAX_LADDER * sizeof(*rungs));
+    struct dataset d = {0};
+    if (!h || !bins || !rungs) {
+        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN, "out of memory");
+        goto out;
+    }
+    latency_hist_init(h);
+    for (size_t i = 0; i < half; i++)
+        latency_hist_add(h, in->seq[i] < 0 ? 0 : in->seq[i]);
+    size_t nb = 0;
+    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++)
+        if (h->buckets[i]) {
+            latency_hist_bucket_bounds(i, &bins[nb].lo, &bins[nb].hi);
+            bins[nb++].count = h->buckets[i];
+        }
+    struct tail_input first = {.bins = bins,
+                               .nbins = nb,
+                               .overflow = h->overflow,
+                               .max_ns = h->max_ns,
+                               .seq = in->seq,
+                               .nseq = half};
+    if (dataset_make(&first, INT64_MIN, &d) != 0) {
+        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN, "out of memory");
+        goto out;
+    }
+    int64_t u0 = lowest_rung(&d);
+    size_t keep = 0;
+    for (size_t i = 0; i < d.nexact; i++)
+        if (d.exact[i] >= u0)
+            d.exact[keep++] = d.exact[i];
+    d.nexact = keep;
+    size_t nr;
+    int chosen = ladder(&d, confidence, rungs, &nr, obs_buf);
+    double x;
+    if (chosen < 0) {
+        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN,
+                  "the first half has no threshold with a stable shape and an accepted fit");
+        goto out;
+    }
+    double zeta = (double)rungs[chosen].k / (double)d.n;
+    if (SPLIT_P < zeta) {
+        x = (double)rungs[chosen].u +
+            gpd_isf(SPLIT_P / zeta, rungs[chosen].fit.xi, rungs[chosen].fit.sigma);
+    } else {
+        struct tail_value e = empirical_level(&d, SPLIT_P, confidence);
+        x = e.value;
+    }
+    uint64_t n2 = in->nseq - half, k2 = 0;
+    for (size_t i = half; i < in->nseq; i++)
+        k2 += (double)in->seq[i] > x;
+    double p = binomial_two_sided_p(k2, n2, SPLIT_P);
+    check_set(c, p < CHECK_LEVEL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, (double)k2, p,
+              "%llu of %llu second-half samples above the first half's 1e-4 level %.0f ns "
+              "(expected %.1f)",
+              (unsigned long long)k2, (unsigned long long)n2, x, (double)n2 * SPLIT_P);
+out:
+    dataset_free(&d);
+    free(h);
+    free(bins);
+    free(rungs);
+}
+
+static void refuse(struct tail_result *r, const char *advice, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void refuse(struct tail_result *r, const char *advice, const char *fmt, ...)
+{
+    r->verdict = TAIL_CANNOT_ESTIMATE;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+    va_end(ap);
+    snprintf(r->advice, sizeof(r->advice), "%s", advice);
+}
+
+static void block_checks(const struct tail_input *in, struct tail_result *r, double *bm)
+{
+    size_t nb = in->block_max ? in->nblock : 0;
+    for (size_t i = 0; i < nb; i++)
+        bm[i] = (double)in->block_max[i];
+    struct tail_check *lb = &r->checks[TAIL_CHECK_LJUNG_BOX];
+    if (nb < LB_MIN_BLOCKS) {
+        check_set(lb, TAIL_CHECK_NOT_RUN, NAN, NAN, "needs %d window maxima, has %zu",
+                  LB_MIN_BLOCKS, nb);
+    } else {
+        size_t h = nb / 5 < 10 ? nb / 5 : 10;
+        double p, q = ljung_box(bm, nb, h, &p);
+        check_set(lb, p < CHECK_LEVEL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, q, p,
+                  "Q = %.2f over %zu lags of %zu window maxima", q, h, nb);
+    }
+    struct tail_check *mk = &r->checks[TAIL_CHECK_MANN_KENDALL];
+    if (nb < MK_MIN_BLOCKS) {
+        check_set(mk, TAIL_CHECK_NOT_RUN, NAN, NAN, "needs %d window maxima, has %zu",
+                  MK_MIN_BLOCKS, nb);
+    } else {
+        double p, z = mann_kendall(bm, nb, &p);
+        check_set(mk, p < CHECK_LEVEL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, z, p,
+                  "z = %.2f over %zu window maxima (%s)", z, nb,
+                  z > 0   ? "rising"
+                  : z < 0 ? "falling"
+                          : "flat");
+    }
+}
+
+static void gev_part(const struct tail_input *in, struct tail_result *r, const double *bm,
+                     double confidence, struct tail_value pot_1e9)
+{
+    struct tail_check *c = &r->checks[TAIL_CHECK_GEV_AGREEMENT];
+    size_t nb = in->block_max ? in->nblock : 0;
+    r->gev_blocks = nb;
+    if (nb < GEV_MIN_BLOCKS) {
+        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN, "needs %d window maxima, has %zu",
+                  GEV_MIN_BLOCKS, nb);
+        return;
+    }
+    struct gev_fit g;
+    if (gev_fit(bm, nb, &g) != 0) {
+        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN, "the GEV fit to the window maxima failed");
+        return;
+    }
+    double z = gsl_cdf_ugaussian_Qinv((1 - confidence) / 2);
+    r->gev_fitted = true;
+    double sx = sqrt(g.cov[2][2]), sm = sqrt(g.cov[0][0]), sl = sqrt(g.cov[1][1]);
+    r->gev_shape = (struct tail_value){g.xi, g.xi - z * sx, g.xi + z * sx};
+    r->gev_location = (struct tail_value){g.mu, g.mu - z * sm, g.mu + z * sm};
+    r->gev_scale = (struct tail_value){g.sigma, g.sigma * exp(-z * sl), g.sigma * exp(z * sl)};
+    double nlp = -in->block_cycles * log1p(-1e-9);
+    r->gev_1e9.value = gev_quantile(nlp, g.xi, g.mu, g.sigma);
+    gev_quantile_wald(&g, nlp, confidence, &r->gev_1e9.lo, &r->gev_1e9.hi);
+    if (!isfinite(pot_1e9.value) || isnan(pot_1e9.lo) || isnan(pot_1e9.hi) ||
+        isnan(r->gev_1e9.lo)) {
+        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN, "no interval of the 1e-9 level to compare");
+        return;
+    }
+    bool apart = pot_1e9.hi < r->gev_1e9.lo || r->gev_1e9.hi < pot_1e9.lo;
+    check_set(c, apart ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, NAN, NAN,
+              "1e-9 level: GPD [%.0f, %.0f] ns, GEV [%.0f, %.0f] ns: %s", pot_1e9.lo, pot_1e9.hi,
+              r->gev_1e9.lo, r->gev_1e9.hi, apart ? "apart" : "overlap");
+}
+
+static const char *const ADVICE_LONGER = "run longer: the tail needs more exceedances";
+
+/* The fit at f->u on d (exact values, or the cluster maxima when
+ * declustered), into f. */
+static int fit_at(const struct dataset *d, const int64_t *vals, size_t nvals, struct fitted *f,
+                  const struct gpd_fit *start)
+{
+    f->nobs = build_obs(d, f->u, vals, nvals, f->obs);
+    return gpd_fit(f->obs, f->nobs, start ? start->xi : NAN, start ? start->sigma : NAN, &f->fit);
+}
+
+static void analyse(const struct tail_input *in, struct dataset *d, struct tail_result *r,
+                    double confidence, struct gpd_obs *obs, struct rung_fit *rungs, double *bm)
+{
+    r->samples = d->n;
+    r->empirical_max_ns = (double)d->bins[d->nbins - 1].hi;
+    if (in->max_ns >= 0)
+        r->empirical_max_ns = (double)in->max_ns;
+    r->more_hours_1e9 = fmax(0, (1e9 - (double)d->n) * (double)in->interval_ns) / NS_PER_HOUR;
+    if (d->nbins == 1 && d->bins[0].lo == d->bins[0].hi) {
+        refuse(r, "", "all %llu samples are %lld ns: no tail to fit", (unsigned long long)d->n,
+               (long long)d->bins[0].lo);
+        return;
+    }
+    block_checks(in, r, bm);
+    if (d->exact)
+        r->checks[TAIL_CHECK_GOF].method = "anderson-darling";
+
+    struct fitted f = {.obs = obs};
+    size_t nr = 0;
+    const struct gpd_fit *start = NULL;
+    if (in->threshold_ns >= 0) {
+        r->threshold_given = true;
+        f.u = snap_threshold(d, in->threshold_ns);
+        f.k = count_from(d, f.u);
+        if (f.k < MIN_EXCEEDANCES) {
+            double more = (double)d->n * ((double)MIN_EXCEEDANCES / fmax(1, (double)f.k) - 1);
+            refuse(r, ADVICE_LONGER, "too few exceedances (%llu; needs %d)",
+                   (unsigned long long)f.k, MIN_EXCEEDANCES);
+            snprintf(r->advice, sizeof(r->advice),
+                     "run longer: about %.3g more cycles for %d exceedances of the threshold", more,
+                     MIN_EXCEEDANCES);
+            r->threshold_ns = f.u;
+            r->exceedances = f.k;
+            return;
+        }
+    } else {
+        int chosen = ladder(d, confidence, rungs, &nr, obs);
+        double z = gsl_cdf_ugaussian_Qinv((1 - confidence) / 2);
+        r->nrungs = nr;
+        for (size_t i = 0; i < nr; i++) {
+            struct tail_rung *t = &r->rungs[i];
+            t->threshold_ns = rungs[i].u;
+            t->exceedances = rungs[i].k;
+            t->fitted = rungs[i].fit.ok;
+            double se = rungs[i].fit.cov[0][0] > 0 ? sqrt(rungs[i].fit.cov[0][0]) : NAN;
+            t->shape = (struct tail_value){rungs[i].fit.xi, rungs[i].fit.xi - z * se,
+                                           rungs[i].fit.xi + z * se};
+            t->gof_p = rungs[i].gof_p;
+        }
+        if (chosen == -2) {
+            uint64_t k = (uint64_t)((double)d->n * LADDER_TOP);
+            double more = (double)MIN_EXCEEDANCES / LADDER_TOP - (double)d->n;
+            refuse(r, "", "too few exceedances (%llu; needs %d)", (unsigned long long)k,
+                   MIN_EXCEEDANCES);
+            snprintf(r->advice, sizeof(r->advice),
+                     "run longer: about %.3g more cycles put %d values above the 90th "
+                     "percentile",
+                     more, MIN_EXCEEDANCES);
+            return;
+        }
+        if (chosen < 0) {
+            refuse(r, ADVICE_LONGER, "no threshold with a stable shape and an accepted fit");
+            return;
+        }
+        f.u = rungs[chosen].u;
+        f.k = rungs[chosen].k;
+        start = &rungs[chosen].fit;
+    }
+    r->threshold_ns = f.u;
+    r->exceedances = f.k;
+    f.zeta = (double)f.k / (double)d->n;
+    r->exceedance_rate = f.zeta;
+
+    /* Clustering, with the samples: decluster below DECLUSTER_BELOW. */
+    int64_t *maxima = NULL;
+    struct tail_check *ei = &r->checks[TAIL_CHECK_EXTREMAL_INDEX];
+    if (in->seq) {
+        size_t *pos = malloc(f.k * sizeof(*pos));
+        int64_t *vals = malloc(f.k * sizeof(*vals));
+        size_t m = 0;
+        if (pos && vals)
+            for (size_t i = 0; i < in->nseq && m < f.k; i++)
+                if (in->seq[i] >= f.u) {
+                    pos[m] = i;
+                    vals[m++] = in->seq[i];
+                }
+        double theta = extremal_index(pos, m);
+        r->extremal_index = theta;
+        if (isnan(theta)) {
+            check_set(ei, TAIL_CHECK_NOT_RUN, NAN, NAN, "too few exceedances");
+        } else if (theta < DECLUSTER_BELOW) {
+            r->run_length = decluster_run_length(pos, m, theta);
+            maxima = malloc(m * sizeof(*maxima));
+            if (maxima) {
+                size_t c = decluster_maxima(pos, vals, m, r->run_length, maxima);
+                qsort(maxima, c, sizeof(*maxima), cmp_i64);
+                r->clusters = c;
+                r->declustered = true;
+            }
+            check_set(ei, theta < CLUSTER_FAIL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, theta, NAN,
+                      "extremal index %.2f: %llu clusters (run length %lld cycles) fitted", theta,
+                      (unsigned long long)r->clusters, (long long)r->run_length);
+        } else {
+            check_set(ei, TAIL_CHECK_PASSED, theta, NAN,
+                      "extremal index %.2f: exceedances come one at a time", theta);
+        }
+        free(pos);
+        free(vals);
+    } else {
+        check_set(ei, TAIL_CHECK_NOT_RUN, NAN, NAN, "needs the samples file");
+    }
+    int rc;
+    if (r->declustered) {
+        rc = fit_at(d, maxima, r->clusters, &f, NULL);
+        r->fitted = r->clusters;
+    } else {
+        rc = fit_at(d, d->exact, d->nexact, &f, start);
+        r->fitted = f.k;
+    }
+    free(maxima);
+    struct tail_check *gof = &r->checks[TAIL_CHECK_GOF];
+    if (rc != 0) {
+        check_set(gof, TAIL_CHECK_NOT_RUN, NAN, NAN, "the fit failed");
+        refuse(r, ADVICE_LONGER, "the GPD fit above %lld ns failed", (long long)f.u);
+        return;
+    }
+    double stat, p = goodness_of_fit(f.obs, f.nobs, d->exact != NULL, &f.fit, &stat);
+    if (isnan(p))
+        check_set(gof, TAIL_CHECK_NOT_RUN, NAN, NAN, "too few groups to test");
+    else
+        check_set(gof, p < CHECK_LEVEL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, stat, p,
+                  "%s = %.3g above %lld ns, p %s %.3g", d->exact ? "A^2" : "chi-square", stat,
+                  (long long)f.u,
+                  d->exact && p >= 0.5     ? ">="
+                  : d->exact && p <= 0.001 ? "<="
+                                           : "=",
+                  p);
+
+    double lo, hi;
+    r->shape.value = gpd_profile(f.obs, f.nobs, &f.fit, GPD_TARGET_XI, 0, confidence, &lo, &hi);
+    r->shape.lo = lo, r->shape.hi = hi;
+    r->scale.value = gpd_profile(f.obs, f.nobs, &f.fit, GPD_TARGET_SIGMA, 0, confidence, &lo, &hi);
+    r->scale.lo = lo, r->scale.hi = hi;
+    if (r->shape.lo > 0) {
+        r->shape_meaning = "heavy tail: no finite worst case, every longer run finds a larger "
+                           "maximum";
+    } else if (r->shape.hi < 0) {
+        r->shape_meaning = "bounded tail: the worst case has an upper end";
+        r->upper_endpoint_ns = (double)f.u - f.fit.sigma / f.fit.xi;
+    } else {
+        r->shape_meaning = "exponential-like tail: the worst case grows with the log of the "
+                           "run's length";
+    }
+    static const double defaults[] = {TAIL_DEFAULT_P1, TAIL_DEFAULT_P2, TAIL_DEFAULT_P3};
+    const double *ps = in->nprobabilities ? in->probabilities : defaults;
+    size_t np = in->nprobabilities ? in->nprobabilities : 3;
+    struct tail_value pot_1e9 = {NAN, NAN, NAN};
+    r->nestimates = np;
+    for (size_t i = 0; i < np; i++) {
+        r->estimates[i].probability = ps[i];
+        r->estimates[i].ns = ps[i] < f.zeta ? pot_level(&f, ps[i], confidence)
+                                            : empirical_level(d, ps[i], confidence);
+        if (ps[i] == 1e-9)
+            pot_1e9 = r->estimates[i].ns;
+    }
+    if (isnan(pot_1e9.value) && in->block_max && in->nblock >= GEV_MIN_BLOCKS && 1e-9 < f.zeta)
+        pot_1e9 = pot_level(&f, 1e-9, confidence);
+    if (in->budget_ns >= 0) {
+        r->has_budget = true;
+        r->budget_ns = in->budget_ns;
+        struct tail_value *b = &r->budget_per_cycle;
+        if (in->budget_ns >= f.u) {
+            double s = gpd_profile(f.obs, f.nobs, &f.fit, GPD_TARGET_SF,
+                                   (double)(in->budget_ns - f.u), confidence, &lo, &hi);
+            *b = (struct tail_value){f.zeta * s, f.zeta * lo, f.zeta * hi};
+        } else {
+            uint64_t above = 0;
+            for (size_t i = 0; i < d->nbins; i++)
+                if (d->bins[i].lo > in->budget_ns)
+                    above += d->bins[i].count;
+            double a = (1 - confidence) / 2, k = (double)above, n = (double)d->n;
+            b->value = k / n;
+            b->lo = above ? gsl_cdf_beta_Pinv(a, k, n - k + 1) : 0;
+            b->hi = above < d->n ? gsl_cdf_beta_Pinv(1 - a, k + 1, n - k) : 1;
+        }
+        double cyc = NS_PER_HOUR / (double)in->interval_ns;
+        r->budget_per_hour = (struct tail_value){per_cycles(b->value, cyc), per_cycles(b->lo, cyc),
+                                                 per_cycles(b->hi, cyc)};
+        cyc *= HOURS_PER_YEAR;
+        r->budget_per_year = (struct tail_value){per_cycles(b->value, cyc), per_cycles(b->lo, cyc),
+                                                 per_cycles(b->hi, cyc)};
+    }
+    for (double pc = f.zeta; pc >= 1e-12 && r->ncurve < TAIL_MAX_CURVE; pc /= pow(10, 1.0 / 3)) {
+        struct tail_estimate *e = &r->curve[r->ncurve++];
+        e->probability = pc;
+        double x = gpd_isf(pc / f.zeta, f.fit.xi, f.fit.sigma);
+        gpd_level_wald(&f.fit, pc / f.zeta, confidence, &lo, &hi);
+        e->ns = (struct tail_value){(double)f.u + x, (double)f.u + lo, (double)f.u + hi};
+    }
+
+    split_half(in, confidence, &r->checks[TAIL_CHECK_SPLIT_HALF], obs);
+    gev_part(in, r, bm, confidence, pot_1e9);
+
+    /* The verdict: the first failed check, in the order of what to fix first. */
+    const struct tail_check *c = r->checks;
+    char pbuf[32];
+    if (c[TAIL_CHECK_MANN_KENDALL].state == TAIL_CHECK_FAILED) {
+        snprintf(pbuf, sizeof(pbuf), "%.2g", c[TAIL_CHECK_MANN_KENDALL].p_value);
+        refuse(r,
+               "find and fix the trend (a warming machine, a growing load, a leak), then "
+               "measure again",
+               "the window maxima trend %s (Mann-Kendall p = %s)",
+               c[TAIL_CHECK_MANN_KENDALL].statistic > 0 ? "upward" : "downward", pbuf);
+    } else if (c[TAIL_CHECK_LJUNG_BOX].state == TAIL_CHECK_FAILED) {
+        refuse(r, "find the slow or periodic disturbance (run --explain), then measure again",
+               "window maxima are not independent (Ljung-Box p = %.2g)",
+               c[TAIL_CHECK_LJUNG_BOX].p_value);
+    } else if (c[TAIL_CHECK_EXTREMAL_INDEX].state == TAIL_CHECK_FAILED) {
+        refuse(r,
+               "the spikes come in bursts: explain them (run --explain) and remove their "
+               "cause, then measure again",
+               "strong clustering: exceedances come in bursts (extremal index %.2f)",
+               r->extremal_index);
+    } else if (c[TAIL_CHECK_GOF].state == TAIL_CHECK_FAILED) {
+        refuse(r, "give a higher --threshold, or let the ladder choose one",
+               "the GPD does not fit above %lld ns (%s p = %.2g)", (long long)f.u,
+               c[TAIL_CHECK_GOF].method, c[TAIL_CHECK_GOF].p_value);
+    } else if (c[TAIL_CHECK_SPLIT_HALF].state == TAIL_CHECK_FAILED) {
+        refuse(r, "measure longer under steady conditions",
+               "the two halves of the run disagree (split-half p = %.2g)",
+               c[TAIL_CHECK_SPLIT_HALF].p_value);
+    } else if (c[TAIL_CHECK_GEV_AGREEMENT].state == TAIL_CHECK_FAILED) {
+        refuse(r, ADVICE_LONGER,
+               "the threshold fit and the window maxima disagree on the 1e-9 level");
+    } else {
+        r->verdict = TAIL_ESTIMATE;
+        r->reason[0] = r->advice[0] = 0;
+        return;
+    }
+    /* Never a number the checks reject. */
+    r->shape = r->scale = (struct tail_value){NAN, NAN, NAN};
+    for (size_t i = 0; i < r->nestimates; i++)
+        r->estimates[i].ns = r->shape;
+    r->budget_per_cycle = r->budget_per_hour = r->budget_per_year = r->shape;
+    r->ncurve = 0;
+    r->upper_endpoint_ns = INFINITY;
+    r->shape_meaning = NULL;
+}
+
+int tail_analyse(const struct tail_input *in, struct tail_result *out, char *err, size_t errlen)
+{
+    gsl_quiet_once();
+    result_init(out);
+    if (validate(in, err, errlen) != 0) {
+        snprintf(out->reason, sizeof(out->reason), "%s", err);
+        return -1;
+    }
+    double confidence = in->confidence ? in->confidence : 0.95;
+    struct dataset d;
+    int rc = -1;
+    struct gpd_obs *obs = NULL;
+    struct rung_fit *rungs = malloc(TAIL_MAX_LADDER * sizeof(*rungs));
+    double *bm = malloc((in->nblock + 1) * sizeof(*bm));
+    struct tail_input probe = *in;
+    probe.seq = NULL;
+    if (!rungs || !bm || dataset_make(&probe, 0, &d) != 0)
+        goto out;
+    out->exact_samples = in->seq && in->nseq > 0;
+    if (out->exact_samples) {
+        int64_t u0 = lowest_rung(&d);
+        if (in->threshold_ns >= 0 && snap_threshold(&d, in->threshold_ns) < u0)
+            u0 = snap_threshold(&d, in->threshold_ns);
+        dataset_free(&d);
+        if (dataset_make(in, u0, &d) != 0)
+            goto out;
+    }
+    obs = malloc((d.nbins + d.nexact + 1) * sizeof(*obs));
+    if (!obs)
+        goto out;
+    analyse(in, &d, out, confidence, obs, rungs, bm);
+    rc = 0;
+out:
+    if (rc != 0) {
+        snprintf(err, errlen, "out of memory");
+        snprintf(out->reason, sizeof(out->reason), "%s", err);
+    }
+    dataset_free(&d);
+    free(obs);
+    free(rungs);
+    free(bm);
+    return rc;
+}
+
+struct tail_value tail_level(const struct tail_input *in, const struct tail_result *r, double p)
+{
+    struct tail_value v = {NAN, NAN, NAN};
+    if (r->verdict != TAIL_ESTIMATE || !(p > 0) || p > r->exceedance_rate)
+        return v;
+    if (p == r->exceedance_rate)
+        return (struct tail_value){(double)r->threshold_ns, (double)r->threshold_ns,
+                                   (double)r->threshold_ns};
+    for (size_t i = 0; i < r->nestimates; i++)
+        if (r->estimates[i].probability == p)
+            return r->estimates[i].ns;
+    /* Refit as the analysis did (declustering aside: the clusters' fit is
+     * reproduced from the samples by the same run length). */
+    struct dataset d;
+    struct tail_input probe = *in;
+    struct gpd_obs *obs = NULL;
+    int64_t *maxima = NULL;
+    if (!r->exact_samples)
+        probe.seq = NULL;
+    if (dataset_make(&probe, r->threshold_ns, &d) != 0)
+        goto out;
+    obs = malloc((d.nbins + d.nexact + 1) * sizeof(*obs));
+    if (!obs)
+        goto out;
+    struct fitted f = {
+        .u = r->threshold_ns, .k = r->exceedances, .zeta = r->exceedance_rate, .obs = obs};
+    const int64_t *vals = d.exact;
+    size_t nvals = d.nexact;
+    if (r->declustered && in->seq) {
+        size_t m = 0, c = 0;
+        maxima = malloc((r->exceedances + 1) * sizeof(*maxima));
+        if (!maxima)
+            goto out;
+        size_t last = 0;
+        for (size_t i = 0; i < in->nseq; i++) {
+            if (in->seq[i] < r->threshold_ns)
+                continue;
+            if (m == 0 || (int64_t)(i - last) > r->run_length)
+                maxima[c++] = in->seq[i];
+            else if (in->seq[i] > maxima[c - 1])
+                maxima[c - 1] = in->seq[i];
+            last = i;
+            m++;
+        }
+        qsort(maxima, c, sizeof(*maxima), cmp_i64);
+        vals = maxima;
+        nvals = c;
+    }
+    struct gpd_fit start = {.xi = r->shape.value, .sigma = r->scale.value};
+    if (fit_at(&d, vals, nvals, &f, &start) == 0)
+        v = pot_level(&f, p, in->confidence ? in->confidence : 0.95);
+out:
+    dataset_free(&d);
+    free(obs);
+    free(maxima);
+    return v;
+}
+
+uint64_t tail_count_above(const struct tail_bin *bins, size_t nbins, uint64_t overflow,
+                          int64_t threshold_ns)
+{
+    uint64_t c = overflow;
+    for (size_t i = 0; i < nbins; i++)
+        if (bins[i].lo > threshold_ns)
+            c += bins[i].count;
+    return c;
+}
+
+struct many_ctx {
+    const struct tail_input *in;
+    struct tail_result *out;
+    size_t n;
+    char (*err)[TAIL_ERR_LEN];
+    atomic_size_t next, failed;
+};
+
+static void *many_worker(void *arg)
+{
+    struct many_ctx *m = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&m->next, 1);
+        if (i >= m->n)
+            break;
+        char buf[TAIL_ERR_LEN] = "";
+        if (tail_analyse(&m->in[i], &m->out[i], buf, sizeof(buf)) != 0) {
+            atomic_fetch_add(&m->failed, 1);
+            m->out[i].verdict = TAIL_CANNOT_ESTIMATE;
+            snprintf(m->out[i].reason, sizeof(m->out[i].reason), "%s", buf);
+        }
+        if (m->err)
+            snprintf(m->err[i], TAIL_ERR_LEN, "%s", buf);
+    }
+    return NULL;
+}
+
+size_t tail_analyse_many(const struct tail_input *in, struct tail_result *out, size_t n,
+                         unsigned threads, char (*err)[TAIL_ERR_LEN])
+{
+    struct many_ctx m = {.in = in, .out = out, .n = n, .err = err};
+    atomic_init(&m.next, 0);
+    atomic_init(&m.failed, 0);
+    if (threads == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = c > 0 ? (unsigned)c : 1;
+    }
+    if (threads > 16)
+        threads = 16;
+    if (threads > n)
+        threads = (unsigned)n;
+    pthread_t tid[16];
+    unsigned started = 0;
+    for (unsigned t = 1; t < threads; t++)
+        if (pthread_create(&tid[started], NULL, many_worker, &m) == 0)
+            started++;
+    many_worker(&m);
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    return atomic_load(&m.failed);
+}
