@@ -20,6 +20,8 @@ static const struct subcommand subcommands[] = {
      "show frequency, idle states, interrupts and steal per CPU (turbostat-like)"},
     {"compare", cmd_compare, 0,
      "compare results with a baseline: better, worse or no difference, with statistics"},
+    {"tail", cmd_tail, 0,
+     "how sure is the worst case: the latency tail by extreme value theory, checked"},
     {"report", cmd_report, 0, "draw run results as one self-contained HTML page (plots, tables)"},
     {"experiment", cmd_experiment, SUBCOMMAND_WARN_STALE_TUNE,
      "run an A/B experiment fairly (interleaved repeats) and compare its steps"},

@@ -33,6 +33,7 @@ int cmd_c2c(int argc, char **argv);
 int cmd_noise(int argc, char **argv);
 int cmd_tsc(int argc, char **argv);
 int cmd_rendezvous(int argc, char **argv);
+int cmd_tail(int argc, char **argv);
 
 /* Per-subcommand properties, the table's flags column. */
 enum subcommand_flag {

@@ -22,7 +22,9 @@ struct tail_config {
     const char *samples_file; /* NULL: fitted on the histograms */
 };
 
-/* One entry: cpu >= 0, or -1 for all CPUs together ("cpu": "all"). */
+/* One entry: cpu >= 0, or -1 for all CPUs together ("cpu": "all"). Its
+ * "confidence" is 0.95 (the result does not carry it): json_tail_object
+ * sets the one of its config. */
 json_t *json_tail_entry(const struct tail_result *r, int cpu);
 
 /* {confidence, probabilities, budget_ns, threshold_ns, interval_ns,

@@ -8,6 +8,10 @@
  * CPU ids are unique and in range. A noise document is read into the same
  * structs (gaps as samples), with its own checks: noise within the time
  * measured, windows in time order, the merged entry the sum of the CPUs.
+ * A run's report windows (intervals[], else telemetry[]) are gathered per
+ * CPU in one pass over the array, each checked against its CPU's figures
+ * (time order, no more samples than the CPU, no maximum above its own);
+ * windows that fail are dropped with their reason, the document stays.
  */
 #include "out/result_read.h"
 
@@ -208,6 +212,12 @@ static int read_cpu(struct reader *r, const json_t *obj, const char *where, bool
     if (json_object_get(obj, "samples_lacking") &&
         read_count(r, obj, where, "samples_lacking", &out->samples_lacking) != 0)
         return -1;
+    if (json_object_get(obj, "ring_drops") &&
+        read_count(r, obj, where, "ring_drops", &out->ring_drops) != 0)
+        return -1;
+    if (out->ring_drops > out->samples)
+        return refuse(r, where, "ring_drops: %llu, more than the %llu samples",
+                      (unsigned long long)out->ring_drops, (unsigned long long)out->samples);
     if (out->latency.known != (out->samples > 0))
         return refuse(r, where, "latency_ns: %s",
                       out->samples ? "null with samples" : "statistics without samples");
@@ -262,6 +272,196 @@ static int read_cpus(struct reader *r, const json_t *doc, cpu_reader read_one,
     return read_one(r, json_object_get(doc, "all"), "all", true, &out->all);
 }
 
+/* ---- a run's report windows --------------------------------------------- */
+
+/* The largest latency of a window entry: latency_ns.max (intervals[]),
+ * else max_ns; *has = false when it is null (a window without samples). */
+static int read_window_max(struct reader *r, const json_t *w, const char *at, int64_t *out,
+                           bool *has)
+{
+    json_t *lat = json_object_get(w, "latency_ns");
+    json_t *v = json_is_object(lat) ? json_object_get(lat, "max") : NULL;
+    if (!v)
+        v = json_object_get(w, "max_ns");
+    *has = false;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return refuse(r, at, "max_ns: not an integer >= 0 or null");
+    *out = (int64_t)json_integer_value(v);
+    *has = true;
+    return 0;
+}
+
+/* One entry of the window array: which CPU entry (*slot), its window (or
+ * samples 0 for one to skip). */
+static int read_window(struct reader *r, const json_t *w, const char *at, const int *slot_of,
+                       const struct result_doc *out, int *slot, struct result_window *win)
+{
+    if (!json_is_object(w))
+        return refuse(r, at, "not an object");
+    json_t *id = json_object_get(w, "cpu");
+    if (!json_is_integer(id))
+        return refuse(r, at, "cpu: %s", id ? "not an integer" : "missing");
+    json_int_t cpu = json_integer_value(id);
+    if (cpu < 0 || cpu >= CPULIST_MAX_CPUS || slot_of[cpu] < 0)
+        return refuse(r, at, "cpu: %lld is not a CPU of cpus[]", (long long)cpu);
+    *slot = slot_of[cpu];
+    json_t *t = json_object_get(w, "t_s");
+    if (!json_is_number(t) || !(json_number_value(t) >= 0 && json_number_value(t) < 1e9))
+        return refuse(r, at, "t_s: %s", t ? "not a time of 0 .. 1e9 s" : "missing");
+    win->t_s = json_number_value(t);
+    bool has = false;
+    if (read_count(r, w, at, "samples", &win->samples) != 0 ||
+        read_window_max(r, w, at, &win->max_ns, &has) != 0)
+        return -1;
+    const struct result_cpu *c = &out->cpus[*slot];
+    if (win->samples > 0 && !has)
+        return refuse(r, at, "max_ns: null in a window with samples");
+    if (win->samples > c->samples)
+        return refuse(r, at, "samples: %llu, more than the CPU's %llu",
+                      (unsigned long long)win->samples, (unsigned long long)c->samples);
+    if (win->samples > 0 && c->latency.known && win->max_ns > c->latency.max)
+        return refuse(r, at, "max_ns: %lld, above the CPU's maximum %lld", (long long)win->max_ns,
+                      (long long)c->latency.max);
+    return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    double x = ((const struct result_window *)a)->t_s, y = ((const struct result_window *)b)->t_s;
+    return (x > y) - (x < y);
+}
+
+/* "all": every CPU's windows by time, those of one time merged (the
+ * largest maximum, the samples added). */
+static int merge_windows(struct reader *r, struct result_doc *out)
+{
+    size_t total = 0;
+    for (int i = 0; i < out->ncpus; i++)
+        total += out->cpus[i].nwindows;
+    if (total == 0)
+        return 0;
+    struct result_window *all = calloc(total, sizeof *all);
+    if (!all)
+        return refuse(r, out->windows_from, "out of memory");
+    size_t n = 0;
+    for (int i = 0; i < out->ncpus; i++)
+        for (size_t k = 0; k < out->cpus[i].nwindows; k++)
+            all[n++] = out->cpus[i].windows[k];
+    qsort(all, n, sizeof *all, by_time);
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (m > 0 && all[m - 1].t_s == all[k].t_s) {
+            if (all[k].max_ns > all[m - 1].max_ns)
+                all[m - 1].max_ns = all[k].max_ns;
+            all[m - 1].samples += all[k].samples; /* each <= a CPU's samples */
+        } else {
+            all[m++] = all[k];
+        }
+    }
+    out->all.windows = all;
+    out->all.nwindows = m;
+    return 0;
+}
+
+/* The windows of intervals[] (when it has entries), else of telemetry[]:
+ * counted per CPU first, then filled, so that each CPU's array is
+ * allocated once. */
+static int read_windows(struct reader *r, const json_t *doc, struct result_doc *out)
+{
+    const char *key = "intervals";
+    json_t *arr = json_object_get(doc, key);
+    if (arr && !json_is_array(arr))
+        return refuse(r, key, "not an array");
+    if (json_array_size(arr) == 0) {
+        key = "telemetry";
+        arr = json_object_get(doc, key);
+        if (arr && !json_is_array(arr))
+            return refuse(r, key, "not an array");
+    }
+    size_t n = json_array_size(arr);
+    if (n == 0)
+        return 0;
+    if (n > RESULT_MAX_WINDOWS)
+        return refuse(r, key, "%zu entries, more than %d", n, RESULT_MAX_WINDOWS);
+    snprintf(out->windows_from, sizeof out->windows_from, "%s", key);
+    int *slot_of = malloc(CPULIST_MAX_CPUS * sizeof *slot_of);
+    size_t *count = calloc((size_t)out->ncpus, sizeof *count);
+    uint64_t *sum = calloc((size_t)out->ncpus, sizeof *sum);
+    int rc = -1;
+    if (!slot_of || !count || !sum) {
+        refuse(r, key, "out of memory");
+        goto done;
+    }
+    for (int c = 0; c < CPULIST_MAX_CPUS; c++)
+        slot_of[c] = -1;
+    for (int i = 0; i < out->ncpus; i++)
+        slot_of[out->cpus[i].cpu] = i;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < n; k++) {
+            char at[48];
+            snprintf(at, sizeof at, "%s[%zu]", key, k);
+            int slot = 0;
+            struct result_window w = {0};
+            if (read_window(r, json_array_get(arr, k), at, slot_of, out, &slot, &w) != 0)
+                goto done;
+            if (w.samples == 0)
+                continue;
+            struct result_cpu *c = &out->cpus[slot];
+            if (pass == 0) {
+                count[slot]++;
+                sum[slot] += w.samples; /* each <= the CPU's samples: no overflow */
+                if (sum[slot] > c->samples) {
+                    refuse(r, at, "the windows of CPU %d hold more than its %llu samples", c->cpu,
+                           (unsigned long long)c->samples);
+                    goto done;
+                }
+                continue;
+            }
+            if (c->nwindows > 0 && w.t_s <= c->windows[c->nwindows - 1].t_s) {
+                refuse(r, at, "not in time order for CPU %d", c->cpu);
+                goto done;
+            }
+            c->windows[c->nwindows++] = w;
+        }
+        for (int i = 0; pass == 0 && i < out->ncpus; i++) {
+            if (count[i] == 0)
+                continue;
+            out->cpus[i].windows = calloc(count[i], sizeof *out->cpus[i].windows);
+            if (!out->cpus[i].windows) {
+                refuse(r, key, "out of memory");
+                goto done;
+            }
+        }
+    }
+    rc = merge_windows(r, out);
+done:
+    free(slot_of);
+    free(count);
+    free(sum);
+    return rc;
+}
+
+/* The windows, or none with the reason in out->windows_error: what only
+ * the tail analysis needs never makes a document unreadable. */
+static int read_windows_or_none(const json_t *doc, struct result_doc *out)
+{
+    struct reader wr = {out->windows_error, sizeof out->windows_error};
+    if (read_windows(&wr, doc, out) == 0)
+        return 0;
+    for (int i = 0; i < out->ncpus; i++) {
+        free(out->cpus[i].windows);
+        out->cpus[i].windows = NULL;
+        out->cpus[i].nwindows = 0;
+    }
+    free(out->all.windows);
+    out->all.windows = NULL;
+    out->all.nwindows = 0;
+    out->windows_from[0] = '\0';
+    return 0;
+}
+
 static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
 {
     if (read_cpus(r, doc, read_cpu, out) != 0)
@@ -306,7 +506,7 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
     json_t *d = json_object_get(doc, "duration_s");
     if (json_is_number(d) && json_number_value(d) >= 0 && json_number_value(d) < 1e12)
         out->duration_s = json_number_value(d);
-    return 0;
+    return read_windows_or_none(doc, out);
 }
 
 /* ---- kind "noise" -------------------------------------------------------- */
@@ -636,6 +836,7 @@ static void cpu_free(struct result_cpu *c)
         free(c->noise.cause[i].name);
     free(c->noise.cause);
     free(c->noise.win);
+    free(c->windows);
 }
 
 void result_doc_free(struct result_doc *doc)

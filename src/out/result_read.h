@@ -6,7 +6,12 @@
  * those of the execution and response times where the document has them),
  * the same for all CPUs merged, the budget and interval of the run, and
  * whether the figures are exact (a result written while the run went on
- * lacks what the rings dropped: samples_lacking, exact). For
+ * lacks what the rings dropped: samples_lacking, exact), and each CPU's
+ * report windows in time order (their maxima and samples: intervals[]
+ * when the document has them, else telemetry[]; the merged entry's are the
+ * maxima over CPUs per window time), the block maxima of the tail
+ * analysis (windows that fail their checks leave the document readable,
+ * without windows, and say why in windows_error). For
  * kind "noise" the same structs carry the gaps: per CPU (and merged) the
  * gap count as samples, gap_ns as the statistics and the gap histogram,
  * beside the noise figures (struct result_noise: noise and measured time,
@@ -103,10 +108,23 @@ struct result_noise {
     struct result_noise_cause *cause;
 };
 
+/* At most this many entries in intervals[] or telemetry[] (all CPUs
+ * together): a window a second on 4 CPUs for 3 days. */
+#define RESULT_MAX_WINDOWS 1000000
+
+/* One report window of a CPU entry that had samples: its end (s after
+ * cycle 0), its largest latency and its samples. */
+struct result_window {
+    double t_s;
+    int64_t max_ns;
+    uint64_t samples;
+};
+
 struct result_cpu {
     int cpu; /* the real CPU id; -1 for the merged "all" entry */
     uint64_t samples, missed;
     uint64_t samples_lacking; /* samples the figures do not count; 0 when absent */
+    uint64_t ring_drops;      /* samples the collector never saw; 0 when absent */
     struct result_latency latency;
     int nbins;
     struct result_bin *bins; /* ascending, not overlapping */
@@ -115,6 +133,11 @@ struct result_cpu {
     uint64_t deadline_misses;
     struct result_dist exec, response; /* present = false in documents without them */
     struct result_noise noise;         /* kind "noise" only; gaps are the samples */
+    /* kind "run": the windows with samples in time order (none without
+     * intervals[] or telemetry[]); "all": per window time the largest of
+     * the CPUs' maxima and the sum of their samples. */
+    size_t nwindows;
+    struct result_window *windows;
 };
 
 struct result_doc {
@@ -132,6 +155,12 @@ struct result_doc {
     bool realtime;         /* config.realtime: the threads got a real-time policy */
     double duration_s;     /* duration_s: how long it measured; 0 when absent */
     int64_t threshold_ns;  /* noise: config.threshold_ns, the shortest gap; -1 otherwise */
+    char windows_from[16]; /* run: "intervals", "telemetry" or "" (no windows) */
+    /* Why the windows could not be taken ("intervals[3]: not in time order
+     * for CPU 2"), then none are: the document itself reads (report and
+     * compare do not need them), the tail analysis refuses it. "" when
+     * they were taken or there were none. */
+    char windows_error[160];
 };
 
 /* 0, or -1 with err saying why (and *doc left empty). result_read_tree

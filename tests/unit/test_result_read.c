@@ -519,6 +519,141 @@ static void test_result_read_refuses_broken_noise_documents(void **state)
         noise_refused(r[i].from, r[i].to, r[i].want);
 }
 
+/* good_doc with a window array (its text) before the closing brace. */
+static char *with_windows(const char *windows)
+{
+    size_t len = strlen(windows) + 8;
+    char *to = malloc(len);
+    assert_non_null(to);
+    snprintf(to, len, "}}, %s}", windows);
+    char *s = replaced(good_doc, "}}}", to);
+    free(to);
+    return s;
+}
+
+static const char interval_windows[] =
+    "\"intervals\": ["
+    "{\"t_s\": 1.0, \"cpu\": 2, \"samples\": 4, \"max_ns\": 1, \"latency_ns\": {\"max\": 2000}},"
+    "{\"t_s\": 1.0, \"cpu\": 3, \"samples\": 2, \"max_ns\": 30},"
+    "{\"t_s\": 2.0, \"cpu\": 2, \"samples\": 0, \"max_ns\": null},"
+    "{\"t_s\": 3.0, \"cpu\": 2, \"samples\": 6, \"max_ns\": 2100},"
+    "{\"t_s\": 2.5, \"cpu\": 3, \"samples\": 3, \"max_ns\": 90000000000}],"
+    " \"telemetry\": [{\"t_s\": 1.0, \"cpu\": 2, \"samples\": 10, \"max_ns\": 2100}]";
+
+static void test_result_read_gives_the_window_maxima_in_time_order(void **state)
+{
+    (void)state;
+    char *text = with_windows(interval_windows);
+    struct result_doc doc;
+    char err[256] = "";
+    if (read_doc_text(text, &doc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_string_equal(doc.windows_from, "intervals");
+    const struct result_cpu *c = &doc.cpus[0];
+    assert_int_equal(c->nwindows, 2);             /* the window without samples skipped */
+    assert_int_equal(c->windows[0].max_ns, 2000); /* latency_ns.max before max_ns */
+    assert_int_equal(c->windows[0].samples, 4);
+    assert_int_equal(c->windows[1].max_ns, 2100);
+    assert_true(c->windows[1].t_s == 3.0);
+    assert_int_equal(doc.cpus[1].nwindows, 2);
+    /* all: 1.0 (both CPUs), 2.5, 3.0 */
+    assert_int_equal(doc.all.nwindows, 3);
+    assert_int_equal(doc.all.windows[0].max_ns, 2000);
+    assert_int_equal(doc.all.windows[0].samples, 6);
+    assert_int_equal(doc.all.windows[1].max_ns, 90000000000);
+    assert_true(doc.all.windows[2].t_s == 3.0);
+    result_doc_free(&doc);
+    free(text);
+}
+
+static void test_result_read_takes_telemetry_windows_without_intervals(void **state)
+{
+    (void)state;
+    char *text = with_windows(
+        "\"telemetry\": [{\"t_s\": 1.0, \"cpu\": 2, \"samples\": 7, \"max_ns\": 2100},"
+        "{\"t_s\": 1.0, \"cpu\": 3, \"samples\": 0, \"max_ns\": null},"
+        "{\"t_s\": 2.0, \"cpu\": 2, \"samples\": 3, \"max_ns\": 1500}], \"intervals\": []");
+    struct result_doc doc;
+    char err[256] = "";
+    if (read_doc_text(text, &doc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_string_equal(doc.windows_from, "telemetry");
+    assert_int_equal(doc.cpus[0].nwindows, 2);
+    assert_int_equal(doc.cpus[0].windows[1].max_ns, 1500);
+    assert_int_equal(doc.cpus[1].nwindows, 0);
+    assert_null(doc.cpus[1].windows);
+    assert_int_equal(doc.all.nwindows, 2);
+    result_doc_free(&doc);
+    free(text);
+    /* no window array at all: no windows */
+    assert_int_equal(read_doc_text(good_doc, &doc, err, sizeof err), 0);
+    assert_string_equal(doc.windows_from, "");
+    assert_int_equal(doc.cpus[0].nwindows, 0);
+    assert_int_equal(doc.all.nwindows, 0);
+    assert_string_equal(doc.windows_error, "");
+    result_doc_free(&doc);
+}
+
+static void test_result_read_drops_broken_windows_with_the_reason(void **state)
+{
+    (void)state;
+    static const struct refusal r[] = {
+        {"\"t_s\": 3.0, \"cpu\": 2", "\"t_s\": 0.5, \"cpu\": 2",
+         "intervals[3]: not in time order for CPU 2"},
+        {"\"cpu\": 3, \"samples\": 2", "\"cpu\": 7, \"samples\": 2",
+         "intervals[1]: cpu: 7 is not a CPU of cpus[]"},
+        {"\"samples\": 6, \"max_ns\": 2100", "\"samples\": 6, \"max_ns\": 2101",
+         "intervals[3]: max_ns: 2101, above the CPU's maximum 2100"},
+        {"\"samples\": 6, \"max_ns\": 2100", "\"samples\": 7, \"max_ns\": 2100",
+         "intervals[3]: the windows of CPU 2 hold more than its 10 samples"},
+        {"\"samples\": 6, \"max_ns\": 2100", "\"samples\": 6, \"max_ns\": null",
+         "intervals[3]: max_ns: null in a window with samples"},
+        {"\"samples\": 6, \"max_ns\": 2100", "\"samples\": 6, \"max_ns\": -4",
+         "intervals[3]: max_ns: not an integer >= 0 or null"},
+        {"\"t_s\": 2.5", "\"t_s\": -2.5", "intervals[4]: t_s"},
+        {"\"samples\": 3,", "\"samples\": -3,", "intervals[4]: samples: negative count"},
+        {"{\"t_s\": 1.0, \"cpu\": 3, \"samples\": 2, \"max_ns\": 30}", "5",
+         "intervals[1]: not an object"},
+        {"\"intervals\": [", "\"intervals\": 5, \"x\": [", "intervals: not an array"},
+    };
+    char *base = with_windows(interval_windows);
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        char *text = replaced(base, r[i].from, r[i].to);
+        struct result_doc doc;
+        char err[256] = "";
+        int rc = read_doc_text(text, &doc, err, sizeof err);
+        if (rc != 0 || !strstr(doc.windows_error, r[i].want))
+            fail_msg("%s -> %s: rc %d (%s), windows_error \"%s\", expected \"%s\"", r[i].from,
+                     r[i].to, rc, err, doc.windows_error, r[i].want);
+        assert_int_equal(doc.ncpus, 2); /* the document reads, without windows */
+        assert_int_equal(doc.cpus[0].nwindows, 0);
+        assert_null(doc.cpus[0].windows);
+        assert_int_equal(doc.all.nwindows, 0);
+        assert_string_equal(doc.windows_from, "");
+        result_doc_free(&doc);
+        free(text);
+    }
+    free(base);
+}
+
+static void test_result_read_reads_ring_drops(void **state)
+{
+    (void)state;
+    char *text = edited("\"samples\": 10, \"missed\": 1,",
+                        "\"samples\": 10, \"missed\": 1, \"ring_drops\": 3,");
+    struct result_doc doc;
+    char err[256] = "";
+    if (read_doc_text(text, &doc, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(doc.cpus[0].ring_drops, 3);
+    assert_int_equal(doc.cpus[1].ring_drops, 0);
+    result_doc_free(&doc);
+    free(text);
+    refused("\"samples\": 10, \"missed\": 1,",
+            "\"samples\": 10, \"missed\": 1, \"ring_drops\": 11,",
+            "cpus[0]: ring_drops: 11, more than the 10 samples");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -535,6 +670,10 @@ int main(void)
         cmocka_unit_test(test_result_read_reads_a_real_noise_document),
         cmocka_unit_test(test_result_read_refuses_broken_noise_documents),
         cmocka_unit_test(test_result_read_reads_the_pids_the_noise_writer_writes),
+        cmocka_unit_test(test_result_read_gives_the_window_maxima_in_time_order),
+        cmocka_unit_test(test_result_read_takes_telemetry_windows_without_intervals),
+        cmocka_unit_test(test_result_read_drops_broken_windows_with_the_reason),
+        cmocka_unit_test(test_result_read_reads_ring_drops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

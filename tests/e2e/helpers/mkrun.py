@@ -6,6 +6,17 @@ with the statistics and percentiles `run` would report for those values.
 
     mkrun.py OUT.json [--median NS] [--sigma S] [--n N] [--seed K] [--scale X]
                       [--tail SHARE:FACTOR] [--cpus 1,2] [--missed N] [--budget NS]
+                      [--gpd SHARE:XI:SIGMA] [--trend X] [--interval NS]
+                      [--windows N] [--window-kind intervals|telemetry]
+                      [--samples-csv FILE]
+
+The tail tests draw the tail on purpose: --tail SHARE:FACTOR is a rare second
+mode (that share of the values FACTOR times larger), --gpd SHARE:XI:SIGMA puts
+that share above the median plus a generalized Pareto excess (shape XI, scale
+SIGMA ns), --trend X grows the values by X over the run (1 + X*k/n).
+--windows N cuts each CPU's values, in the order drawn (one per cycle of
+--interval), into N report windows written as intervals[] or telemetry[];
+--samples-csv writes those values as the samples file of `run --samples`.
     mkrun.py --batch < LINES      (one document per line of the arguments above:
                                    one interpreter for many documents)
 """
@@ -60,6 +71,31 @@ def cpu_entry(vals, cpu, missed):
     return e
 
 
+def gpd_excess(rnd, xi, sigma):
+    u = 1.0 - rnd.random()
+    if abs(xi) < 1e-12:
+        return -sigma * math.log(u)
+    return sigma * (u ** -xi - 1.0) / xi
+
+
+def windows_of(cpu, vals, n, interval_ns, kind):
+    out = []
+    per = max(1, len(vals) // n)
+    for w in range(n):
+        chunk = vals[w * per:(w + 1) * per] if w < n - 1 else vals[w * per:]
+        if not chunk:
+            continue
+        t_s = round(((w * per + len(chunk)) * interval_ns) / 1e9, 9)
+        e = {"t_s": t_s, "cpu": cpu, "samples": len(chunk), "missed": 0,
+             "max_ns": max(chunk), "mean_ns": round(sum(chunk) / len(chunk))}
+        if kind == "intervals":
+            e["min_ns"] = min(chunk)
+            e["latency_ns"] = {"count": len(chunk), "min": min(chunk), "mean": e["mean_ns"],
+                               "max": max(chunk), "stddev": 0}
+        out.append(e)
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -72,28 +108,49 @@ def main(argv=None):
     ap.add_argument("--cpus", default="1")
     ap.add_argument("--missed", type=int, default=0)
     ap.add_argument("--budget", type=int, default=0)
+    ap.add_argument("--gpd", default="")
+    ap.add_argument("--trend", type=float, default=0.0)
+    ap.add_argument("--interval", type=int, default=1000000)
+    ap.add_argument("--windows", type=int, default=0)
+    ap.add_argument("--window-kind", default="intervals", choices=("intervals", "telemetry"))
+    ap.add_argument("--samples-csv", default="")
     a = ap.parse_args(argv)
     rnd = random.Random(a.seed)
     share, factor = (float(x) for x in a.tail.split(":"))
     cpus = [int(c) for c in a.cpus.split(",")]
-    per_cpu, everything = [], []
+    gshare, gxi, gsigma = (float(x) for x in a.gpd.split(":")) if a.gpd else (0, 0, 0)
+    per_cpu, everything, windows, rows = [], [], [], []
     for cpu in cpus:
         vals = []
-        for _ in range(a.n):
+        for k in range(a.n):
             v = a.median * math.exp(a.sigma * rnd.gauss(0, 1)) * a.scale
             if share > 0 and rnd.random() < share:
                 v *= factor
+            if gshare > 0 and rnd.random() < gshare:
+                v = a.median * a.scale * 1.5 + gpd_excess(rnd, gxi, gsigma)
+            v *= 1 + a.trend * k / a.n
             vals.append(max(1, int(v)))
         per_cpu.append(cpu_entry(vals, cpu, a.missed))
         everything += vals
+        if a.windows:
+            windows += windows_of(cpu, vals, a.windows, a.interval, a.window_kind)
+        rows += [(cpu, k * a.interval + v, v) for k, v in enumerate(vals)]
     doc = {"tool": "jitterlab", "schema": 1, "kind": "run", "version": "synthetic",
            "argv": ["jitterlab", "run"], "started_at": "2026-12-01T00:00:00.000Z",
            "duration_s": a.n / 1000.0, "interrupted": False,
            "system": {"hostname": "synthetic"},
-           "config": {"interval_ns": 1000000, "budget_ns": a.budget or None, "cpus": cpus},
+           "config": {"interval_ns": a.interval, "budget_ns": a.budget or None, "cpus": cpus},
            "cpus": per_cpu, "all": cpu_entry(everything, None, a.missed * len(cpus))}
+    if a.windows:
+        windows.sort(key=lambda w: w["t_s"])
+        doc[a.window_kind] = windows
     with open(a.out, "w") as f:
         json.dump(doc, f)
+    if a.samples_csv:
+        with open(a.samples_csv, "w") as f:
+            f.write("cpu,t_ns,latency_ns\n")
+            for cpu, t, v in rows:
+                f.write("%d,%d,%d\n" % (cpu, t, v))
 
 
 if sys.argv[1:] == ["--batch"]:
