@@ -1,5 +1,5 @@
 #!/bin/sh
-# What `run --tail` adds to the end of a run (docs/tail-run.md): real runs
+# What `run --tail` adds to the end of a run (docs/tail.md, "In a run"): real runs
 # on one CPU with and without --tail, their wall time beside their measured
 # duration (the end's overhead is the difference), then the analysis alone
 # through the run's path on synthetic CPUs (build/bench/tail-run-bench:
