@@ -71,6 +71,11 @@ $(BUILD)/bench/collector-bench: bench/collector_bench.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
 
+# The end of a run's tail analysis on many synthetic CPUs (bench/tail-run.sh).
+$(BUILD)/bench/tail-run-bench: bench/tail_run_bench.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
+
 # What one more page costs a cycle (bench/page_cost.c; a test runs it small).
 $(BUILD)/bench/page-cost: bench/page_cost.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -24,6 +24,8 @@
 #include "cmd/run_export.h"
 #include "cmd/run_result.h"
 #include "cmd/run_sinks.h"
+#include "cmd/run_tail.h"
+#include "cmd/run_tail_watch.h"
 #include "common/units.h"
 #include "engine/counters.h"
 #include "engine/collector.h"
@@ -252,7 +254,9 @@ static int run_main(int argc, char **argv, char **typed)
     static struct run_export exp;
     bool exporting = false;
     static struct run_state st;
-    bool tuned = false; /* a tune session is open: end it (restore) at `done` */
+    static struct run_tail tail;
+    static struct tail_watch watch; /* --until-confident, --tail --prometheus */
+    bool tuned = false;             /* a tune session is open: end it (restore) at `done` */
     char err[512];
     rc = EXIT_RUNTIME;
 
@@ -346,6 +350,17 @@ static int run_main(int argc, char **argv, char **typed)
     exporting = true;
     sinks_all.exp = &exp;
     sinks_all.st = &st;
+    if (tail_watch_wanted(&p)) {
+        const char *opt = p.until_confident_text ? "--until-confident" : "--tail";
+        if (tail_watch_open(&watch, &p, p.common.cpus.cpu, p.common.cpus.count,
+                            exp.metrics_on ? &exp.metrics : NULL, err, sizeof err) != 0) {
+            fprintf(stderr, "jitterlab: %s%s%s: %s\n", opt, p.until_confident_text ? " " : "",
+                    p.until_confident_text ? p.until_confident_text : "", err);
+            goto done;
+        }
+        sinks_all.watch = &watch;
+        sinks_all.watch_report_windows = p.report_every_ns > 0 || p.report_every_samples > 0;
+    }
     st = (struct run_state){
         .p = &p, .argc = argc, .argv = typed, .si = &si, .c = &c, .rs = &rs, .exp = &exp};
     struct collector_sinks sinks;
@@ -438,10 +453,13 @@ static int run_main(int argc, char **argv, char **typed)
             explain_start(&explain, engine_start_ns(eng), tids);
         }
         run_export_started(&exp, eng, explaining ? &explain : NULL);
+        if (sinks_all.watch && tail_watch_start(&watch, engine_start_ns(eng), err, sizeof err) != 0)
+            fprintf(stderr, "jitterlab: %s; the tail is analysed at the end only\n", err);
         st.running = true;
         collector_run(&c, &interrupted);
         engine_join(eng);
     }
+    tail_watch_stop(&watch); /* a check under way ends first */
     int64_t end_ns = monotonic_now_ns();
     /* The last telemetry snapshot, before loads stop and tuning is undone. */
     bool ran = engine_start_ns(eng) > 0;
@@ -470,7 +488,7 @@ static int run_main(int argc, char **argv, char **typed)
         run_telemetry_finish(&rtele, missed);
     }
     run_stream_end_live(&rs);
-    if (stop_requested())
+    if (stop_signalled())
         interrupted = true;
     int sleep_cpu = -1;
     int sleep_err = engine_sleep_error(eng, &sleep_cpu);
@@ -492,6 +510,12 @@ static int run_main(int argc, char **argv, char **typed)
                 p.influx.shown, (unsigned long long)rep.influx->dropped,
                 (unsigned long long)rep.influx->points, rep.influx->last_error);
 
+    const struct run_tail_confidence *confidence =
+        p.confident_probability > 0
+            ? tail_watch_outcome(&watch, stop_signalled(), p.duration_ns > 0 ? "-D" : "-l")
+            : NULL;
+    if (p.tail && run_tail_analyse(&p, &rep, confidence, &tail, err, sizeof err) != 0)
+        fprintf(stderr, "jitterlab: %s; the result goes without it\n", err);
     if (!p.common.quiet)
         text_summary(stdout, &rep);
     rc = run_result_verdict(&p, &rep, run_result_write(&p, &rs, &rep), tune_rc);
@@ -504,6 +528,8 @@ done:
         tune_session_end(&tune_ses);
     if (exporting)
         run_export_close(&exp);
+    run_tail_free(&tail);
+    tail_watch_free(&watch);
     free(all_hist);
     load_runner_destroy(loads);
     collector_free(&c);

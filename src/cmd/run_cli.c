@@ -92,6 +92,14 @@ static void run_usage(FILE *out)
             "                          (2.x, token from $INFLUX_TOKEN)\n"
             "      --counters LIST     per-cycle counters: cycles, instructions, llc-misses,\n"
             "                          context-switches, cpu-migrations, page-faults, all\n"
+            "      --tail              how sure is the worst case: the tail analysis of each\n"
+            "                          CPU at the end (latency at 1e-6, 1e-9, 1e-12 per cycle,\n"
+            "                          with intervals and checks; P(latency > --budget)); needs\n"
+            "                          windows (telemetry, or --report-every); refitted each\n"
+            "                          minute and published with --prometheus\n"
+            "      --until-confident P:WIDTH  stop once every CPU's latency at probability P\n"
+            "                          per cycle is known within WIDTH percent (e.g. 1e-9:10%%),\n"
+            "                          checked each window; -D still ends it; implies --tail\n"
             "  -q, --quiet             print nothing but errors\n"
             "      --json FILE         write the result document (schema 1)\n"
             "      --histogram-file FILE  cyclictest -h format, 1 us rows\n"
@@ -140,6 +148,8 @@ enum {
     OPT_PROMETHEUS_BUCKETS,
     OPT_INFLUX,
     OPT_HISTFILE,
+    OPT_TAIL,
+    OPT_UNTIL_CONFIDENT,
 };
 
 /* cyclictest's options. Those that ask for what jitterlab always does are
@@ -256,6 +266,8 @@ static const struct option run_options[] = {
     {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
     {"prometheus-buckets", required_argument, NULL, OPT_PROMETHEUS_BUCKETS},
     {"influx", required_argument, NULL, OPT_INFLUX},
+    {"tail", no_argument, NULL, OPT_TAIL},
+    {"until-confident", required_argument, NULL, OPT_UNTIL_CONFIDENT},
     /* cyclictest's long options (see cyclictest_flags and run_cyclictest_notes) */
     {"mlockall", no_argument, NULL, 'm'},
     {"nanosleep", no_argument, NULL, 'n'},
@@ -310,6 +322,38 @@ static int parse_report_every(const char *arg, struct run_params *p)
     }
     p->report_every_ns = ns;
     p->report_every_samples = 0;
+    return 0;
+}
+
+/* --until-confident P:WIDTH: a probability per cycle in (0, 1) and a
+ * relative width in percent ("10%", or a bare 10), above 0 and at most
+ * 1000 %. */
+static int parse_until_confident(const char *arg, struct run_params *p)
+{
+    const char *colon = strchr(arg, ':');
+    if (!colon || colon == arg || !colon[1])
+        return usage_error("--until-confident", arg,
+                           "takes P:WIDTH, a probability per cycle and a width in percent "
+                           "(e.g. 1e-9:10%)");
+    char pbuf[64];
+    size_t plen = (size_t)(colon - arg);
+    if (plen >= sizeof pbuf)
+        plen = sizeof pbuf - 1;
+    memcpy(pbuf, arg, plen);
+    pbuf[plen] = '\0';
+    char *end;
+    double prob = strtod(pbuf, &end);
+    if (*end || !(prob > 0 && prob < 1))
+        return usage_error("--until-confident", arg,
+                           "P must be a probability per cycle between 0 and 1 (e.g. 1e-9)");
+    double width = strtod(colon + 1, &end);
+    if (end == colon + 1 || (*end && strcmp(end, "%") != 0) || !(width > 0 && width <= 1000))
+        return usage_error("--until-confident", arg,
+                           "WIDTH must be a percentage above 0 and at most 1000 (e.g. 10%)");
+    p->until_confident_text = arg;
+    p->confident_probability = prob;
+    p->confident_width = width / 100;
+    p->tail = true;
     return 0;
 }
 
@@ -458,6 +502,12 @@ static int run_option(void *params, int c, const char *arg)
         if (influx_dest_parse(arg, &p->influx, why_buf, sizeof(why_buf)) != 0)
             rc = usage_error("--influx", p->influx.shown, why_buf);
         break;
+    case OPT_TAIL:
+        p->tail = true;
+        break;
+    case OPT_UNTIL_CONFIDENT:
+        rc = parse_until_confident(arg, p);
+        break;
     case OPT_WORKLOAD:
         p->workload_text = arg;
         break;
@@ -574,6 +624,12 @@ int run_parse_args(int argc, char **argv, struct run_params *p)
         char n[32];
         snprintf(n, sizeof(n), "%llu", (unsigned long long)p->explain_keep);
         return usage_error("--explain-keep", n, "needs --explain");
+    }
+    if (p->tail && !p->telemetry && !p->report_every_ns && !p->report_every_samples) {
+        const char *opt = p->until_confident_text ? "--until-confident" : "--tail";
+        return usage_error(opt, p->until_confident_text,
+                           "needs windows to take the maxima of, and --no-telemetry leaves "
+                           "none: add --report-every DUR, or drop --no-telemetry");
     }
     if (p->policy == SCHED_OTHER) {
         if (p->priority_set)

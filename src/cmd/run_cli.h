@@ -95,6 +95,13 @@ struct run_params {
     const char *influx_text; /* --influx DEST */
     struct influx_dest influx;
     uint32_t cyclictest_taken; /* RUN_CYCLICTEST_*: cyclictest's options taken, with a note */
+    /* --tail: the tail analysis at the end (docs/tail.md, "In a run");
+     * --until-confident P:WIDTH implies it and stops the run once every
+     * measured CPU knows its latency at P within WIDTH */
+    bool tail;
+    const char *until_confident_text;
+    double confident_probability; /* P per cycle, in (0, 1); 0: no --until-confident */
+    double confident_width;       /* WIDTH as a fraction: 0.1 for 10% */
 };
 
 /* cyclictest's options that run takes: -m/--mlockall and -n/--nanosleep

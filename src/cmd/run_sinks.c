@@ -31,6 +31,8 @@ void run_sink_telemetry_window(void *ctx, int i, const struct telemetry_window *
 {
     struct run_sinks *r = ctx;
     run_export_telemetry(r->exp, i, w);
+    if (r->watch && !r->watch_report_windows)
+        tail_watch_window(r->watch, i, w->max_ns, w->samples);
 }
 
 static void run_sink_tick(void *ctx, int64_t t_ns)
@@ -45,6 +47,8 @@ static void run_sink_window(void *ctx, const struct interval_stats *w)
     struct run_sinks *r = ctx;
     if (r->stream.window)
         r->stream.window(r->stream.ctx, w);
+    if (r->watch && r->watch_report_windows)
+        tail_watch_window(r->watch, r->index_of_cpu[w->cpu], w->latency.max, w->samples);
 }
 
 static void run_sink_live(void *ctx, const struct live_frame *f)
@@ -62,6 +66,8 @@ static void run_sink_drained(void *ctx)
     if (r->telemetry)
         run_telemetry_poll(r->telemetry);
     run_export_drained(r->exp);
+    if (r->watch)
+        tail_watch_drained(r->watch, r->st->c);
     run_stream_flush(r->st->rs);
     /* the requests of a run without an end, taken between two passes */
     if (reopen_request_take()) {

@@ -12,6 +12,7 @@
 
 #include "cmd/run_export.h"
 #include "cmd/run_result.h"
+#include "cmd/run_tail_watch.h"
 #include "engine/collector.h"
 #include "sys/cpulist.h"
 #include "telemetry/run_telemetry.h"
@@ -26,6 +27,10 @@ struct run_sinks {
     struct run_telemetry *telemetry; /* NULL: --no-telemetry */
     struct run_export *exp;
     struct run_state *st;
+    /* --until-confident, --tail --prometheus: NULL without; it takes the
+     * report windows' maxima when the run has them, else the telemetry's */
+    struct tail_watch *watch;
+    bool watch_report_windows;
     int index_of_cpu[CPULIST_MAX_CPUS];
 };
 

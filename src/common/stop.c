@@ -1,7 +1,8 @@
 /*
  * The stop request and the two requests of a run without an end (see
  * stop.h). The flags are the process's only signal-set state; nothing but
- * the handlers sets them, and a request is taken with an atomic exchange,
+ * the handlers sets them (but the program's own end request, kept apart),
+ * and a request is taken with an atomic exchange,
  * so one arriving while another is taken is not lost.
  */
 #include "common/stop.h"
@@ -11,6 +12,7 @@
 #include <string.h>
 
 static volatile sig_atomic_t stop_flag;
+static atomic_int end_flag; /* set by stop_request_end, from any thread */
 static atomic_int result_flag;
 static atomic_int reopen_flag;
 
@@ -61,7 +63,17 @@ void stop_handlers_install(void)
 
 bool stop_requested(void)
 {
+    return stop_flag != 0 || atomic_load(&end_flag) != 0;
+}
+
+bool stop_signalled(void)
+{
     return stop_flag != 0;
+}
+
+void stop_request_end(void)
+{
+    atomic_store(&end_flag, 1);
 }
 
 bool result_request_take(void)

@@ -195,8 +195,9 @@ void collector_run(struct collector *c, bool *interrupted)
         sleep_until_ns(wake < next_tick ? wake : next_tick);
         if (stop_requested()) {
             /* engine_join repeats the wake-up until every thread has ended;
-             * collector_finish drains what they recorded meanwhile. */
-            *interrupted = true;
+             * collector_finish drains what they recorded meanwhile. The
+             * program's own end (it has what it ran for) is no interruption. */
+            *interrupted = stop_signalled();
             engine_stop(c->eng);
             return;
         }

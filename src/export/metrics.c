@@ -78,7 +78,8 @@ int metrics_init(struct metrics *m, const struct metrics_config *cfg, const int 
     m->ncpu = n;
     m->acc = calloc((size_t)n, sizeof(*m->acc));
     m->pub = calloc((size_t)n, sizeof(*m->pub));
-    if (!m->acc || !m->pub || pthread_mutex_init(&m->lock, NULL) != 0) {
+    m->tail = calloc((size_t)n, sizeof(*m->tail));
+    if (!m->acc || !m->pub || !m->tail || pthread_mutex_init(&m->lock, NULL) != 0) {
         metrics_free(m);
         return -1;
     }
@@ -96,6 +97,7 @@ void metrics_free(struct metrics *m)
         pthread_mutex_destroy(&m->lock);
     free(m->acc);
     free(m->pub);
+    free(m->tail);
     memset(m, 0, sizeof(*m));
 }
 
@@ -202,6 +204,13 @@ void metrics_publish(struct metrics *m)
     pthread_mutex_unlock(&m->lock);
 }
 
+void metrics_set_tail(struct metrics *m, int i, const struct metrics_tail *t)
+{
+    pthread_mutex_lock(&m->lock);
+    m->tail[i] = *t;
+    pthread_mutex_unlock(&m->lock);
+}
+
 void metrics_set_start(struct metrics *m, double unix_s)
 {
     pthread_mutex_lock(&m->lock);
@@ -214,7 +223,9 @@ void metrics_take(struct metrics *m, struct metrics_config *cfg, struct metrics_
     pthread_mutex_lock(&m->lock);
     *cfg = m->cfg;
     memcpy(out, m->pub, (size_t)m->ncpu * sizeof(*out));
-    for (int i = 0; i < m->ncpu; i++)
+    for (int i = 0; i < m->ncpu; i++) {
         m->pub[i].max_scrape_set = false;
+        out[i].tail = m->tail[i];
+    }
     pthread_mutex_unlock(&m->lock);
 }

@@ -49,6 +49,18 @@ struct metrics_irq {
     uint64_t total;
 };
 
+/* The newest fit of the tail (`run --tail --prometheus`), set by the
+ * thread that fits it (metrics_set_tail), not by the collector. */
+#define METRICS_TAIL_MAX_P 8
+struct metrics_tail {
+    bool fitted; /* a fit ran: the figures below exist */
+    bool pass;   /* its verdict is an estimate (every check passed) */
+    int nprob;
+    double probability[METRICS_TAIL_MAX_P]; /* per cycle */
+    double estimate_s[METRICS_TAIL_MAX_P];  /* the latency at each; NAN: none */
+    double budget_p;                        /* P(latency > budget) per cycle; NAN: none */
+};
+
 struct metrics_cpu {
     int cpu;
     struct metrics_hist latency;
@@ -74,6 +86,8 @@ struct metrics_cpu {
     /* spikes by dominant cause (has_spikes) */
     bool has_spikes;
     uint64_t spikes[CAUSE_KIND_COUNT];
+    /* in what metrics_take hands out: the newest tail fit */
+    struct metrics_tail tail;
 };
 
 /* What describes the run (jitterlab_info and the start time). */
@@ -98,8 +112,9 @@ struct metrics_config {
 struct metrics {
     struct metrics_config cfg;
     int ncpu;
-    struct metrics_cpu *acc; /* the collector's copy */
-    struct metrics_cpu *pub; /* the published copy, under lock */
+    struct metrics_cpu *acc;   /* the collector's copy */
+    struct metrics_cpu *pub;   /* the published copy, under lock */
+    struct metrics_tail *tail; /* per CPU, under lock */
     pthread_mutex_t lock;
     bool lock_ready;
 };
@@ -119,6 +134,9 @@ void metrics_telemetry(struct metrics *m, int i, const struct telemetry_cpu_figu
 struct metrics_cpu *metrics_cpu_acc(struct metrics *m, int i);
 /* Publishes the collector's copy. */
 void metrics_publish(struct metrics *m);
+
+/* The newest tail fit of CPU index i (any thread). */
+void metrics_set_tail(struct metrics *m, int i, const struct metrics_tail *t);
 
 /* The run's planned wake-up 0, in Unix time (any thread). */
 void metrics_set_start(struct metrics *m, double unix_s);

@@ -234,6 +234,62 @@ static void telemetry_families(struct page *pg, const struct metrics_cpu *cpus, 
                 pick_steal); /* absent where the hypervisor reports none: unknown, not 0 */
 }
 
+/* A probability as a label: the shortest %g form, the exponent without
+ * its leading zero ("1e-9", "0.001"). */
+static void probability_label(char *buf, size_t len, double p)
+{
+    snprintf(buf, len, "%g", p);
+    char *e = strstr(buf, "e-0");
+    if (e)
+        memmove(e + 2, e + 3, strlen(e + 3) + 1);
+}
+
+/* The newest tail fit (run --tail --prometheus): present once a fit ran;
+ * an estimate only where every check passed. */
+static void tail_families(struct page *pg, const struct metrics_cpu *cpus, int ncpu)
+{
+    bool fitted = false, estimate = false, budget = false;
+    for (int i = 0; i < ncpu; i++) {
+        fitted |= cpus[i].tail.fitted;
+        estimate |= cpus[i].tail.fitted && cpus[i].tail.pass;
+        budget |= cpus[i].tail.fitted && !isnan(cpus[i].tail.budget_p);
+    }
+    if (!fitted)
+        return;
+    if (estimate) {
+        family(pg, "jitterlab_latency_estimate_seconds", "gauge",
+               "Latency exceeded with the given probability per cycle, from the newest fit of "
+               "the tail (absent where its checks refuse an estimate).");
+        for (int i = 0; i < ncpu; i++) {
+            const struct metrics_tail *t = &cpus[i].tail;
+            for (int k = 0; t->fitted && t->pass && k < t->nprob; k++) {
+                if (!isfinite(t->estimate_s[k]))
+                    continue;
+                char p[32];
+                probability_label(p, sizeof p, t->probability[k]);
+                cpu_sample(pg, "jitterlab_latency_estimate_seconds", cpus[i].cpu, "probability", p,
+                           t->estimate_s[k]);
+            }
+        }
+    }
+    if (budget) {
+        family(pg, "jitterlab_budget_exceedance_probability", "gauge",
+               "Probability per cycle that the latency exceeds --budget, from the newest fit of "
+               "the tail.");
+        for (int i = 0; i < ncpu; i++)
+            if (cpus[i].tail.fitted && !isnan(cpus[i].tail.budget_p))
+                cpu_sample(pg, "jitterlab_budget_exceedance_probability", cpus[i].cpu, NULL, NULL,
+                           cpus[i].tail.budget_p);
+    }
+    family(pg, "jitterlab_tail_checks_pass", "gauge",
+           "1 when every check of the newest tail fit passed (its estimates are published), 0 "
+           "when one refused an estimate.");
+    for (int i = 0; i < ncpu; i++)
+        if (cpus[i].tail.fitted)
+            cpu_sample(pg, "jitterlab_tail_checks_pass", cpus[i].cpu, NULL, NULL,
+                       cpus[i].tail.pass ? 1 : 0);
+}
+
 static void info_family(struct page *pg, const struct metrics_info *in)
 {
     family(pg, "jitterlab_info", "info", "What is measured: program, kernel and machine.");
@@ -295,6 +351,7 @@ int prom_render(FILE *out, const struct metrics_config *cfg, const struct metric
                     cpu_sample(&pg, "jitterlab_spikes_total", cpus[i].cpu, "cause",
                                cause_kind_name(k), (double)cpus[i].spikes[k]);
     }
+    tail_families(&pg, cpus, ncpu);
     info_family(&pg, &cfg->info);
     if (openmetrics)
         fputs("# EOF\n", out);

@@ -524,6 +524,53 @@ static json_t *json_start_stop(const struct engine_timing *t)
                      json_int_or_null(t->stop_requested_ns != 0 && t->stop_ns > 0, t->stop_ns));
 }
 
+/* A finite number, else null (an unbounded or unknown figure). */
+static json_t *json_real_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* tail.until_confident: the goal, what ended the run and its last check. */
+static json_t *json_until_confident(const struct run_tail_confidence *k)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "probability", json_real(k->probability));
+    json_object_set_new(o, "width_pct", json_real(k->width * 100));
+    json_object_set_new(o, "checks", json_integer((json_int_t)k->checks));
+    if (!k->checks || !k->cpus) {
+        json_object_set_new(o, "last_check", json_null());
+        return o;
+    }
+    json_t *last = json_object(), *cpus = json_array();
+    json_object_set_new(last, "t_s", json_real_or_null(k->last_t_s));
+    for (int i = 0; i < k->ncpu; i++) {
+        const struct run_tail_check_cpu *c = &k->cpus[i];
+        json_array_append_new(cpus, json_pack("{s:i,s:s,s:o,s:o,s:o,s:b}", "cpu", c->cpu, "verdict",
+                                              c->estimate ? "estimate" : "cannot-estimate",
+                                              "latency_ns", json_real_or_null(c->latency_ns),
+                                              "upper_ns", json_real_or_null(c->upper_ns),
+                                              "width_pct", json_real_or_null(c->width * 100),
+                                              "confident", c->confident));
+    }
+    json_object_set_new(last, "cpus", cpus);
+    json_object_set_new(last, "widest_cpu",
+                        k->widest >= 0 ? json_integer(k->cpus[k->widest].cpu) : json_null());
+    json_object_set_new(o, "last_check", last);
+    return o;
+}
+
+/* The top-level `tail` (run --tail): the tail document's object, and with
+ * --until-confident what ended the run. */
+static json_t *json_run_tail(const struct run_report_tail *t)
+{
+    json_t *o = json_tail_object(&t->cfg, t->cpus, t->cpu_ids, t->n, t->all);
+    if (!o || !t->confidence)
+        return o;
+    json_object_set_new(o, "ended_by", json_string(t->confidence->ended_by));
+    json_object_set_new(o, "until_confident", json_until_confident(t->confidence));
+    return o;
+}
+
 json_t *json_run_result(const struct run_report *rep)
 {
     json_t *doc = json_document_new("run", rep->version, rep->argc, rep->argv, rep->started_at);
@@ -592,6 +639,8 @@ json_t *json_run_result(const struct run_report *rep)
         json_telemetry(doc, rep);
     if (rep->explain_method)
         json_explain(doc, rep, rep->start_ns);
+    if (rep->tail)
+        json_object_set_new(doc, "tail", json_run_tail(rep->tail));
     return doc;
 }
 

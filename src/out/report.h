@@ -16,12 +16,47 @@
 #include "stats/running_stats.h"
 #include "stats/window.h"
 #include "inspect/inspect_system.h"
+#include "out/json_tail.h"
 #include "sys/system_info.h"
 #include "export/influx.h"
 #include "telemetry/run_telemetry.h"
 #include "telemetry/telemetry.h"
 #include "trace/explain.h"
 #include "tune/tune.h"
+
+/* One CPU at a check of `run --until-confident`: its latency at the
+ * probability asked, and how far above it its interval reaches. */
+struct run_tail_check_cpu {
+    int cpu;
+    bool estimate;     /* the verdict: an estimate (else the checks refused one) */
+    double latency_ns; /* NAN when not an estimate */
+    double upper_ns;   /* the interval's upper bound; INFINITY when unbounded */
+    double width;      /* (upper - latency) / latency; NAN when not an estimate */
+    bool confident;    /* an estimate and width <= the width asked */
+};
+
+/* `run --until-confident P:WIDTH`: what ended the run and its last check. */
+struct run_tail_confidence {
+    double probability;   /* P per cycle */
+    double width;         /* WIDTH as a fraction */
+    const char *ended_by; /* "confident", "duration" (-D or -l), "signal" */
+    const char *limit;    /* what "duration" means here: "-D" or "-l" */
+    uint64_t checks;      /* checks finished */
+    double last_t_s;      /* when the last check's snapshot was taken; NAN: none */
+    int ncpu;
+    const struct run_tail_check_cpu *cpus; /* the last check, ncpu entries */
+    int widest;                            /* index of the CPU farthest from the goal; -1: none */
+};
+
+/* `run --tail`: the tail analysis of each CPU and of all together. */
+struct run_report_tail {
+    struct tail_config cfg;
+    const struct tail_result *cpus; /* n, in the order of the measured CPUs */
+    const int *cpu_ids;
+    size_t n;
+    const struct tail_result *all;                /* NULL with one CPU */
+    const struct run_tail_confidence *confidence; /* NULL without --until-confident */
+};
 
 struct run_report {
     const char *version;
@@ -105,6 +140,9 @@ struct run_report {
     const struct explain *explain; /* tracepoints: the finished explainer */
     /* the start and the stop of the measuring threads: NULL when none started */
     const struct engine_timing *timing;
+    /* --tail: NULL without it, and in a result written while the run goes
+     * on (the analysis runs at the end) */
+    const struct run_report_tail *tail;
     /* --per-cpu: the text summary has a row per CPU however many there are
      * (else more than TEXT_MANY_MAX_ROWS collapse to the worst ones) */
     bool per_cpu;

@@ -11,6 +11,7 @@
 #include "out/text_report.h"
 #include "out/text_many.h"
 #include "out/text_stat.h"
+#include "out/text_tail.h"
 
 #include <math.h>
 #include <string.h>
@@ -275,10 +276,59 @@ void text_summary(FILE *out, const struct run_report *rep)
                 only[nonly++] = rep->cpu[worst.idx[k]]->cpu;
         }
         text_telemetry_summary(out, rep->telemetry, rep->telemetry_windows, rep->telemetry_count,
-                               rep->telemetry_dropped, rep->telemetry_period_ns, compact ? only : NULL, nonly);
+                               rep->telemetry_dropped, rep->telemetry_period_ns,
+                               compact ? only : NULL, nonly);
     }
     if (rep->explain_method)
         text_spikes(out, rep);
+    if (rep->tail) {
+        const struct run_report_tail *t = rep->tail;
+        text_tail(out, &t->cfg, t->cpus, t->cpu_ids, t->n, t->all);
+        if (t->confidence)
+            text_until_confident(out, t->confidence);
+    }
+}
+
+/* A latency for people: "12.3 us". */
+static void text_ns(char *buf, size_t len, double ns)
+{
+    if (ns >= 1e6)
+        snprintf(buf, len, "%.3g ms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.3g us", ns / 1e3);
+}
+
+void text_until_confident(FILE *out, const struct run_tail_confidence *k)
+{
+    char p[32], at[96] = "";
+    snprintf(p, sizeof p, "%g", k->probability);
+    char *e = strstr(p, "e-0"); /* 1e-09 -> 1e-9 */
+    if (e)
+        memmove(e + 2, e + 3, strlen(e + 3) + 1);
+    const struct run_tail_check_cpu *w = k->widest >= 0 ? &k->cpus[k->widest] : NULL;
+    if (w && w->estimate && isfinite(w->upper_ns)) {
+        char lat[32];
+        text_ns(lat, sizeof lat, w->latency_ns);
+        snprintf(at, sizeof at, " (%s%d: %s, +%.1f %%)", k->ncpu > 1 ? "widest: CPU " : "CPU ",
+                 w->cpu, lat, w->width * 100);
+    } else if (w && w->estimate) {
+        char lat[32];
+        text_ns(lat, sizeof lat, w->latency_ns);
+        snprintf(at, sizeof at, " (CPU %d: %s, its interval unbounded above)", w->cpu, lat);
+    } else if (w) {
+        snprintf(at, sizeof at, " (CPU %d: cannot estimate)", w->cpu);
+    }
+    if (strcmp(k->ended_by, "confident") == 0)
+        fprintf(out, "\nstopped: the %s level's interval is within %g %%%s%s\n", p, k->width * 100,
+                k->ncpu > 1 ? " on every CPU" : "", at);
+    else if (!k->checks)
+        fprintf(out,
+                "\n%s ended the run before the %s level was known within %g %% (no check "
+                "finished)\n",
+                strcmp(k->ended_by, "signal") == 0 ? "a signal" : k->limit, p, k->width * 100);
+    else
+        fprintf(out, "\n%s ended the run before the %s level was known within %g %%%s\n",
+                strcmp(k->ended_by, "signal") == 0 ? "a signal" : k->limit, p, k->width * 100, at);
 }
 
 void text_histogram(FILE *out, const struct latency_hist *h)

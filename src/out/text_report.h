@@ -13,6 +13,10 @@
 #include "out/report.h"
 
 void text_summary(FILE *out, const struct run_report *rep);
+/* `run --until-confident`: what ended the run, with the last check's
+ * widest interval ("stopped: the 1e-09 level's interval is within 10 %
+ * (CPU 1: 12.3 us, +8.1 %)", "-D ended the run before ..."). */
+void text_until_confident(FILE *out, const struct run_tail_confidence *k);
 /* One line per load: its CPUs and the duty cycle each achieved. */
 void text_loads(FILE *out, const struct load_spec *specs, int n, const struct load_runner *lr);
 void text_histogram(FILE *out, const struct latency_hist *h);

@@ -265,6 +265,32 @@ static void test_metrics_collector_copy_is_invisible_until_published(void **stat
     metrics_free(&m);
 }
 
+/* The tail fit comes from the thread that fits, not the collector: it is
+ * seen at the next take whatever the collector publishes, and survives a
+ * publish of the collector's copy. */
+static void test_metrics_tail_fit_is_taken_beside_the_published_copy(void **state)
+{
+    (void)state;
+    struct metrics m;
+    init_default(&m, false);
+    struct metrics_cpu c[2];
+    take(&m, c);
+    assert_false(c[0].tail.fitted);
+    struct metrics_tail t = {.fitted = true, .pass = true, .nprob = 1, .budget_p = NAN};
+    t.probability[0] = 1e-9;
+    t.estimate_s[0] = 42e-6;
+    metrics_set_tail(&m, 1, &t);
+    metrics_publish(&m);
+    take(&m, c);
+    assert_false(c[0].tail.fitted);
+    assert_true(c[1].tail.fitted && c[1].tail.pass);
+    assert_true(c[1].tail.estimate_s[0] == 42e-6);
+    metrics_publish(&m);
+    take(&m, c);
+    assert_true(c[1].tail.fitted);
+    metrics_free(&m);
+}
+
 static void test_metrics_max_since_scrape_is_reset_when_taken(void **state)
 {
     (void)state;
@@ -592,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_metrics_interrupts_accumulate_by_source_with_the_rest_as_other),
         cmocka_unit_test(test_metrics_interrupt_sources_beyond_the_limit_go_to_other),
         cmocka_unit_test(test_metrics_steal_seconds_add_share_times_duration),
+        cmocka_unit_test(test_metrics_tail_fit_is_taken_beside_the_published_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -549,6 +549,46 @@ static void test_prom_families_without_data_are_absent(void **state)
     free(p.text);
 }
 
+/* The tail's families: absent before a fit; after one, the estimates per
+ * probability only where the checks passed, the budget's exceedance where
+ * there is a budget, and the checks gauge for every fitted CPU. */
+static void test_prom_tail_families_after_a_fit(void **state)
+{
+    (void)state;
+    struct metrics_config cfg;
+    struct metrics_cpu c[2];
+    config_default(&cfg, false);
+    cpu_empty(&c[0], 0);
+    cpu_empty(&c[1], 3);
+    struct page p;
+    render(&p, &cfg, c, 2, false);
+    expect_no_line_starting(&p, "# TYPE jitterlab_tail_checks_pass");
+    expect_no_line_starting(&p, "# TYPE jitterlab_latency_estimate_seconds");
+    free(p.text);
+
+    c[0].tail = (struct metrics_tail){.fitted = true, .pass = true, .nprob = 2, .budget_p = 2.5e-7};
+    c[0].tail.probability[0] = 1e-6;
+    c[0].tail.estimate_s[0] = 0.00005;
+    c[0].tail.probability[1] = 1e-9;
+    c[0].tail.estimate_s[1] = 0.00008;
+    c[1].tail = (struct metrics_tail){.fitted = true, .pass = false, .nprob = 2, .budget_p = NAN};
+    c[1].tail.probability[0] = 1e-6;
+    c[1].tail.estimate_s[0] = NAN;
+    for (int om = 0; om < 2; om++) {
+        render(&p, &cfg, c, 2, om);
+        check_families_whole(&p, om);
+        expect_line(&p, "# TYPE jitterlab_latency_estimate_seconds gauge");
+        expect_line(&p, "jitterlab_latency_estimate_seconds{cpu=\"0\",probability=\"1e-6\"} 5e-05");
+        expect_line(&p, "jitterlab_latency_estimate_seconds{cpu=\"0\",probability=\"1e-9\"} 8e-05");
+        expect_no_line_starting(&p, "jitterlab_latency_estimate_seconds{cpu=\"3\"");
+        expect_line(&p, "jitterlab_budget_exceedance_probability{cpu=\"0\"} 2.5e-07");
+        expect_no_line_starting(&p, "jitterlab_budget_exceedance_probability{cpu=\"3\"");
+        expect_line(&p, "jitterlab_tail_checks_pass{cpu=\"0\"} 1");
+        expect_line(&p, "jitterlab_tail_checks_pass{cpu=\"3\"} 0");
+        free(p.text);
+    }
+}
+
 static void test_prom_numbers_read_back_exactly(void **state)
 {
     (void)state;
@@ -603,6 +643,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prom_bucket_series_is_cumulative_with_prometheus_le),
+        cmocka_unit_test(test_prom_tail_families_after_a_fit),
         cmocka_unit_test(test_prom_counters_and_gauges_per_cpu),
         cmocka_unit_test(test_prom_without_deadline_has_no_deadline_family),
         cmocka_unit_test(test_prom_interrupts_carry_the_device_name),

@@ -383,12 +383,78 @@ static const struct cli_bad_case bad_cases[] = {
     {"run --explain --explain-keep x",
      "jitterlab: --explain-keep x: must be a whole number from 0 to 1000000\n"},
     {"run --explain-keep 10", "jitterlab: --explain-keep 10: needs --explain\n"},
+    {"run --tail --no-telemetry",
+     "jitterlab: --tail: needs windows to take the maxima of, and --no-telemetry leaves none: add "
+     "--report-every DUR, or drop --no-telemetry\n"},
+    {"run --until-confident 1e-9:10% --no-telemetry",
+     "jitterlab: --until-confident 1e-9:10%: needs windows to take the maxima of, and "
+     "--no-telemetry leaves none: add --report-every DUR, or drop --no-telemetry\n"},
+    {"run --until-confident 1e-9",
+     "jitterlab: --until-confident 1e-9: takes P:WIDTH, a probability per cycle and a width in "
+     "percent (e.g. 1e-9:10%)\n"},
+    {"run --until-confident :10%",
+     "jitterlab: --until-confident :10%: takes P:WIDTH, a probability per cycle and a width in "
+     "percent (e.g. 1e-9:10%)\n"},
+    {"run --until-confident 1e-9:",
+     "jitterlab: --until-confident 1e-9:: takes P:WIDTH, a probability per cycle and a width in "
+     "percent (e.g. 1e-9:10%)\n"},
+    {"run --until-confident 1:10%",
+     "jitterlab: --until-confident 1:10%: P must be a probability per cycle between 0 and 1 (e.g. "
+     "1e-9)\n"},
+    {"run --until-confident 0:10%",
+     "jitterlab: --until-confident 0:10%: P must be a probability per cycle between 0 and 1 (e.g. "
+     "1e-9)\n"},
+    {"run --until-confident nan:10%",
+     "jitterlab: --until-confident nan:10%: P must be a probability per cycle between 0 and 1 "
+     "(e.g. 1e-9)\n"},
+    {"run --until-confident 1e-9x:10%",
+     "jitterlab: --until-confident 1e-9x:10%: P must be a probability per cycle between 0 and 1 "
+     "(e.g. 1e-9)\n"},
+    {"run --until-confident 1e-9:0%",
+     "jitterlab: --until-confident 1e-9:0%: WIDTH must be a percentage above 0 and at most 1000 "
+     "(e.g. 10%)\n"},
+    {"run --until-confident 1e-9:-5%",
+     "jitterlab: --until-confident 1e-9:-5%: WIDTH must be a percentage above 0 and at most 1000 "
+     "(e.g. 10%)\n"},
+    {"run --until-confident 1e-9:10%%",
+     "jitterlab: --until-confident 1e-9:10%%: WIDTH must be a percentage above 0 and at most 1000 "
+     "(e.g. 10%)\n"},
+    {"run --until-confident 1e-9:ten",
+     "jitterlab: --until-confident 1e-9:ten: WIDTH must be a percentage above 0 and at most 1000 "
+     "(e.g. 10%)\n"},
+    {"run --until-confident 1e-9:1001",
+     "jitterlab: --until-confident 1e-9:1001: WIDTH must be a percentage above 0 and at most 1000 "
+     "(e.g. 10%)\n"},
     {"run --bogus", "jitterlab: run: unknown option '--bogus' (see jitterlab help run)\n"},
     {"run -x", "jitterlab: run: unknown option '-x' (see jitterlab help run)\n"},
     {"run -i", "jitterlab: -i: needs a value\n"},
     {"run --json", "jitterlab: --json: needs a value\n"},
     {"run extra", "jitterlab: run: unexpected argument 'extra' (see jitterlab help run)\n"},
 };
+
+/* --tail alone, and --until-confident, which implies it; either needs
+ * windows, which telemetry gives, or --report-every without it. */
+static void test_run_tail_and_until_confident_parse(void **state)
+{
+    (void)state;
+    parse_ok("run");
+    assert_false(params.tail);
+    assert_true(params.confident_probability == 0);
+    parse_ok("run --tail");
+    assert_true(params.tail);
+    assert_null(params.until_confident_text);
+    parse_ok("run --until-confident 1e-9:10%");
+    assert_true(params.tail);
+    assert_string_equal(params.until_confident_text, "1e-9:10%");
+    assert_true(params.confident_probability == 1e-9);
+    assert_true(params.confident_width > 0.0999999 && params.confident_width < 0.1000001);
+    parse_ok("run --until-confident 0.001:2.5");
+    assert_true(params.confident_probability == 0.001);
+    assert_true(params.confident_width > 0.0249999 && params.confident_width < 0.0250001);
+    parse_ok("run --tail --no-telemetry --report-every 1s");
+    parse_ok("run --until-confident 1e-6:50% --no-telemetry --report-every 1000samples");
+    parse_ok("run --until-confident 1e-9:10% -D 0");
+}
 
 /* cyclictest's options for what jitterlab always does are taken, each with
  * a note of what it does here; --histfile is the histogram file. */
@@ -721,6 +787,7 @@ int main(void)
         cmocka_unit_test(test_run_influx_destination_and_its_default_window),
         cmocka_unit_test(test_run_export_options_bad_input_exits_2_with_the_exact_message),
         cmocka_unit_test(test_run_forever_with_a_duration_names_the_duration_as_given),
+        cmocka_unit_test(test_run_tail_and_until_confident_parse),
         cmocka_unit_test(test_run_has_a_deadline_only_with_a_workload_or_deadline),
         cmocka_unit_test(test_run_clock_tsc_refused_where_the_watchdog_marked_it_unstable),
         cmocka_unit_test(test_run_clock_tsc_refused_without_an_invariant_tsc_naming_every_reason),
