@@ -6,13 +6,15 @@
 # the text and the run's length agree on which; Ctrl-C still gives the
 # tail of the samples taken; --tail without windows is refused. Only what
 # holds on any machine is asserted: never whether the checks accept an
-# estimate. About 12 s.
+# estimate. The same run's result and samples file, as written, go
+# through `jitterlab tail` (fitted on the buckets, then on the exact
+# samples). About 12 s.
 . "$(dirname "$0")/lib.sh"
 : "${JL_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
 
 # --- --tail on report windows -----------------------------------------
 J=$T/tail.json
-"$JL" run -a 1 -i 500us -D 3 --report-every 100ms --tail --budget 10ms --json "$J" >"$T/out" 2>"$T/err"
+"$JL" run -a 1 -i 500us -D 3 --report-every 100ms --tail --budget 10ms --json "$J" --samples "$T/tail.csv" >"$T/out" 2>"$T/err"
 rc=$?
 if [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; then ok "--tail run exits 0 (or 3 over budget)"; else not_ok "--tail run exits 0 (or 3 over budget)" "exit status $rc" "$(tail -3 "$T/err")"; fi
 inv "tail run" "$J" --exit-code $rc --budget-ns 10000000
@@ -27,6 +29,19 @@ t("its verdict is an estimate or a refusal", 'tl["cpus"][0]["verdict"] in ("esti
 t("one CPU: no all entry", 'tl["all"] is None', 'tl.get("all")')
 t("no until_confident without it", '"until_confident" not in tl and "ended_by" not in tl', 'sorted(tl)')
 EOF2
+
+# --- the same result through jitterlab tail -------------------------------
+"$JL" tail "$J" --json "$T/t.json" >"$T/tout" 2>"$T/err"
+rc_is "tail of the run: exit 0" 0 $?
+"$JL" tail "$J" --samples "$T/tail.csv" --json "$T/s.json" >"$T/tout" 2>"$T/err"
+rc_is "tail of the run with its samples file: exit 0" 0 $?
+pyt "$T/s.json" h="$T/t.json" <<'PY'
+h = json.load(open(v["h"]))
+t("tail of the run: one CPU entry, kind tail", 'd["kind"] == "tail" and [e["cpu"] for e in d["cpus"]] == [1] and d["all"] is None')
+t("with the samples file: fitted on the samples", 'd["cpus"][0]["data"] == "samples"')
+check("without it: on the histogram", h["cpus"][0]["data"] == "histogram")
+t("an answer: an estimate or a reason", 'all(e["verdict"] == "estimate" or e["reason"] for e in d["cpus"])', '[e["reason"] for e in d["cpus"]]')
+PY
 
 # --- --until-confident: a width no run reaches ends by -D ----------------
 J=$T/never.json
