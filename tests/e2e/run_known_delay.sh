@@ -131,6 +131,21 @@ t("known delay: no period counted missed before it had passed, but for host stal
 t("known delay: max >= 1.7 ms, so --budget 1ms is exceeded", 'a["latency_ns"]["max"] >= 1700000', 'a["latency_ns"]["max"]')
 EOF
 
+# --- the tail of the same run: it must see the 2 ms mode, or refuse ----------
+# 1 in 50 samples is delayed 1-2 ms by the spinner: the latency exceeded
+# with probability 1e-6 per cycle lies above that mode whatever the fit
+# does, so an estimate below 1.7 ms would be a tail that missed it.
+"$JL" tail "$J" --samples "$S" --json "$T/kdt.json" >"$T/kdt.out" 2>"$T/err"
+rc_is "tail of the known-delay run: exit 0" 0 $?
+pyt "$T/kdt.json" <<'EOF'
+e = d["cpus"][0]
+est = {x["probability"]: x for x in e["estimates"]}
+note("tail: %s %s; 1e-6 level %s" % (e["verdict"], e["reason"], est.get(1e-6)))
+t("tail: fitted on the samples", 'e["data"] == "samples"')
+t("tail: the 2 ms mode is seen (1e-6 level >= 1.7 ms) or the estimate refused",
+  '(e["verdict"] == "cannot-estimate" and e["reason"]) or est[1e-6]["latency_ns"] >= 1700000', '(e["verdict"], est.get(1e-6))')
+EOF
+
 # --- the other side of the budget, beside the same injections -----------------
 for budcase in "10s 10000000000" "10ms 10000000"; do
     set -- $budcase
