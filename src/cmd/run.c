@@ -514,11 +514,20 @@ static int run_main(int argc, char **argv, char **typed)
         p.confident_probability > 0
             ? tail_watch_outcome(&watch, stop_signalled(), p.duration_ns > 0 ? "-D" : "-l")
             : NULL;
+    /* --tail with --samples fits the exact sequence: the samples file is
+     * committed first and read back (run_tail.c). */
+    int samples_rc = EXIT_OK;
+    const char *commit_opt = NULL, *commit_path = NULL;
+    if (p.tail && p.samples_path && run_stream_commit(&rs, &commit_opt, &commit_path) != 0) {
+        fprintf(stderr, "jitterlab: %s %s: %s\n", commit_opt, commit_path, strerror(errno));
+        samples_rc = EXIT_RUNTIME;
+    }
     if (p.tail && run_tail_analyse(&p, &rep, confidence, &tail, err, sizeof err) != 0)
         fprintf(stderr, "jitterlab: %s; the result goes without it\n", err);
     if (!p.common.quiet)
         text_summary(stdout, &rep);
-    rc = run_result_verdict(&p, &rep, run_result_write(&p, &rs, &rep), tune_rc);
+    int out_rc = run_result_write(&p, &rs, &rep);
+    rc = run_result_verdict(&p, &rep, samples_rc != EXIT_OK ? samples_rc : out_rc, tune_rc);
     if (rc == EXIT_OK && sleep_err)
         rc = EXIT_RUNTIME;
     if (interrupted && !p.common.quiet)

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/samples_read.h"
+
 size_t run_tail_probabilities(const struct run_params *p, double *out)
 {
     size_t n = 0;
@@ -104,6 +106,60 @@ static size_t window_maxima(const struct run_report *rep, int cpu, struct window
     return m;
 }
 
+/* With --samples, each CPU's exact sequence from the samples file the run
+ * has just committed, so that the fit is on the samples and the extremal
+ * index and the split-half check can run. Only when the file is whole (no
+ * ring drops: a sequence with holes would fake the clustering) and at most
+ * RUN_TAIL_MAX_ROWS rows (read back in about a second); otherwise, or when
+ * it cannot be read, the histograms, and a note says why. Returns the
+ * path when the sequences were taken, else NULL. */
+#define RUN_TAIL_MAX_ROWS (UINT64_C(8) * 1024 * 1024)
+static const char *run_tail_sequences(const struct run_params *p, const struct run_report *rep,
+                                      struct run_tail *t)
+{
+    if (!p->samples_path || rep->ncpu <= 0)
+        return NULL;
+    if (rep->all_ring_drops > 0) {
+        fprintf(stderr,
+                "jitterlab: --tail: --samples %s lacks %llu samples the rings dropped; the tail is "
+                "fitted on the histograms\n",
+                p->samples_path, (unsigned long long)rep->all_ring_drops);
+        return NULL;
+    }
+    if (rep->all_samples > RUN_TAIL_MAX_ROWS) {
+        fprintf(stderr,
+                "jitterlab: --tail: --samples %s holds %llu samples, more than the %llu read "
+                "back at the end of a run; the tail is fitted on the histograms (jitterlab tail "
+                "--samples reads more)\n",
+                p->samples_path, (unsigned long long)rep->all_samples,
+                (unsigned long long)RUN_TAIL_MAX_ROWS);
+        return NULL;
+    }
+    int cpus[CPULIST_MAX_CPUS];
+    uint64_t expected[CPULIST_MAX_CPUS];
+    for (int i = 0; i < rep->ncpu; i++) {
+        cpus[i] = rep->cpu[i]->cpu;
+        expected[i] = rep->cpu[i]->samples;
+    }
+    char why[256];
+    if (samples_data_init(&t->seq, cpus, expected, (size_t)rep->ncpu, SAMPLES_READ_MAX_ROWS, why,
+                          sizeof why) != 0 ||
+        samples_read_file(p->samples_path, &t->seq, why, sizeof why) != 0) {
+        fprintf(stderr,
+                "jitterlab: --tail: --samples %s: %s; the tail is fitted on the histograms\n",
+                p->samples_path, why);
+        return NULL;
+    }
+    t->have_seq = true;
+    for (size_t e = 0; e < (size_t)rep->ncpu; e++)
+        for (size_t k = 0; k < t->seq.ncpus; k++)
+            if (t->seq.cpus[k].cpu == rep->cpu[e]->cpu) {
+                t->in[e].seq = t->seq.cpus[k].latency_ns;
+                t->in[e].nseq = t->seq.cpus[k].n;
+            }
+    return p->samples_path;
+}
+
 int run_tail_analyse(const struct run_params *p, struct run_report *rep,
                      const struct run_tail_confidence *confidence, struct run_tail *t, char *err,
                      size_t errlen)
@@ -154,6 +210,7 @@ int run_tail_analyse(const struct run_params *p, struct run_report *rep,
     }
     free(scratch);
     scratch = NULL;
+    const char *exact = run_tail_sequences(p, rep, t);
     tail_analyse_many(t->in, t->out, entries, 0, t->err);
     t->report = (struct run_report_tail){
         .cfg = {.confidence = 0.95,
@@ -162,7 +219,7 @@ int run_tail_analyse(const struct run_params *p, struct run_report *rep,
                 .budget_ns = p->budget_ns >= 0 ? p->budget_ns : -1,
                 .threshold_ns = -1,
                 .interval_ns = rep->interval_ns,
-                .samples_file = NULL},
+                .samples_file = exact},
         .cpus = t->out,
         .cpu_ids = t->cpu_ids,
         .n = ncpu,
@@ -191,5 +248,7 @@ void run_tail_free(struct run_tail *t)
     free(t->in);
     free(t->out);
     free(t->err);
+    if (t->have_seq)
+        samples_data_free(&t->seq);
     memset(t, 0, sizeof *t);
 }

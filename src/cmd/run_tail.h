@@ -2,7 +2,9 @@
  * `run --tail`: the tail analysis of a run (stats/tail.h) from the run's
  * own data, at its end: each CPU's exact latency histogram as buckets,
  * the maxima of its report windows (else its telemetry windows) in time
- * order, the interval and the budget; the same for all CPUs together.
+ * order, the interval and the budget, and with --samples each CPU's exact
+ * sequence read back from the committed file; the same for all CPUs
+ * together (on the histograms).
  * The result's `tail` and the summary's last lines come from it
  * (docs/tail.md, "In a run"). The checks of --until-confident while the
  * run goes on are in run_tail_watch.h.
@@ -14,6 +16,7 @@
 
 #include "cmd/run_cli.h"
 #include "out/report.h"
+#include "out/samples_read.h"
 #include "stats/histogram.h"
 #include "stats/tail.h"
 
@@ -28,6 +31,8 @@ struct run_tail {
     struct tail_bin **bins; /* per entry */
     int64_t **block_max;    /* per entry */
     char (*err)[TAIL_ERR_LEN];
+    struct samples_data seq; /* --samples read back, when have_seq */
+    bool have_seq;
 };
 
 /* The probabilities of a run's analysis: the defaults, and P of

@@ -7,7 +7,7 @@
 # not: the checks ran (split-half with its statistic and p value, the
 # extremal index from the sequence), the answer is an estimate with its
 # intervals ordered or a refusal with a reason and advice, and the run's
-# own tail agrees with the command's on the histogram. It runs beside
+# own tail (fitted on its samples file) agrees with the command's. It runs beside
 # other scripts: nothing it asserts depends on the latencies measured.
 . "$(dirname "$0")/lib.sh"
 
@@ -40,7 +40,9 @@ def sound(x):
         for q in ok) and all(a["latency_ns"] <= b["latency_ns"] for a, b in zip(ok, ok[1:]))
 t("on the samples: an estimate with ordered intervals, or a refusal with reason and advice", 'sound(e)', 'e')
 t("on the histogram: the same", 'sound(h["cpus"][0])', 'h["cpus"][0]')
-t("the run's own tail is the command's on the histogram",
-  'r["tail"]["cpus"][0]["verdict"] == h["cpus"][0]["verdict"] and r["tail"]["cpus"][0]["threshold_ns"] == h["cpus"][0]["threshold_ns"]',
-  '(r["tail"]["cpus"][0]["verdict"], h["cpus"][0]["verdict"], r["tail"]["cpus"][0]["threshold_ns"], h["cpus"][0]["threshold_ns"])')
+rt = r["tail"]["cpus"][0]
+t("the run's own tail fitted its samples file", 'rt["data"] == "samples" and r["tail"]["samples_file"] is not None', '(rt["data"], r["tail"].get("samples_file"))')
+t("and is the command's on the same samples",
+  'rt["verdict"] == e["verdict"] and rt["threshold_ns"] == e["threshold_ns"] and rt["exceedances"] == e["exceedances"]',
+  '(rt["verdict"], e["verdict"], rt["threshold_ns"], e["threshold_ns"])')
 EOF
