@@ -662,13 +662,14 @@ void gpd_level_wald(const struct gpd_fit *fit, double sf, double confidence, dou
 struct gev_problem {
     const double *x;
     size_t n;
+    double mu0, s0; /* the simplex works on ((mu - mu0) / s0, ln(sigma / s0), xi) */
 };
 
 static double gev_loglik(const double *x, size_t n, double mu, double ls, double xi)
 {
-    double ll = 0;
+    double ll = 0, inv_sigma = exp(-ls);
     for (size_t i = 0; i < n; i++) {
-        double z = (x[i] - mu) / exp(ls);
+        double z = (x[i] - mu) * inv_sigma;
         if (fabs(xi) < 1e-7) {
             ll += -ls - z - exp(-z);
         } else {
@@ -690,7 +691,9 @@ static double gev_ll_arr(const double *p, void *ctx)
 
 static double gev_nll_vec(const gsl_vector *v, void *ctx)
 {
-    double p[3] = {gsl_vector_get(v, 0), gsl_vector_get(v, 1), gsl_vector_get(v, 2)};
+    const struct gev_problem *g = ctx;
+    double p[3] = {g->mu0 + g->s0 * gsl_vector_get(v, 0), log(g->s0) + gsl_vector_get(v, 1),
+                   gsl_vector_get(v, 2)};
     if (!(p[2] >= -1 && p[2] <= GPD_XI_MAX) || fabs(p[1]) > 700)
         return BIG_NLL;
     double ll = gev_ll_arr(p, ctx);
@@ -715,18 +718,22 @@ int gev_fit(const double *x, size_t n, struct gev_fit *fit)
     double sd = sqrt(m2 / (double)(n - 1));
     if (!(sd > 0))
         return -1;
-    struct gev_problem prob = {x, n};
     double s0 = sqrt(6) * sd / M_PI;
-    double p[3] = {m - 0.5772 * s0, log(s0), 0.1};
+    struct gev_problem prob = {x, n, m - 0.5772 * s0, s0};
+    /* Scaled so that every coordinate is of order 1: the simplex's size
+     * then means the same in each. */
+    double q[3] = {0, 0, 0.1}, p[3];
+    p[0] = prob.mu0, p[1] = log(s0), p[2] = 0.1;
     if (!isfinite(gev_ll_arr(p, &prob)))
-        p[2] = 0;
+        q[2] = 0;
     gsl_multimin_function f = {gev_nll_vec, 3, &prob};
-    double step[3] = {0.3 * s0, 0.2, 0.1};
-    double v = nm_minimise(&f, p, step, 3, 1000, 1e-7);
-    double step2[3] = {0.05 * s0, 0.05, 0.02};
-    v = nm_minimise(&f, p, step2, 3, 500, 1e-8);
+    double step[3] = {0.3, 0.2, 0.1};
+    double v = nm_minimise(&f, q, step, 3, 1000, 1e-6);
+    double step2[3] = {0.05, 0.05, 0.02};
+    v = nm_minimise(&f, q, step2, 3, 500, 1e-7);
     if (!(v < BIG_NLL))
         return -1;
+    p[0] = prob.mu0 + s0 * q[0], p[1] = log(s0) + q[1], p[2] = q[2];
     fit->mu = p[0];
     fit->sigma = exp(p[1]);
     fit->xi = p[2];
