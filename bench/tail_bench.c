@@ -7,7 +7,11 @@
  * machine's threads, then one by one on one thread for the cost of one
  * analysis.
  *
- *   tail-bench [-n CPUS] [-t THREADS]        (default 256 CPUs, online CPUs)
+ *   tail-bench [-n CPUS] [-t THREADS] [-x SAMPLES]
+ *
+ * (default 256 CPUs, the online CPUs). -x also times the exact path of the
+ * offline command: one CPU's SAMPLES values drawn from the same mixture, in
+ * time order, as the samples file gives them (exact_ms).
  *
  * One line of key=value figures: the wall time of the whole set, the mean
  * and largest single analysis, how many estimated, and the projection for a
@@ -121,18 +125,66 @@ static int make_cpu(gsl_rng *rng, size_t cpu, size_t ncpu, struct latency_hist *
     return 0;
 }
 
+/* The exact path: n values drawn one by one, through the histogram and as
+ * the sequence; the time of one tail_analyse. */
+static double exact_path_ms(gsl_rng *rng, size_t n, struct latency_hist *h, int *estimated)
+{
+    int64_t *seq = malloc(n * sizeof(*seq));
+    struct tail_bin *bins = malloc(LATENCY_HIST_BUCKETS * sizeof(*bins));
+    struct tail_result *r = malloc(sizeof(*r));
+    if (!seq || !bins || !r)
+        return NAN;
+    latency_hist_init(h);
+    for (size_t i = 0; i < n; i++) {
+        double x;
+        if (gsl_rng_uniform(rng) < TAIL_SHARE)
+            x = TAIL_FROM_NS + TAIL_SCALE_NS * expm1(-0.1 * log(gsl_rng_uniform_pos(rng))) / 0.1;
+        else
+            x = gsl_ran_lognormal(rng, log(BULK_MEDIAN_NS), BULK_LOG_SD);
+        seq[i] = (int64_t)x;
+        latency_hist_add(h, seq[i]);
+    }
+    size_t nb = 0;
+    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++)
+        if (h->buckets[i]) {
+            latency_hist_bucket_bounds(i, &bins[nb].lo, &bins[nb].hi);
+            bins[nb++].count = h->buckets[i];
+        }
+    struct tail_input in = {.bins = bins,
+                            .nbins = nb,
+                            .overflow = h->overflow,
+                            .max_ns = h->max_ns,
+                            .seq = seq,
+                            .nseq = n,
+                            .interval_ns = 100000,
+                            .budget_ns = 50000,
+                            .threshold_ns = -1};
+    char err[TAIL_ERR_LEN];
+    double t = now_s();
+    tail_analyse(&in, r, err, sizeof(err));
+    t = now_s() - t;
+    *estimated = r->verdict == TAIL_ESTIMATE;
+    free(seq);
+    free(bins);
+    free(r);
+    return t * 1e3;
+}
+
 int main(int argc, char **argv)
 {
     size_t ncpu = 256;
     unsigned threads = 0;
+    size_t exact_n = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "n:t:")) != -1) {
-        if (opt == 'n' && atoi(optarg) > 0)
+    while ((opt = getopt(argc, argv, "n:t:x:")) != -1) {
+        if (opt == 'x' && atof(optarg) > 0)
+            exact_n = (size_t)atof(optarg);
+        else if (opt == 'n' && atoi(optarg) > 0)
             ncpu = (size_t)atoi(optarg);
         else if (opt == 't' && atoi(optarg) >= 0)
             threads = (unsigned)atoi(optarg);
         else {
-            fprintf(stderr, "usage: tail-bench [-n CPUS] [-t THREADS]\n");
+            fprintf(stderr, "usage: tail-bench [-n CPUS] [-t THREADS] [-x SAMPLES]\n");
             return 2;
         }
     }
@@ -175,6 +227,11 @@ int main(int argc, char **argv)
            "max_at_bins=%zu estimates=%zu unusable=%zu projected_16_threads_ms=%.1f\n",
            ncpu, threads, all_s * 1e3, mean_s * 1e3, max_s * 1e3, c[max_i].nbins, est, bad,
            mean_s * (double)ncpu / 16 * 1e3);
+    if (exact_n > 0) {
+        int estimated = 0;
+        double ms = exact_path_ms(rng, exact_n, h, &estimated);
+        printf("exact_samples=%zu exact_ms=%.1f exact_estimate=%d\n", exact_n, ms, estimated);
+    }
     for (size_t i = 0; i < ncpu; i++)
         free(c[i].bins);
     free(c);
