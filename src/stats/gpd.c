@@ -23,12 +23,12 @@
  * 1e-7. The covariance is the inverse of the observed information.
  *
  * Profile likelihood intervals: the parameter of interest psi is fixed, the
- * other (the nuisance) maximised by Newton steps warm-started from the
+ * other (the nuisance) maximised by Newton steps (to 1e-5) warm-started from the
  * neighbouring psi's, and the bounds are where the profile falls to max -
  * chi2_1(confidence) / 2: from the Wald bound outward until bracketed, then
  * safeguarded Newton on the profile's slope (the envelope theorem gives it
  * from the same pass), to 1e-4 in psi (absolute for xi, relative for
- * sigma, levels and survivals, which are profiled in logs) or 1e-4 in log
+ * sigma, levels and survivals, which are profiled in logs) or 1e-3 in log
  * likelihood. Levels and survivals are profiled by reparametrising sigma
  * through the point (x, S(x)) of the fitted curve: sigma = xi x / expm1(-xi
  * ln S), the nuisance being xi.
@@ -494,7 +494,7 @@ static double profile_max(struct profile_ctx *c, double psi, double *slope)
         }
         if (nv == v || k == 30)
             break;
-        bool done = fabs(nv - v) < 1e-7;
+        bool done = fabs(nv - v) < 1e-5;
         v = nv, ll = nll, d1 = n1, d2 = n2, dp = np;
         if (done)
             break;
@@ -509,7 +509,7 @@ static double profile_max(struct profile_ctx *c, double psi, double *slope)
  * First guess: psi0 + dir * guess (the Wald bound); then Newton steps on
  * the profile's slope inside the bracket, bisection when one would leave
  * it (a safeguarded Newton). Stops when the bracket is narrower than
- * PROFILE_TOL or the profile within 1e-4 of the cut. NAN with *unbounded
+ * PROFILE_TOL or the profile within 1e-3 of the cut. NAN with *unbounded
  * when the profile stays above the cut up to limit, NAN alone on failure. */
 #define PROFILE_TOL 1e-4
 static double profile_side(struct profile_ctx *c, double cut, double psi0, double nuis0, int dir,
@@ -553,7 +553,7 @@ static double profile_side(struct profile_ctx *c, double cut, double psi0, doubl
     c->nuis_last = in_nuis;
     double x = out;
     double p = profile_max(c, x, &slope) - cut;
-    for (int k = 0; k < 60 && fabs(out - in) > PROFILE_TOL && fabs(p) > 1e-4; k++) {
+    for (int k = 0; k < 60 && fabs(out - in) > PROFILE_TOL && fabs(p) > 1e-3; k++) {
         double nx = isfinite(slope) && slope != 0 ? x - p / slope : NAN;
         double lo = fmin(in, out), hi = fmax(in, out);
         if (!(nx > lo && nx < hi))

@@ -24,9 +24,13 @@
  * not rejected at 0.01. The rungs with fewer are too noisy to
  * judge by: one whose xi happens to fall far out would reject every rung
  * below it, and the ladder would choose that outlier (coverage of the true
- * xi through the ladder fell to 87 of 100 seeds with them; 92-93 without). None: the
- * tail cannot be estimated. Fewer than 50 exceedances at the lowest rung
- * (or at a given threshold): too few.
+ * xi through the ladder fell to 87 of 100 seeds with them; 92-93 without).
+ * A rung whose shape reaches the search's upper end (2) is never chosen,
+ * and a fit there at the chosen or given threshold is refused: the
+ * likelihood wants a heavier tail than any GPD, the mark of a far second
+ * mode (a rare 2 ms mode above a 20 us bulk does this). None: the tail
+ * cannot be estimated. Fewer than 50 exceedances at the lowest rung (or at
+ * a given threshold): too few.
  *
  * Goodness of fit (level 0.01): on exact samples Anderson-Darling on the
  * excesses (each group at its middle), its p value from
@@ -80,6 +84,9 @@
 #define MIN_EXCEEDANCES 50
 #define CHECK_LEVEL     0.01
 #define LADDER_TOP      0.1
+/* A shape at the search's upper end: the likelihood wants a heavier tail
+ * than any GPD it may take, the mark of a far second mode. */
+#define XI_AT_MAX       (GPD_XI_MAX - 1e-3)
 #define LADDER_REF_MIN  300 /* exceedances of a rung the others are judged by */
 #define DECLUSTER_BELOW 0.9
 #define CLUSTER_FAIL    0.2
@@ -307,7 +314,7 @@ static int ladder(const struct dataset *d, double confidence, struct rung_fit *r
     }
     for (size_t r = 0; r < *nrungs; r++) {
         const struct gpd_fit *f = &rungs[r].fit;
-        if (!f->ok || rungs[r].gof_p < CHECK_LEVEL)
+        if (!f->ok || rungs[r].gof_p < CHECK_LEVEL || f->xi >= XI_AT_MAX)
             continue;
         bool stable = true;
         for (size_t q = r + 1; q < *nrungs && stable; q++) {
@@ -825,6 +832,16 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
     if (rc != 0) {
         check_set(gof, TAIL_CHECK_NOT_RUN, NAN, NAN, "the fit failed");
         refuse(r, ADVICE_LONGER, "the GPD fit above %lld ns failed", (long long)f.u);
+        return;
+    }
+    if (f.fit.xi >= XI_AT_MAX) {
+        check_set(gof, TAIL_CHECK_NOT_RUN, NAN, NAN, "the fit sits at the shape's bound");
+        refuse(r,
+               "look at the largest values (run --explain): a rare far mode has a cause of its "
+               "own to find",
+               "the shape above %lld ns reaches the search's bound %.0f: no single GPD fits the "
+               "tail (a far second mode?)",
+               (long long)f.u, GPD_XI_MAX);
         return;
     }
     double stat, p = goodness_of_fit(f.obs, f.nobs, d->exact != NULL, &f.fit, &stat);

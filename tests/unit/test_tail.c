@@ -333,9 +333,10 @@ static void test_a_rare_far_mode_is_not_hidden(void **state)
         struct tail_result r;
         char err[160];
         assert_int_equal(tail_analyse(&s->in, &r, err, sizeof(err)), 0);
-        printf("# mixture seed %d: %s %s; 1e-6 level %.0f [%.0f, %.0f]\n", (int)seed,
-               r.verdict == TAIL_ESTIMATE ? "estimate" : "cannot estimate:", r.reason,
-               r.estimates[0].ns.value, r.estimates[0].ns.lo, r.estimates[0].ns.hi);
+        printf("# mixture seed %d: %s %s; u %lld, xi %.2f, 1e-6 level %.0f [%.0f, %.0f]\n",
+               (int)seed, r.verdict == TAIL_ESTIMATE ? "estimate" : "cannot estimate:", r.reason,
+               (long long)r.threshold_ns, r.shape.value, r.estimates[0].ns.value,
+               r.estimates[0].ns.lo, r.estimates[0].ns.hi);
         assert_true(r.verdict == TAIL_CANNOT_ESTIMATE || r.estimates[0].ns.hi >= 2000000);
         sample_free(s);
     }
