@@ -1,8 +1,11 @@
 /*
  * Unit tests for the tail analysis (src/stats/tail.c): intervals that cover
- * the true shape and scale in at least 90 of 100 seeds on the histogram
- * path and on the exact samples, every check's refusal with its reason, the
- * input errors, and the threaded entry point. Fixed seeds (test_rng.h).
+ * the true shape and scale in at least 90 of 100 seeds through the whole
+ * path (the ladder chooses the threshold) on the histogram and on the exact
+ * samples; the GEV fit to window maxima; each check's refusal with its
+ * reason (a trend, clustered spikes declustered, a rare far mode, a heavier
+ * second half); too few exceedances, all samples equal, the input errors,
+ * and the threaded entry point. Fixed seeds (test_rng.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
