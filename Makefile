@@ -76,6 +76,11 @@ $(BUILD)/bench/tail-run-bench: bench/tail_run_bench.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
 
+# The tail analysis's cost on 256 synthetic CPUs (bench/tail-cost.sh).
+$(BUILD)/bench/tail-bench: bench/tail_bench.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
+
 # What one more page costs a cycle (bench/page_cost.c; a test runs it small).
 $(BUILD)/bench/page-cost: bench/page_cost.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -91,7 +96,7 @@ $(BUILD)/probe-check/jitterlab: $(filter-out $(BUILD)/obj/engine/engine_threads.
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL) $(EXTRA_LDFLAGS)
 
 tests: $(BUILD)/jitterlab $(UNIT_BIN) $(HELPER_BIN) $(BUILD)/bench/collector-bench $(BUILD)/bench/page-cost \
-       $(BUILD)/probe-check/jitterlab
+       $(BUILD)/bench/tail-bench $(BUILD)/bench/tail-run-bench $(BUILD)/probe-check/jitterlab
 
 -include $(OBJ:.o=.d) $(PROBE_OBJ:.o=.d)
 

@@ -8,19 +8,30 @@
  * w ln(S(a) - S(b)) = w (ln S(a) + ln(-expm1(ln S(b) - ln S(a)))), exact
  * even when the two survivals differ in their last digits.
  *
- * Fits: Nelder-Mead (gsl_multimin nmsimplex2) over (xi, ln sigma), xi kept
- * in [-0.5, 2]: below -0.5 the maximum likelihood estimator is not regular,
- * so a fit that reaches -0.5 is marked at_bound. Start: the method of
- * moments on the groups' midpoints. The covariance is the inverse of the
- * observed information (a numerical Hessian).
+ * The gradient and Hessian over (xi, ls = ln sigma) are analytic: per edge
+ * x, d ln S / d ls = t / (1 + y) and d ln S / d xi = (log1p(y) - y / (1 +
+ * y)) / xi^2 (series t^2 (1/2 - 2y/3 + ...) for |y| < 1e-3), and a group's
+ * term differentiates as ln(S(a) - S(b)). ln S at an edge is computed once
+ * when one group ends where the next begins (neighbouring buckets), so a
+ * pass costs about one log1p, one expm1 and one log per bucket.
+ *
+ * Fits: damped Newton (Levenberg) over (xi, ln sigma) on the analytic
+ * Hessian, xi kept in [-0.5, 2]: below -0.5 the maximum likelihood
+ * estimator is not regular, so a fit that reaches -0.5 is marked at_bound.
+ * Start: the neighbouring rung's fit, else the method of moments on the
+ * groups' midpoints. Stops when a step moves both parameters by less than
+ * 1e-7. The covariance is the inverse of the observed information.
  *
  * Profile likelihood intervals: the parameter of interest psi is fixed, the
- * other maximised (gsl_min Brent, warm-started from the neighbouring
- * psi), and the bounds are the roots (gsl_roots Brent) of
- * profile(psi) = max - chi2_1(confidence) / 2, bracketed by steps that
- * double outward from the fit. Levels and survivals are profiled by
- * reparametrising sigma through the point (x, S(x)) of the fitted curve:
- * sigma = xi x / expm1(-xi ln S), the nuisance being xi.
+ * other (the nuisance) maximised by Newton steps (to 1e-5) warm-started from the
+ * neighbouring psi's, and the bounds are where the profile falls to max -
+ * chi2_1(confidence) / 2: from the Wald bound outward until bracketed, then
+ * safeguarded Newton on the profile's slope (the envelope theorem gives it
+ * from the same pass), to 1e-4 in psi (absolute for xi, relative for
+ * sigma, levels and survivals, which are profiled in logs) or 1e-3 in log
+ * likelihood. Levels and survivals are profiled by reparametrising sigma
+ * through the point (x, S(x)) of the fitted curve: sigma = xi x / expm1(-xi
+ * ln S), the nuisance being xi.
  *
  * GEV: Nelder-Mead over (mu, ln sigma, xi) on exact maxima, Gumbel moments
  * as the start; intervals by the delta method.
@@ -30,9 +41,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
-#include <gsl/gsl_min.h>
 #include <gsl/gsl_multimin.h>
-#include <gsl/gsl_roots.h>
 #include <math.h>
 #include <pthread.h>
 
@@ -82,41 +91,103 @@ double gpd_sigma_through(double x, double sf, double xi)
     return x / (l * expm1_ratio(xi * l));
 }
 
-double gpd_loglik(const struct gpd_obs *obs, size_t n, double xi, double sigma)
+/* ln S at excess x and its derivatives over (xi, ls = ln sigma). */
+struct edge {
+    double l, d_xi, d_ls, d_xixi, d_xils, d_lsls;
+};
+
+/* false beyond the upper endpoint (S = 0). */
+static bool edge_eval(double x, double xi, double sigma, bool derivs, struct edge *e)
+{
+    if (x <= 0) {
+        *e = (struct edge){0};
+        return true;
+    }
+    double t = x / sigma, y = xi * t;
+    if (y <= -1)
+        return false;
+    bool small = fabs(y) < 1e-3;
+    double lp = small ? 0 : log1p(y);
+    e->l = small ? -t * (1 - y * (0.5 - y * (1.0 / 3 - y * 0.25))) : -lp / xi;
+    if (!derivs)
+        return true;
+    double q = 1 / (1 + y);
+    e->d_ls = t * q;
+    e->d_lsls = -t * q * q;
+    e->d_xils = -t * t * q * q;
+    if (small) {
+        e->d_xi = t * t * (0.5 - y * (2.0 / 3 - y * (0.75 - y * 0.8)));
+        e->d_xixi = t * t * t * (-2.0 / 3 + y * (1.5 - y * 2.4));
+    } else {
+        e->d_xi = (lp - y * q) / (xi * xi);
+        e->d_xixi = (2 * y * q - 2 * lp + y * y * q * q) / (xi * xi * xi);
+    }
+    return true;
+}
+
+/* The log-likelihood and, when g and h are given, its gradient and Hessian
+ * over (xi, ls). The survival at an edge is computed once when one group
+ * ends where the next begins (neighbouring buckets). -INFINITY outside the
+ * support. */
+static double gpd_eval(const struct gpd_obs *obs, size_t n, double xi, double sigma, double g[2],
+                       double h[3])
 {
     if (!(sigma > 0) || !isfinite(sigma) || !isfinite(xi))
         return -INFINITY;
-    double ll = 0;
+    bool derivs = g != NULL;
+    double ll = 0, g0 = 0, g1 = 0, h00 = 0, h01 = 0, h11 = 0;
+    struct edge ea, eb = {0};
+    double last_b = NAN;
     for (size_t i = 0; i < n; i++) {
-        double la = gpd_log_sf(obs[i].a, xi, sigma);
-        if (la == -INFINITY)
+        const struct gpd_obs *o = &obs[i];
+        if (o->a == last_b)
+            ea = eb;
+        else if (!edge_eval(o->a, xi, sigma, derivs, &ea))
             return -INFINITY;
-        double term = la;
-        if (isfinite(obs[i].b)) {
-            double lb = gpd_log_sf(obs[i].b, xi, sigma);
-            double d = lb - la;
-            if (!(d < 0))
-                return -INFINITY;
-            term += log(-expm1(d));
+        double w = o->w;
+        if (!isfinite(o->b)) {
+            ll += w * ea.l;
+            if (derivs) {
+                g0 += w * ea.d_xi, g1 += w * ea.d_ls;
+                h00 += w * ea.d_xixi, h01 += w * ea.d_xils, h11 += w * ea.d_lsls;
+            }
+            last_b = NAN;
+            continue;
         }
-        ll += obs[i].w * term;
+        if (!edge_eval(o->b, xi, sigma, derivs, &eb))
+            eb = (struct edge){.l = -INFINITY};
+        last_b = o->b;
+        double d = eb.l - ea.l;
+        if (!(d < 0))
+            return -INFINITY;
+        double om = -expm1(d);
+        ll += w * (ea.l + log(om));
+        if (!derivs)
+            continue;
+        double r = isfinite(eb.l) ? exp(d) : 0;
+        double a0 = ea.d_xi, a1 = ea.d_ls, b0 = r ? eb.d_xi : 0, b1 = r ? eb.d_ls : 0;
+        double q0 = (a0 - r * b0) / om, q1 = (a1 - r * b1) / om;
+        g0 += w * q0, g1 += w * q1;
+        h00 += w * ((ea.d_xixi + a0 * a0 - r * (eb.d_xixi + b0 * b0)) / om - q0 * q0);
+        h01 += w * ((ea.d_xils + a0 * a1 - r * (eb.d_xils + b0 * b1)) / om - q0 * q1);
+        h11 += w * ((ea.d_lsls + a1 * a1 - r * (eb.d_lsls + b1 * b1)) / om - q1 * q1);
+    }
+    if (derivs) {
+        g[0] = g0, g[1] = g1;
+        h[0] = h00, h[1] = h01, h[2] = h11;
     }
     return ll;
 }
 
-struct gpd_problem {
-    const struct gpd_obs *obs;
-    size_t n;
-};
-
-static double gpd_nll_vec(const gsl_vector *v, void *params)
+double gpd_loglik(const struct gpd_obs *obs, size_t n, double xi, double sigma)
 {
-    const struct gpd_problem *p = params;
-    double xi = gsl_vector_get(v, 0), ls = gsl_vector_get(v, 1);
-    if (!(xi >= GPD_XI_MIN && xi <= GPD_XI_MAX) || fabs(ls) > 700)
-        return BIG_NLL;
-    double ll = gpd_loglik(p->obs, p->n, xi, exp(ls));
-    return isfinite(ll) ? -ll : BIG_NLL;
+    return gpd_eval(obs, n, xi, sigma, NULL, NULL);
+}
+
+double gpd_loglik_derivs(const struct gpd_obs *obs, size_t n, double xi, double sigma, double g[2],
+                         double h[3])
+{
+    return gpd_eval(obs, n, xi, sigma, g, h);
 }
 
 static void gpd_start(const struct gpd_obs *obs, size_t n, double *xi, double *sigma)
@@ -197,12 +268,6 @@ static void numeric_cov(double (*f)(const double *, void *), void *ctx, const do
             cov[i] = NAN;
 }
 
-static double gpd_ll_arr(const double *x, void *ctx)
-{
-    const struct gpd_problem *p = ctx;
-    return gpd_loglik(p->obs, p->n, x[0], exp(x[1]));
-}
-
 /* Nelder-Mead from x (k parameters, initial steps step): the minimum of f
  * in x, its value returned. */
 static double nm_minimise(gsl_multimin_function *f, double *x, const double *step, size_t k,
@@ -228,6 +293,60 @@ static double nm_minimise(gsl_multimin_function *f, double *x, const double *ste
     return v;
 }
 
+/* Damped Newton (Levenberg) ascent over (xi, ls) from x, xi kept in
+ * [GPD_XI_MIN, GPD_XI_MAX]: the log-likelihood at the end, x moved there,
+ * g and h the derivatives there. */
+static double newton_fit(const struct gpd_obs *obs, size_t n, double x[2], double g[2], double h[3])
+{
+    double ll = gpd_eval(obs, n, x[0], exp(x[1]), g, h);
+    double lambda = 0;
+    for (int it = 0; it < 100 && isfinite(ll); it++) {
+        double a00 = -h[0], a01 = -h[1], a11 = -h[2];
+        double sc = fabs(a00) + fabs(a11) + 1e-12;
+        bool moved = false, small = false;
+        for (int tries = 0; tries < 40 && !moved; tries++) {
+            double b00 = a00 + lambda * sc, b11 = a11 + lambda * sc;
+            double det = b00 * b11 - a01 * a01;
+            double d0, d1;
+            if (b00 > 0 && det > 0) {
+                d0 = (b11 * g[0] - a01 * g[1]) / det;
+                d1 = (b00 * g[1] - a01 * g[0]) / det;
+            } else {
+                lambda = lambda > 0 ? lambda * 4 : 1e-3;
+                continue;
+            }
+            double nx0 = x[0] + d0, nx1 = x[1] + d1;
+            if (nx0 < GPD_XI_MIN) {
+                nx0 = GPD_XI_MIN;
+                d0 = nx0 - x[0];
+                nx1 = x[1] + (b11 > 0 ? (g[1] - a01 * d0) / b11 : d1);
+                d1 = nx1 - x[1];
+            }
+            if (nx0 > GPD_XI_MAX)
+                nx0 = GPD_XI_MAX, d0 = nx0 - x[0];
+            if (fabs(d0) < 1e-9 && fabs(d1) < 1e-9) {
+                small = true;
+                break;
+            }
+            double ng[2], nh[3];
+            double nll = gpd_eval(obs, n, nx0, exp(nx1), ng, nh);
+            if (isfinite(nll) && nll >= ll - 1e-12 * fabs(ll)) {
+                bool done = fabs(d0) < 1e-7 && fabs(d1) < 1e-7;
+                x[0] = nx0, x[1] = nx1, ll = nll;
+                g[0] = ng[0], g[1] = ng[1], h[0] = nh[0], h[1] = nh[1], h[2] = nh[2];
+                lambda = lambda > 1e-6 ? lambda / 8 : 0;
+                moved = true;
+                small = done;
+            } else {
+                lambda = lambda > 0 ? lambda * 4 : 1e-3;
+            }
+        }
+        if (small || !moved)
+            break;
+    }
+    return ll;
+}
+
 int gpd_fit(const struct gpd_obs *obs, size_t n, double xi0, double sigma0, struct gpd_fit *fit)
 {
     gsl_quiet_once();
@@ -238,8 +357,6 @@ int gpd_fit(const struct gpd_obs *obs, size_t n, double xi0, double sigma0, stru
         fit->cov[i / 2][i % 2] = NAN;
     if (n == 0)
         return -1;
-    struct gpd_problem prob = {obs, n};
-    double x[2];
     if (!(isfinite(xi0) && sigma0 > 0 && isfinite(gpd_loglik(obs, n, xi0, sigma0))))
         gpd_start(obs, n, &xi0, &sigma0);
     if (!isfinite(gpd_loglik(obs, n, xi0, sigma0))) {
@@ -249,22 +366,18 @@ int gpd_fit(const struct gpd_obs *obs, size_t n, double xi0, double sigma0, stru
             amax = obs[i].a > amax ? obs[i].a : amax;
         sigma0 = amax > 0 ? amax : 1;
     }
-    x[0] = xi0;
-    x[1] = log(sigma0);
-    gsl_multimin_function f = {gpd_nll_vec, 2, &prob};
-    double step[2] = {0.1, 0.2};
-    double v = nm_minimise(&f, x, step, 2, 400, 1e-6);
-    /* One restart: the simplex can collapse before the minimum. */
-    double step2[2] = {0.02, 0.05};
-    v = nm_minimise(&f, x, step2, 2, 200, 1e-7);
-    if (!(v < BIG_NLL))
+    double x[2] = {fmin(fmax(xi0, GPD_XI_MIN), GPD_XI_MAX), log(sigma0)}, g[2], h[3];
+    double ll = newton_fit(obs, n, x, g, h);
+    if (!isfinite(ll))
         return -1;
     fit->xi = x[0];
     fit->sigma = exp(x[1]);
-    fit->loglik = -v;
+    fit->loglik = ll;
     fit->at_bound = x[0] < GPD_XI_MIN + 1e-3;
-    double h[2] = {1e-4, 1e-4}, cov[4];
-    numeric_cov(gpd_ll_arr, &prob, x, 2, h, cov);
+    double cov[4] = {-h[0], -h[1], -h[1], -h[2]};
+    if (spd_invert(cov, 2) != 0)
+        for (int i = 0; i < 4; i++)
+            cov[i] = NAN;
     for (int i = 0; i < 4; i++)
         fit->cov[i / 2][i % 2] = cov[i];
     fit->ok = true;
@@ -273,162 +386,188 @@ int gpd_fit(const struct gpd_obs *obs, size_t n, double xi0, double sigma0, stru
 
 /* ---- profile likelihood ---- */
 
+/* e(z) = expm1(z) / z and its first two derivatives over e. */
+static void expm1_ratio_derivs(double z, double *e, double *e1, double *e2)
+{
+    if (fabs(z) < 1e-3) {
+        *e = 1 + z * (0.5 + z * (1.0 / 6 + z / 24));
+        *e1 = 0.5 + z * (1.0 / 3 + z * (0.125 + z / 30));
+        *e2 = 1.0 / 3 + z * (0.25 + z * 0.1);
+    } else {
+        double em = expm1(z), ez = em + 1;
+        *e = em / z;
+        *e1 = (z * ez - em) / (z * z);
+        *e2 = (z * z * ez - 2 * z * ez + 2 * em) / (z * z * z);
+    }
+    *e1 /= *e;
+    *e2 /= *e;
+}
+
 struct profile_ctx {
     const struct gpd_obs *obs;
     size_t n;
     enum gpd_target target;
     double arg;
-    double psi; /* the fixed parameter of interest */
     double nuis_lo, nuis_hi, nuis_last;
-    gsl_min_fminimizer *min;
 };
 
-/* The log-likelihood at psi (ctx->psi) and nuisance v. */
-static double profile_ll(struct profile_ctx *c, double v)
+/* At psi and nuisance v: the log-likelihood, its first two derivatives
+ * over v, and its partial derivative over psi (the profile's slope once v
+ * is at its best: the envelope theorem). -INFINITY outside the support. */
+static double profile_point(const struct profile_ctx *c, double psi, double v, double *d1,
+                            double *d2, double *dpsi)
 {
-    double xi, sigma;
+    double xi, ls, s1 = 0, s2 = 0, ls_psi = 1;
     switch (c->target) {
     case GPD_TARGET_XI:
-        xi = c->psi;
-        sigma = exp(v);
+        xi = psi, ls = v;
         break;
     case GPD_TARGET_SIGMA:
-        xi = v;
-        sigma = exp(c->psi);
+        xi = v, ls = psi;
         break;
-    case GPD_TARGET_LEVEL:
+    default: {
+        /* sigma through the point (x, S): x = sigma l e(xi l), l = -ln S. */
+        double l = c->target == GPD_TARGET_LEVEL ? -log(c->arg) : -psi;
+        double lx = c->target == GPD_TARGET_LEVEL ? psi : log(c->arg);
+        double e, e1, e2;
         xi = v;
-        sigma = gpd_sigma_through(exp(c->psi), c->arg, xi);
+        expm1_ratio_derivs(xi * l, &e, &e1, &e2);
+        ls = lx - log(l) - log(e);
+        s1 = -l * e1;
+        s2 = -l * l * (e2 - e1 * e1);
+        if (c->target == GPD_TARGET_SF)
+            ls_psi = 1 / l + xi * e1;
+        break;
+    }
+    }
+    double g[2], h[3];
+    double ll = gpd_eval(c->obs, c->n, xi, exp(ls), g, h);
+    if (!isfinite(ll))
+        return -INFINITY;
+    switch (c->target) {
+    case GPD_TARGET_XI:
+        *d1 = g[1], *d2 = h[2], *dpsi = g[0];
+        break;
+    case GPD_TARGET_SIGMA:
+        *d1 = g[0], *d2 = h[0], *dpsi = g[1];
         break;
     default:
-        xi = v;
-        sigma = gpd_sigma_through(c->arg, exp(c->psi), xi);
+        *d1 = g[0] + g[1] * s1;
+        *d2 = h[0] + 2 * h[1] * s1 + h[2] * s1 * s1 + g[1] * s2;
+        *dpsi = g[1] * ls_psi;
         break;
     }
-    double ll = gpd_loglik(c->obs, c->n, xi, sigma);
-    return isfinite(ll) ? ll : -BIG_NLL;
+    return ll;
 }
 
-static double profile_neg(double v, void *p)
+/* The profile at psi: the nuisance maximised by Newton steps (halved while
+ * they lose), warm-started from the last psi's. *slope: dP/dpsi. */
+static double profile_max(struct profile_ctx *c, double psi, double *slope)
 {
-    return -profile_ll(p, v);
-}
-
-/* max over the nuisance in [nuis_lo, nuis_hi], starting at nuis_last. */
-static double profile_max(struct profile_ctx *c)
-{
-    double lo = c->nuis_lo, hi = c->nuis_hi;
-    double x0 = c->nuis_last, h = (hi - lo) / 200;
-    if (x0 < lo)
-        x0 = lo;
-    if (x0 > hi)
-        x0 = hi;
-    double f0 = profile_ll(c, x0);
-    double xr = fmin(x0 + h, hi), xl = fmax(x0 - h, lo);
-    double fr = profile_ll(c, xr), fl = profile_ll(c, xl);
-    double a, m, b, fm;
-    if (f0 >= fr && f0 >= fl) {
-        a = xl, m = x0, b = xr, fm = f0;
-    } else {
-        int dir = fr > fl ? 1 : -1;
-        double prev = x0, cur = dir > 0 ? xr : xl, fc = dir > 0 ? fr : fl, step = h;
-        for (;;) {
-            step *= 2;
-            double next = cur + dir * step;
-            if (next >= hi || next <= lo) {
-                next = dir > 0 ? hi : lo;
-                double fn = profile_ll(c, next);
-                if (fn >= fc) {
-                    c->nuis_last = next;
-                    return fn;
-                }
-                a = dir > 0 ? prev : next, m = cur, b = dir > 0 ? next : prev, fm = fc;
+    double v = fmin(fmax(c->nuis_last, c->nuis_lo), c->nuis_hi), d1, d2, dp;
+    double ll = profile_point(c, psi, v, &d1, &d2, &dp);
+    /* Outside the support: a larger nuisance (larger sigma or xi) moves the
+     * upper endpoint out. */
+    for (double step = 0.05; !isfinite(ll) && v < c->nuis_hi; step *= 2) {
+        v = fmin(v + step, c->nuis_hi);
+        ll = profile_point(c, psi, v, &d1, &d2, &dp);
+    }
+    if (!isfinite(ll)) {
+        *slope = NAN;
+        return -INFINITY;
+    }
+    for (int it = 0; it < 40; it++) {
+        double step = d2 < 0 ? -d1 / d2 : (d1 > 0 ? 0.1 : -0.1);
+        if (step > 1)
+            step = 1;
+        if (step < -1)
+            step = -1;
+        double nv = 0, nll = -INFINITY, n1 = 0, n2 = 0, np = 0;
+        int k;
+        for (k = 0; k < 30; k++, step /= 2) {
+            nv = fmin(fmax(v + step, c->nuis_lo), c->nuis_hi);
+            if (nv == v)
                 break;
-            }
-            double fn = profile_ll(c, next);
-            if (fn < fc) {
-                a = dir > 0 ? prev : next, m = cur, b = dir > 0 ? next : prev, fm = fc;
+            nll = profile_point(c, psi, nv, &n1, &n2, &np);
+            if (isfinite(nll) && nll >= ll - 1e-12 * fabs(ll))
                 break;
-            }
-            prev = cur, cur = next, fc = fn;
         }
-    }
-    gsl_function F = {profile_neg, c};
-    if (gsl_min_fminimizer_set_with_values(c->min, &F, m, -fm, a, -profile_ll(c, a), b,
-                                           -profile_ll(c, b)) != GSL_SUCCESS) {
-        c->nuis_last = m;
-        return fm;
-    }
-    for (int it = 0; it < 60; it++) {
-        if (gsl_min_fminimizer_iterate(c->min) != GSL_SUCCESS)
+        if (nv == v || k == 30)
             break;
-        double l = gsl_min_fminimizer_x_lower(c->min), u = gsl_min_fminimizer_x_upper(c->min);
-        if (gsl_min_test_interval(l, u, 1e-5, 1e-6) == GSL_SUCCESS)
+        bool done = fabs(nv - v) < 1e-5;
+        v = nv, ll = nll, d1 = n1, d2 = n2, dp = np;
+        if (done)
             break;
     }
-    c->nuis_last = gsl_min_fminimizer_x_minimum(c->min);
-    return -gsl_min_fminimizer_f_minimum(c->min);
+    c->nuis_last = v;
+    *slope = dp;
+    return ll;
 }
 
-struct root_ctx {
-    struct profile_ctx *p;
-    double cut;
-};
-
-static double profile_gap(double psi, void *params)
-{
-    struct root_ctx *r = params;
-    r->p->psi = psi;
-    return profile_max(r->p) - r->cut;
-}
-
-/* One side of the interval: from psi0 (above the cut) in direction dir,
- * first step step, no further than limit. Returns the bound, or NAN with
- * *unbounded set when the profile stays above the cut up to limit, NAN
- * alone on failure. */
-static double profile_side(struct root_ctx *r, double psi0, double nuis0, int dir, double step,
-                           double limit, bool *unbounded)
+/* One side of the interval: the psi where the profile falls to cut, from
+ * psi0 (the fit, above the cut) in direction dir, no further than limit.
+ * First guess: psi0 + dir * guess (the Wald bound); then Newton steps on
+ * the profile's slope inside the bracket, bisection when one would leave
+ * it (a safeguarded Newton). Stops when the bracket is narrower than
+ * PROFILE_TOL or the profile within 1e-3 of the cut. NAN with *unbounded
+ * when the profile stays above the cut up to limit, NAN alone on failure. */
+#define PROFILE_TOL 1e-4
+static double profile_side(struct profile_ctx *c, double cut, double psi0, double nuis0, int dir,
+                           double guess, double limit, bool *unbounded)
 {
     *unbounded = false;
-    struct profile_ctx *c = r->p;
     c->nuis_last = nuis0;
-    double prev = psi0, cur = psi0;
-    double gprev = 1;
-    for (int k = 0; k < 40; k++) {
-        cur = psi0 + dir * step;
-        bool last = dir > 0 ? cur >= limit : cur <= limit;
+    double in = psi0, out = NAN, slope;
+    double psi = psi0 + dir * guess;
+    double in_nuis = nuis0;
+    /* Bracket: step out until the profile drops below the cut. */
+    for (int k = 0; k < 60; k++) {
+        bool last = dir > 0 ? psi >= limit : psi <= limit;
         if (last)
-            cur = limit;
-        double g = profile_gap(cur, r);
-        if (g < 0)
+            psi = limit;
+        double p = profile_max(c, psi, &slope) - cut;
+        if (!(p >= 0) || isnan(p)) {
+            if (isnan(p))
+                return NAN;
+            out = psi;
             break;
+        }
         if (last) {
             *unbounded = true;
             return NAN;
         }
-        prev = cur;
-        gprev = g;
-        step *= 2;
-    }
-    if (!(gprev > 0))
-        return NAN;
-    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    if (!s)
-        return NAN;
-    gsl_function F = {profile_gap, r};
-    double lo = fmin(prev, cur), hi = fmax(prev, cur), root = NAN;
-    if (gsl_root_fsolver_set(s, &F, lo, hi) == GSL_SUCCESS) {
-        for (int it = 0; it < 60; it++) {
-            if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)
-                break;
-            root = gsl_root_fsolver_root(s);
-            double l = gsl_root_fsolver_x_lower(s), u = gsl_root_fsolver_x_upper(s);
-            if (gsl_root_test_interval(l, u, 1e-6, 1e-5) == GSL_SUCCESS)
-                break;
+        in = psi, in_nuis = c->nuis_last;
+        double next = psi + dir * fabs(psi - psi0);
+        if (isfinite(slope) && slope * dir < 0) {
+            double newton = psi - p / slope * 1.2;
+            if ((newton - psi) * dir > 0 && fabs(newton - psi) < fabs(next - psi))
+                next = newton;
         }
+        if (fabs(next - psi) < PROFILE_TOL)
+            next = psi + dir * PROFILE_TOL;
+        psi = next;
     }
-    gsl_root_fsolver_free(s);
-    return root;
+    if (isnan(out))
+        return NAN;
+    /* Safeguarded Newton inside [in, out]. */
+    c->nuis_last = in_nuis;
+    double x = out;
+    double p = profile_max(c, x, &slope) - cut;
+    for (int k = 0; k < 60 && fabs(out - in) > PROFILE_TOL && fabs(p) > 1e-3; k++) {
+        double nx = isfinite(slope) && slope != 0 ? x - p / slope : NAN;
+        double lo = fmin(in, out), hi = fmax(in, out);
+        if (!(nx > lo && nx < hi))
+            nx = (in + out) / 2;
+        x = nx;
+        p = profile_max(c, x, &slope) - cut;
+        if (isnan(p))
+            return NAN;
+        if (p >= 0)
+            in = x;
+        else
+            out = x;
+    }
+    return x;
 }
 
 double gpd_profile(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fit,
@@ -439,20 +578,18 @@ double gpd_profile(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fi
     if (!fit->ok)
         return NAN;
     struct profile_ctx c = {.obs = obs, .n = n, .target = target, .arg = arg};
-    c.min = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
-    if (!c.min)
-        return NAN;
-    struct root_ctx r = {&c, fit->loglik - 0.5 * gsl_cdf_chisq_Pinv(confidence, 1)};
-    double ls = log(fit->sigma), value, psi0, nuis0, step;
-    double vxi = fit->cov[0][0], vls = fit->cov[1][1];
-    double se_xi = vxi > 0 ? sqrt(vxi) : 0.05, se_ls = vls > 0 ? sqrt(vls) : 0.05;
+    double cut = fit->loglik - 0.5 * gsl_cdf_chisq_Pinv(confidence, 1);
+    double z = sqrt(gsl_cdf_chisq_Pinv(confidence, 1));
+    double ls = log(fit->sigma), value, psi0, nuis0, se;
+    double vxi = fit->cov[0][0], vls = fit->cov[1][1], cxl = fit->cov[0][1];
+    bool cov_ok = vxi > 0 && vls > 0;
     double l_lo, l_hi, v_lo, v_hi;
     switch (target) {
     case GPD_TARGET_XI:
         value = psi0 = fit->xi;
         nuis0 = ls;
         c.nuis_lo = ls - 15, c.nuis_hi = ls + 15;
-        step = se_xi;
+        se = cov_ok ? sqrt(vxi) : 0.05;
         l_lo = GPD_XI_MIN, l_hi = GPD_XI_MAX, v_lo = GPD_XI_MIN, v_hi = INFINITY;
         break;
     case GPD_TARGET_SIGMA:
@@ -460,34 +597,41 @@ double gpd_profile(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fi
         psi0 = ls;
         nuis0 = fit->xi;
         c.nuis_lo = GPD_XI_MIN, c.nuis_hi = GPD_XI_MAX;
-        step = se_ls;
+        se = cov_ok ? sqrt(vls) : 0.05;
         l_lo = ls - 15, l_hi = ls + 15, v_lo = 0, v_hi = INFINITY;
         break;
-    case GPD_TARGET_LEVEL:
+    case GPD_TARGET_LEVEL: {
         value = gpd_isf(arg, fit->xi, fit->sigma);
         psi0 = log(value);
         nuis0 = fit->xi;
         c.nuis_lo = GPD_XI_MIN, c.nuis_hi = GPD_XI_MAX;
-        step = 0.5 * se_xi * fabs(log(arg)) + se_ls;
+        double l = -log(arg), e, e1, e2;
+        expm1_ratio_derivs(fit->xi * l, &e, &e1, &e2);
+        double gx = l * e1; /* d ln x / d xi; d ln x / d ls = 1 */
+        double var = gx * gx * vxi + 2 * gx * cxl + vls;
+        se = cov_ok && var > 0 ? sqrt(var) : 0.05;
         l_lo = psi0 - 30, l_hi = psi0 + 30, v_lo = 0, v_hi = INFINITY;
         break;
-    default:
-        value = exp(gpd_log_sf(arg, fit->xi, fit->sigma));
+    }
+    default: {
+        struct edge e;
+        bool inside = edge_eval(arg, fit->xi, fit->sigma, true, &e);
+        value = inside ? exp(e.l) : 0;
         psi0 = log(value);
         nuis0 = fit->xi;
         c.nuis_lo = GPD_XI_MIN, c.nuis_hi = GPD_XI_MAX;
-        step = fmax(0.05, fabs(psi0) * se_xi);
+        double var = e.d_xi * e.d_xi * vxi + 2 * e.d_xi * e.d_ls * cxl + e.d_ls * e.d_ls * vls;
+        se = cov_ok && var > 0 ? sqrt(var) : fmax(0.05, fabs(psi0) * 0.05);
         l_lo = psi0 - 200, l_hi = -1e-12, v_lo = 0, v_hi = 1;
         break;
     }
-    if (!isfinite(psi0) || !(step > 0)) {
-        gsl_min_fminimizer_free(c.min);
-        return value;
     }
+    if (!isfinite(psi0))
+        return value;
+    double guess = fmax(z * se, 10 * PROFILE_TOL);
     bool un_lo = psi0 <= l_lo, un_hi = psi0 >= l_hi;
-    double b_lo = un_lo ? NAN : profile_side(&r, psi0, nuis0, -1, step, l_lo, &un_lo);
-    double b_hi = un_hi ? NAN : profile_side(&r, psi0, nuis0, 1, step, l_hi, &un_hi);
-    gsl_min_fminimizer_free(c.min);
+    double b_lo = un_lo ? NAN : profile_side(&c, cut, psi0, nuis0, -1, guess, l_lo, &un_lo);
+    double b_hi = un_hi ? NAN : profile_side(&c, cut, psi0, nuis0, 1, guess, l_hi, &un_hi);
     bool plain = target == GPD_TARGET_XI;
     *lo = un_lo ? v_lo : plain ? b_lo : exp(b_lo);
     *hi = un_hi ? v_hi : plain ? b_hi : exp(b_hi);
@@ -518,13 +662,14 @@ void gpd_level_wald(const struct gpd_fit *fit, double sf, double confidence, dou
 struct gev_problem {
     const double *x;
     size_t n;
+    double mu0, s0; /* the simplex works on ((mu - mu0) / s0, ln(sigma / s0), xi) */
 };
 
 static double gev_loglik(const double *x, size_t n, double mu, double ls, double xi)
 {
-    double ll = 0;
+    double ll = 0, inv_sigma = exp(-ls);
     for (size_t i = 0; i < n; i++) {
-        double z = (x[i] - mu) / exp(ls);
+        double z = (x[i] - mu) * inv_sigma;
         if (fabs(xi) < 1e-7) {
             ll += -ls - z - exp(-z);
         } else {
@@ -546,7 +691,9 @@ static double gev_ll_arr(const double *p, void *ctx)
 
 static double gev_nll_vec(const gsl_vector *v, void *ctx)
 {
-    double p[3] = {gsl_vector_get(v, 0), gsl_vector_get(v, 1), gsl_vector_get(v, 2)};
+    const struct gev_problem *g = ctx;
+    double p[3] = {g->mu0 + g->s0 * gsl_vector_get(v, 0), log(g->s0) + gsl_vector_get(v, 1),
+                   gsl_vector_get(v, 2)};
     if (!(p[2] >= -1 && p[2] <= GPD_XI_MAX) || fabs(p[1]) > 700)
         return BIG_NLL;
     double ll = gev_ll_arr(p, ctx);
@@ -571,18 +718,22 @@ int gev_fit(const double *x, size_t n, struct gev_fit *fit)
     double sd = sqrt(m2 / (double)(n - 1));
     if (!(sd > 0))
         return -1;
-    struct gev_problem prob = {x, n};
     double s0 = sqrt(6) * sd / M_PI;
-    double p[3] = {m - 0.5772 * s0, log(s0), 0.1};
+    struct gev_problem prob = {x, n, m - 0.5772 * s0, s0};
+    /* Scaled so that every coordinate is of order 1: the simplex's size
+     * then means the same in each. */
+    double q[3] = {0, 0, 0.1}, p[3];
+    p[0] = prob.mu0, p[1] = log(s0), p[2] = 0.1;
     if (!isfinite(gev_ll_arr(p, &prob)))
-        p[2] = 0;
+        q[2] = 0;
     gsl_multimin_function f = {gev_nll_vec, 3, &prob};
-    double step[3] = {0.3 * s0, 0.2, 0.1};
-    double v = nm_minimise(&f, p, step, 3, 1000, 1e-7);
-    double step2[3] = {0.05 * s0, 0.05, 0.02};
-    v = nm_minimise(&f, p, step2, 3, 500, 1e-8);
+    double step[3] = {0.3, 0.2, 0.1};
+    double v = nm_minimise(&f, q, step, 3, 1000, 1e-6);
+    double step2[3] = {0.05, 0.05, 0.02};
+    v = nm_minimise(&f, q, step2, 3, 500, 1e-7);
     if (!(v < BIG_NLL))
         return -1;
+    p[0] = prob.mu0 + s0 * q[0], p[1] = log(s0) + q[1], p[2] = q[2];
     fit->mu = p[0];
     fit->sigma = exp(p[1]);
     fit->xi = p[2];

@@ -51,6 +51,11 @@ double gpd_sigma_through(double x, double sf, double xi);
 /* The log-likelihood of the grouped observations: sum w ln(S(a) - S(b)). */
 double gpd_loglik(const struct gpd_obs *obs, size_t n, double xi, double sigma);
 
+/* The same with its gradient g and Hessian h (h[0] = d2/dxi2, h[1] =
+ * d2/dxi dls, h[2] = d2/dls2) over (xi, ls = ln sigma), analytic. */
+double gpd_loglik_derivs(const struct gpd_obs *obs, size_t n, double xi, double sigma, double g[2],
+                         double h[3]);
+
 /* The maximum likelihood fit over (xi, ln sigma), xi in [GPD_XI_MIN,
  * GPD_XI_MAX]. Starts from xi0, sigma0 when finite (a neighbouring fit),
  * else from the method of moments on the midpoints. 0, or -1 when the
