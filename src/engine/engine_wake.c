@@ -84,7 +84,7 @@ void engine_wake_loop(struct cpu_slot *s)
             if (atomic_load_explicit(&s->stop, memory_order_relaxed))
                 break;
             uint64_t ended = atomic_load_explicit(&ch->end_seq, memory_order_acquire);
-            if (ended < planned_wakes || wake > end + grace) {
+            if (ended < planned_wakes || wake - grace > end) {
                 /* the waker ended early or is gone: what it never issued
                  * is missed */
                 uint64_t last = ended < planned_wakes ? ended : planned_wakes;

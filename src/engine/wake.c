@@ -166,10 +166,10 @@ static int64_t stamp_get(const struct wake_channel *ch, uint64_t seq)
     return before == seq && after == seq ? ts : -1;
 }
 
-int wake_post(struct wake_channel *ch, uint64_t seq, int64_t ts_ns)
+int wake_post(struct wake_channel *ch, uint64_t seq, int64_t ts_ns, uint64_t skipped)
 {
     struct wake_message msg = {.seq = seq, .ts_ns = ts_ns};
-    uint64_t one = 1;
+    uint64_t count = skipped + 1;
     switch (ch->mech) {
     case WAKE_FUTEX:
         stamp_put(ch, seq, ts_ns);
@@ -179,7 +179,7 @@ int wake_post(struct wake_channel *ch, uint64_t seq, int64_t ts_ns)
         return 0;
     case WAKE_EVENTFD:
         stamp_put(ch, seq, ts_ns);
-        return write(ch->fd_write, &one, sizeof one) == (ssize_t)sizeof one ? 0 : errno;
+        return write(ch->fd_write, &count, sizeof count) == (ssize_t)sizeof count ? 0 : errno;
     case WAKE_PIPE:
         return write(ch->fd_write, &msg, sizeof msg) == (ssize_t)sizeof msg ? 0 : errno;
     case WAKE_SIGNAL: {
@@ -194,6 +194,11 @@ int wake_post(struct wake_channel *ch, uint64_t seq, int64_t ts_ns)
     }
     case WAKE_SEM:
         stamp_put(ch, seq, ts_ns);
+        /* the skipped ones first: posts the measured thread takes as the
+         * gap (no waiter is woken for them while it is busy) */
+        for (uint64_t i = 0; i < skipped; i++)
+            if (sem_post(ch->sem) != 0)
+                return errno;
         return sem_post(ch->sem) == 0 ? 0 : errno;
     default:
         return EINVAL;

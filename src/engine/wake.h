@@ -87,10 +87,12 @@ int wake_channel_open(struct wake_channel *ch, enum wake_mech m, int index, uint
 /* Closes everything; a channel never opened, or closed, is left alone. */
 void wake_channel_close(struct wake_channel *ch);
 
-/* The waker: records the timestamp of wake seq and issues the wake. 0, or
- * an errno (a full pipe or queue loses the wake: the measured thread sees
- * the gap in the sequence). */
-int wake_post(struct wake_channel *ch, uint64_t seq, int64_t ts_ns);
+/* The waker: records the timestamp of wake seq and issues the wake;
+ * skipped: the sequence numbers just before seq that were never issued
+ * (the mechanisms that count wakes, eventfd and sem, count them too, so
+ * that their count stays the sequence number). 0, or an errno (a full
+ * pipe or queue loses the wake: the measured thread sees the gap). */
+int wake_post(struct wake_channel *ch, uint64_t seq, int64_t ts_ns, uint64_t skipped);
 
 /* The measured thread: blocks until a wake with a sequence number of at
  * least `expected` arrives, or for about grace_ns after now_ns (a recent

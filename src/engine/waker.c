@@ -114,6 +114,7 @@ static void waker_loop(struct waker *w)
     struct cycle_clock clk = {.use_tsc = e->cfg.clock == ENGINE_CLOCK_TSC,
                               .ns_per_tick = e->ns_per_tick};
     uint64_t k = 0;
+    uint64_t skipped = 0; /* before k, never issued */
     for (;;) {
         int64_t planned = start + (int64_t)k * interval;
         if (planned >= end || waker_should_stop(w))
@@ -133,7 +134,8 @@ static void waker_loop(struct waker *w)
         running_stats_add(&r->lateness, lateness);
         latency_hist_add(&r->hist, lateness);
         int64_t stamp = cycle_clock_now(&clk);
-        rc = wake_post(&w->ch, k, stamp);
+        rc = wake_post(&w->ch, k, stamp, skipped);
+        skipped = 0;
         if (rc == EAGAIN)
             r->lost++;
         else if (rc != 0) {
@@ -151,6 +153,7 @@ static void waker_loop(struct waker *w)
             if (late > left)
                 late = left;
             r->skipped += late;
+            skipped = late;
             k += late;
         }
     }
@@ -159,7 +162,7 @@ static void waker_loop(struct waker *w)
     if (atomic_load(&w->ch.end_seq) > k)
         atomic_store(&w->ch.end_seq, k);
     if (!atomic_load(&w->slot->done))
-        wake_post(&w->ch, k, cycle_clock_now(&clk));
+        wake_post(&w->ch, k, cycle_clock_now(&clk), skipped);
 }
 
 static void *waker_thread(void *arg)
