@@ -14,6 +14,9 @@
  * the thread never received on its own (futex words and eventfd counters
  * coalesce, a full pipe or queue loses one, the waker skips a planned time
  * already past) is a gap in the sequence numbers, counted missed as well.
+ * Of several wakes that arrived while the thread waited, the first is the
+ * sample (it made the thread runnable: a delayed thread shows the whole
+ * delay, as in the timer loop), the later ones are missed.
  * So samples + missed = the waker's planned wakes, exactly.
  */
 #include "engine/engine_internal.h"
@@ -34,6 +37,23 @@ static int64_t wait_grace_ns(int64_t interval_ns)
     if (g < 10 * 1000 * 1000)
         g = 10 * 1000 * 1000;
     return g > 1000 * 1000 * 1000 ? 1000 * 1000 * 1000 : g;
+}
+
+/* A futex word or an eventfd count gives the newest of several wakes: the
+ * sample belongs to the first of them issued while the thread waited (the
+ * one that made it runnable; the others found it runnable already and
+ * are missed periods, as the timer loop counts the planned times that
+ * pass while a cycle is late). Its stamp, or the newest's when none of
+ * the older ones is known. Only after a gap: never on the common path. */
+static int64_t first_waited_stamp(const struct wake_channel *ch, uint64_t expected,
+                                  const struct wake_got *got, int64_t cycle_end)
+{
+    for (uint64_t j = expected; j < got->seq && j - expected < WAKE_STAMPS; j++) {
+        int64_t ts = wake_stamp_of(ch, j);
+        if (ts >= 0 && ts >= cycle_end)
+            return ts;
+    }
+    return got->ts_ns;
 }
 
 void engine_wake_loop(struct cpu_slot *s)
@@ -108,6 +128,8 @@ void engine_wake_loop(struct cpu_slot *s)
             break;
         }
         uint64_t gap = got.seq - expected;
+        if (gap)
+            got.ts_ns = first_waited_stamp(ch, expected, &got, cycle_end);
         expected = got.seq + 1;
         if (got.ts_ns < 0 || got.ts_ns < cycle_end) {
             /* not waited for: counted missed, with the gap before it */

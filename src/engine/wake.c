@@ -154,9 +154,7 @@ static void stamp_put(struct wake_channel *ch, uint64_t seq, int64_t ts_ns)
     atomic_store_explicit(&s->seq, seq, memory_order_release);
 }
 
-/* The waker's timestamp of wake seq; -1 when its entry holds a newer one
- * already (the measured thread was WAKE_STAMPS wakes behind). */
-static int64_t stamp_get(const struct wake_channel *ch, uint64_t seq)
+int64_t wake_stamp_of(const struct wake_channel *ch, uint64_t seq)
 {
     const struct wake_stamp *s = &ch->stamps[seq % WAKE_STAMPS];
     uint64_t before = atomic_load_explicit(&s->seq, memory_order_acquire);
@@ -220,7 +218,7 @@ int wake_wait(struct wake_channel *ch, uint64_t expected, int64_t now_ns, int64_
         if (word == last)
             return EAGAIN; /* woken for nothing */
         got->seq = expected - 1 + (uint32_t)(word - last);
-        got->ts_ns = stamp_get(ch, got->seq);
+        got->ts_ns = wake_stamp_of(ch, got->seq);
         return 0;
     }
     case WAKE_EVENTFD: {
@@ -229,7 +227,7 @@ int wake_wait(struct wake_channel *ch, uint64_t expected, int64_t now_ns, int64_
             return errno;
         ch->consumed += n;
         got->seq = ch->consumed - 1;
-        got->ts_ns = stamp_get(ch, got->seq);
+        got->ts_ns = wake_stamp_of(ch, got->seq);
         return 0;
     }
     case WAKE_PIPE: {
@@ -249,7 +247,7 @@ int wake_wait(struct wake_channel *ch, uint64_t expected, int64_t now_ns, int64_
         if (sigtimedwait(&set, &info, &rel) < 0)
             return errno == EAGAIN ? ETIMEDOUT : errno;
         got->seq = (uint64_t)(uintptr_t)info.si_value.sival_ptr;
-        got->ts_ns = stamp_get(ch, got->seq);
+        got->ts_ns = wake_stamp_of(ch, got->seq);
         return 0;
     }
     case WAKE_MQ: {
@@ -267,7 +265,7 @@ int wake_wait(struct wake_channel *ch, uint64_t expected, int64_t now_ns, int64_
         if (sem_clockwait(ch->sem, CLOCK_MONOTONIC, &until) != 0)
             return errno;
         got->seq = ch->consumed++;
-        got->ts_ns = stamp_get(ch, got->seq);
+        got->ts_ns = wake_stamp_of(ch, got->seq);
         return 0;
     }
     default:

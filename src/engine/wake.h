@@ -102,6 +102,11 @@ int wake_post(struct wake_channel *ch, uint64_t seq, int64_t ts_ns, uint64_t ski
 int wake_wait(struct wake_channel *ch, uint64_t expected, int64_t now_ns, int64_t grace_ns,
               struct wake_got *got);
 
+/* The waker's timestamp of wake seq; -1 when its entry holds another
+ * (the measured thread was WAKE_STAMPS wakes behind, or the wake was never
+ * stamped: pipe and mq carry theirs in the message). */
+int64_t wake_stamp_of(const struct wake_channel *ch, uint64_t seq);
+
 /* The signal the signal mechanism uses (blocked in the measured thread). */
 int wake_signal_number(void);
 

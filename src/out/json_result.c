@@ -229,7 +229,7 @@ static json_t *json_waker(const struct running_stats *lateness, const struct lat
     json_object_set_new(o, "wakes", json_integer((json_int_t)wakes));
     json_object_set_new(o, "skipped", json_integer((json_int_t)skipped));
     json_object_set_new(o, "lost", json_integer((json_int_t)lost));
-    json_t *lat = json_latency_stats(lateness, h);
+    json_t *lat = json_time_with_histogram(lateness, h);
     json_object_set_new(lat, "count", json_integer((json_int_t)lateness->count));
     json_object_set_new(o, "lateness_ns", lat);
     return o;
