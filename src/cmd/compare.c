@@ -333,6 +333,15 @@ static int compare_main(int argc, char **argv, char **typed)
                         in[a].label);
                 goto done;
             }
+    /* Different wake paths are a fair question (timer against futex), but
+     * never one to ask by accident: said once per result that differs. */
+    for (int a = 0; a < p.narms; a++)
+        for (int f = 0; f < p.nfiles[a]; f++)
+            if (strcmp(docs[a][f].wake, docs[0][0].wake) != 0)
+                fprintf(stderr,
+                        "jitterlab: compare: note: %s measured --wake %s, the baseline %s "
+                        "--wake %s: the arms measure different wake paths\n",
+                        p.files[a][f], docs[a][f].wake, p.files[0][0], docs[0][0].wake);
     struct compare_config cfg = {
         .alpha = p.alpha, .budget_ns = p.budget_ns, .reps = p.reps, .seed = p.seed, .tail = true};
     rc = EXIT_RUNTIME;

@@ -287,6 +287,9 @@ static int run_main(int argc, char **argv, char **typed)
         .workload = &p.workload,
         .deadline_ns = p.deadline_ns,
         .counters_mask = p.counters_mask,
+        .wake = p.wake.mech,
+        .waker_cpu = p.wake.waker_cpu,
+        .waker_priority = p.wake.waker_priority,
     };
     struct collector_config ccfg = {
         .report_every_ns = p.report_every_ns,

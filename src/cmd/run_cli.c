@@ -92,6 +92,14 @@ static void run_usage(FILE *out)
             "                          (2.x, token from $INFLUX_TOKEN)\n"
             "      --counters LIST     per-cycle counters: cycles, instructions, llc-misses,\n"
             "                          context-switches, cpu-migrations, page-faults, all\n"
+            "      --wake MECH         what wakes each measuring thread: timer (default, its\n"
+            "                          own), or a waker thread through futex, eventfd, pipe,\n"
+            "                          signal (an RT signal), mq (a POSIX message queue) or sem\n"
+            "                          (a shared semaphore); latency = the thread's run minus\n"
+            "                          the waker's stamp before its wake call\n"
+            "      --waker-cpu CPU     the wakers' CPU (default: the first CPU not measured;\n"
+            "                          a measured CPU: the same-CPU path)\n"
+            "      --waker-priority N  the wakers' SCHED_FIFO priority (default: -p + 1)\n"
             "      --tail              how sure is the worst case: the tail analysis of each\n"
             "                          CPU at the end (latency at 1e-6, 1e-9, 1e-12 per cycle,\n"
             "                          with intervals and checks; P(latency > --budget)); needs\n"
@@ -150,6 +158,9 @@ enum {
     OPT_HISTFILE,
     OPT_TAIL,
     OPT_UNTIL_CONFIDENT,
+    OPT_WAKE, /* --wake, --waker-cpu, --waker-priority: run_wake_cli.c */
+    OPT_WAKER_CPU,
+    OPT_WAKER_PRIORITY,
 };
 
 /* cyclictest's options. Those that ask for what jitterlab always does are
@@ -268,6 +279,9 @@ static const struct option run_options[] = {
     {"influx", required_argument, NULL, OPT_INFLUX},
     {"tail", no_argument, NULL, OPT_TAIL},
     {"until-confident", required_argument, NULL, OPT_UNTIL_CONFIDENT},
+    {"wake", required_argument, NULL, OPT_WAKE},
+    {"waker-cpu", required_argument, NULL, OPT_WAKER_CPU},
+    {"waker-priority", required_argument, NULL, OPT_WAKER_PRIORITY},
     /* cyclictest's long options (see cyclictest_flags and run_cyclictest_notes) */
     {"mlockall", no_argument, NULL, 'm'},
     {"nanosleep", no_argument, NULL, 'n'},
@@ -508,6 +522,11 @@ static int run_option(void *params, int c, const char *arg)
     case OPT_UNTIL_CONFIDENT:
         rc = parse_until_confident(arg, p);
         break;
+    case OPT_WAKE:
+    case OPT_WAKER_CPU:
+    case OPT_WAKER_PRIORITY:
+        rc = run_wake_option(&p->wake, c - OPT_WAKE, arg);
+        break;
     case OPT_WORKLOAD:
         p->workload_text = arg;
         break;
@@ -593,6 +612,7 @@ int run_parse_args(int argc, char **argv, struct run_params *p)
     p->explain_keep = RUN_DEFAULT_EXPLAIN_KEEP;
     p->telemetry = true;
     metrics_default_bounds(&p->prometheus_bounds);
+    p->wake.waker_cpu = -1;
 
     int rc = cli_parse(&run_cli, &p->common, p, argc, argv, 1, NULL);
     if (rc >= 0)
@@ -636,6 +656,8 @@ int run_parse_args(int argc, char **argv, struct run_params *p)
             return usage_error("--priority", NULL, "has no meaning with --policy other");
         p->priority = 0;
     }
+    if ((rc = run_wake_finish(&p->wake, p->policy != SCHED_OTHER, p->priority)) != 0)
+        return rc;
     return -1;
 }
 
@@ -718,6 +740,8 @@ int run_validate(struct run_params *p, const struct system_info *si, const struc
             return rc;
     }
     if ((rc = validate_loads(p, si, sr)) != 0)
+        return rc;
+    if ((rc = run_wake_validate(&p->wake, &p->common.cpus, si)) != 0)
         return rc;
     if ((rc = check_output_path("--json", p->common.json_path)) != 0 ||
         (rc = check_output_path("--histogram-file", p->hist_path)) != 0 ||

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "cmd/options.h"
+#include "cmd/run_wake_cli.h"
 #include "common/units.h"
 #include "engine/engine.h"
 #include "engine/workload.h"
@@ -102,6 +103,7 @@ struct run_params {
     const char *until_confident_text;
     double confident_probability; /* P per cycle, in (0, 1); 0: no --until-confident */
     double confident_width;       /* WIDTH as a fraction: 0.1 for 10% */
+    struct run_wake wake;         /* --wake MECH, --waker-cpu, --waker-priority */
 };
 
 /* cyclictest's options that run takes: -m/--mlockall and -n/--nanosleep

@@ -53,6 +53,9 @@ static void fill_report(struct run_report *rep, const struct run_params *p, stru
     rep->loads = p->loads;
     rep->nloads = p->nloads;
     rep->ncpu = c->n;
+    rep->wake = wake_mech_name(p->wake.mech);
+    rep->waker_cpu = p->wake.waker_cpu;
+    rep->waker_priority = p->wake.waker_priority;
     rep->per_cpu = p->per_cpu;
     if (collector_periodic(c->cfg)) {
         rep->has_intervals = true;
@@ -137,6 +140,11 @@ void run_result_fill(struct run_state *st, struct run_report *rep,
     fill_report(rep, p, st->eng, st->c, end_ns, st->pm_held);
     if (st->running) /* the engine exists and its threads started */
         rep->timing = engine_timing(st->eng);
+    if (st->running && p->wake.mech != WAKE_TIMER) {
+        for (int i = 0; i < rep->ncpu; i++)
+            st->wakers[i] = engine_waker_result(st->eng, i);
+        rep->wakers = st->wakers;
+    }
     if (st->rtele && st->running) {
         rep->telemetry = st->tele;
         rep->telemetry_period_ns = run_telemetry_period_ns(p->report_every_ns);

@@ -44,7 +44,8 @@ struct run_state {
     struct run_export *exp;
     bool pm_held;
     char started_at[40];
-    bool running; /* the engine started */
+    bool running;                                        /* the engine started */
+    const struct waker_result *wakers[CPULIST_MAX_CPUS]; /* --wake MECH: the report's */
 };
 
 /* Fills rep from st with the per-CPU results given (ncpu of them).

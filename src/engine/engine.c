@@ -17,6 +17,7 @@
 
 #include "common/tsc.h"
 #include "engine/cycle_clock.h"
+#include "engine/waker.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -331,6 +332,10 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
             memset(r->overflow_cycles, 0, cfg->us_hist_rows * sizeof(uint64_t)); /* prefault */
         }
     }
+    if (cfg->wake != WAKE_TIMER && wakers_create(e, err, errlen) != 0) {
+        engine_destroy(e);
+        return NULL;
+    }
     e->lock = lock_memory(e);
     if (cfg->clock == ENGINE_CLOCK_TSC) {
         if (!engine_tsc_supported()) {
@@ -446,6 +451,7 @@ void engine_destroy(struct engine *e)
 void engine_free(struct engine *e)
 {
     if (e->slots) {
+        wakers_free(e);
         for (int i = 0; i < e->n; i++) {
             free(e->slots[i].ring.slots);
             free(e->slots[i].result.us_hist);

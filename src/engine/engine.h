@@ -18,6 +18,7 @@
 #include "common/clock.h"
 #include "engine/counters.h"
 #include "engine/ring.h"
+#include "engine/wake.h"
 #include "engine/workload.h"
 #include "stats/histogram.h"
 #include "stats/running_stats.h"
@@ -47,6 +48,29 @@ struct engine_config {
     int64_t deadline_ns;                  /* response time limit */
     uint32_t counters_mask;               /* 1u << enum counter_id; 0: none */
     int64_t start_timeout_ns;             /* the start gate's limit (0: 5 s), plus 5 ms a CPU */
+    /* --wake MECH: WAKE_TIMER (0), the thread's own timer; otherwise a
+     * waker thread per measured CPU wakes it through MECH at each planned
+     * time (engine/waker.c), pinned to waker_cpu at waker_priority
+     * (SCHED_FIFO when the run is real-time) */
+    enum wake_mech wake;
+    int waker_cpu;
+    int waker_priority;
+};
+
+/* What the waker of one measured CPU did (--wake MECH): its lateness
+ * (its wake-up minus the planned time, before each wake call), kept
+ * apart from the wake path's latency. */
+struct waker_result {
+    int cpu;          /* the waker's CPU */
+    int measured_cpu; /* the CPU it wakes */
+    uint64_t wakes;   /* wake calls made (the final one not counted) */
+    uint64_t skipped; /* planned times already past when it woke: never issued */
+    uint64_t lost;    /* wake calls that failed (a full pipe or queue) */
+    int error;        /* errno of a failure that ended it; 0: none */
+    int sched_policy; /* what it really ran with */
+    int sched_priority;
+    struct running_stats lateness;
+    struct latency_hist hist; /* of the lateness */
 };
 
 /* Everything a measured CPU's thread produced; exact, and final once
@@ -306,6 +330,9 @@ int64_t engine_thread_run_ns(const struct engine *e, int i);
  * loop; *cpu names the CPU. */
 int engine_sleep_error(const struct engine *e, int *cpu);
 void engine_destroy(struct engine *e);
+/* The waker of measured CPU index i; NULL in a timer run. Final once
+ * engine_join has returned. */
+const struct waker_result *engine_waker_result(const struct engine *e, int i);
 
 /* Whether --clock tsc can work on this build (x86 only). */
 bool engine_tsc_supported(void);

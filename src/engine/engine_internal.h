@@ -52,6 +52,7 @@ struct cpu_slot {
     bool started;
     bool orphan; /* never reported ready in time: detached, not joined */
     struct engine *engine;
+    struct waker *waker; /* --wake MECH: this CPU's waker and channel (waker.h); else NULL */
 };
 
 struct engine {
@@ -82,6 +83,27 @@ struct engine {
 
 /* The gate's states: threads report ready, then wait for GO or ABORT. */
 enum { GATE_WAIT, GATE_GO, GATE_ABORT };
+
+/* What one cycle measured, handed from a loop to record_sample (engine_threads.c). */
+struct cycle_measure {
+    uint64_t k;
+    int64_t wake_rel;
+    int64_t latency;
+    int64_t period;
+    int64_t exec;
+    uint32_t missed_before;
+    const uint64_t *counters_before;
+    const uint64_t *counters_after;
+};
+
+/* The sample of one cycle into the slot's result and ring (the timer
+ * loop's record_sample, for the wake loop of engine_wake.c). */
+void engine_record_cycle(struct cpu_slot *s, const struct record_rules *rules,
+                         const struct cycle_measure *m, bool counting);
+/* The measured thread's loop of a run woken by a waker (--wake MECH). */
+void engine_wake_loop(struct cpu_slot *s);
+/* Page faults of the calling thread so far; -1 if the kernel does not say. */
+int64_t thread_page_faults(void);
 
 /* Frees everything the engine allocated (engine_destroy, or the last
  * thread whose CPU never ran it in time). */

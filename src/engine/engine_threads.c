@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "engine/cycle_clock.h"
 #include "engine/loop_probe.h"
+#include "engine/waker.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -71,18 +72,6 @@ static void open_gate(struct engine *e, int gate)
     pthread_cond_broadcast(&e->gate_cond);
     pthread_mutex_unlock(&e->gate_lock);
 }
-
-/* What one cycle measured, handed from the loop to record_sample. */
-struct cycle_measure {
-    uint64_t k;
-    int64_t wake_rel;
-    int64_t latency;
-    int64_t period;
-    int64_t exec;
-    uint32_t missed_before;
-    const uint64_t *counters_before;
-    const uint64_t *counters_after;
-};
 
 /* Only with counters open (r->counters_open_mask != 0). */
 static inline void record_counters(struct cpu_result *r, const struct cycle_measure *m,
@@ -193,7 +182,7 @@ static inline void record_sample(struct cpu_slot *s, const struct record_rules *
 
 /* Page faults of the calling thread so far, minor and major; -1 if the
  * kernel does not say. */
-static int64_t thread_page_faults(void)
+int64_t thread_page_faults(void)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) != 0)
@@ -265,6 +254,12 @@ static void *cycle_thread(void *arg)
 
     thread_setup(s);
     if (wait_at_gate(s) != GATE_GO) {
+        thread_done(s);
+        return NULL;
+    }
+
+    if (cfg->wake != WAKE_TIMER) { /* woken by a waker thread: engine_wake.c */
+        engine_wake_loop(s);
         thread_done(s);
         return NULL;
     }
@@ -462,6 +457,11 @@ int engine_start(struct engine *e, char *err, unsigned long errlen)
         }
         s->started = true;
     }
+    if (wakers_start(e, err, errlen) != 0) {
+        open_gate(e, GATE_ABORT);
+        engine_join(e);
+        return -1;
+    }
     int64_t created = monotonic_now_ns();
     /* Bounded: a CPU held by a higher-priority task never runs its thread's
      * setup, and a run must not wait for it forever. */
@@ -531,6 +531,7 @@ void engine_stop(struct engine *e)
     if (!e->timing.stop_requested_ns)
         e->timing.stop_requested_ns = monotonic_now_ns();
     request_stop(e);
+    wakers_stop(e);
     for (int i = 0; i < e->n; i++)
         if (e->slots[i].started && !atomic_load(&e->slots[i].done))
             pthread_kill(e->slots[i].thread, SIGUSR2);
@@ -538,6 +539,7 @@ void engine_stop(struct engine *e)
 
 void engine_join(struct engine *e)
 {
+    wakers_join(e); /* first: no wake goes to a thread that has ended */
     for (int i = 0; i < e->n; i++) {
         struct cpu_slot *s = &e->slots[i];
         if (!s->started)
@@ -565,4 +567,10 @@ void engine_join(struct engine *e)
 const struct engine_timing *engine_timing(const struct engine *e)
 {
     return &e->timing;
+}
+
+void engine_record_cycle(struct cpu_slot *s, const struct record_rules *rules,
+                         const struct cycle_measure *m, bool counting)
+{
+    record_sample(s, rules, m, counting);
 }

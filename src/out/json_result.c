@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/json_text.h"
 #include "engine/counters.h"
@@ -220,6 +221,55 @@ static json_t *json_tune(const struct tune_summary *t)
                      notes);
 }
 
+/* A waker's figures (--wake MECH), or several merged (all). */
+static json_t *json_waker(const struct running_stats *lateness, const struct latency_hist *h,
+                          uint64_t wakes, uint64_t skipped, uint64_t lost)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "wakes", json_integer((json_int_t)wakes));
+    json_object_set_new(o, "skipped", json_integer((json_int_t)skipped));
+    json_object_set_new(o, "lost", json_integer((json_int_t)lost));
+    json_t *lat = json_time_with_histogram(lateness, h);
+    json_object_set_new(lat, "count", json_integer((json_int_t)lateness->count));
+    json_object_set_new(o, "lateness_ns", lat);
+    return o;
+}
+
+static json_t *json_waker_of(const struct waker_result *w)
+{
+    json_t *o = json_waker(&w->lateness, &w->hist, w->wakes, w->skipped, w->lost);
+    json_object_set_new(o, "cpu", json_integer(w->cpu));
+    json_object_set_new(o, "sched",
+                        json_pack("{s:s,s:i}", "policy",
+                                  w->sched_policy == SCHED_FIFO ? "fifo" : "other", "priority",
+                                  w->sched_priority));
+    json_object_set_new(o, "error", w->error ? json_string(strerror(w->error)) : json_null());
+    return o;
+}
+
+/* all.waker: every CPU's waker merged; NULL when out of memory. */
+static json_t *json_wakers_all(const struct run_report *rep)
+{
+    struct latency_hist *h = malloc(sizeof(*h));
+    if (!h)
+        return NULL;
+    latency_hist_init(h);
+    struct running_stats lateness;
+    running_stats_init(&lateness);
+    uint64_t wakes = 0, skipped = 0, lost = 0;
+    for (int i = 0; i < rep->ncpu; i++) {
+        const struct waker_result *w = rep->wakers[i];
+        latency_hist_merge(h, &w->hist);
+        running_stats_merge(&lateness, &w->lateness);
+        wakes += w->wakes;
+        skipped += w->skipped;
+        lost += w->lost;
+    }
+    json_t *o = json_waker(&lateness, h, wakes, skipped, lost);
+    free(h);
+    return o;
+}
+
 static json_t *json_config(const struct run_report *rep)
 {
     json_t *c = json_object();
@@ -238,6 +288,10 @@ static json_t *json_config(const struct run_report *rep)
         json_array_append_new(cpus, json_integer(rep->cpus->cpu[i]));
     json_object_set_new(c, "cpus", cpus);
     json_object_set_new(c, "clock", json_text_new(rep->clock));
+    bool woken = rep->wake && strcmp(rep->wake, "timer") != 0;
+    json_object_set_new(c, "wake", json_text_new(rep->wake ? rep->wake : "timer"));
+    json_object_set_new(c, "waker_cpu", json_int_or_null(woken, rep->waker_cpu));
+    json_object_set_new(c, "waker_priority", json_int_or_null(woken, rep->waker_priority));
     json_object_set_new(c, "tsc_hz", rep->tsc_hz > 0 ? json_real(rep->tsc_hz) : json_null());
     json_object_set_new(c, "tolerance_ns",
                         json_int_or_null(rep->tolerance_ns >= 0, rep->tolerance_ns));
@@ -586,8 +640,12 @@ json_t *json_run_result(const struct run_report *rep)
     json_object_set_new(doc, "config", json_config(rep));
 
     json_t *cpus = json_array();
-    for (int i = 0; i < rep->ncpu; i++)
-        json_array_append_new(cpus, json_cpu(rep, rep->cpu[i]));
+    for (int i = 0; i < rep->ncpu; i++) {
+        json_t *cpu = json_cpu(rep, rep->cpu[i]);
+        if (rep->wakers)
+            json_object_set_new(cpu, "waker", json_waker_of(rep->wakers[i]));
+        json_array_append_new(cpus, cpu);
+    }
     json_object_set_new(doc, "cpus", cpus);
 
     json_t *all = json_object();
@@ -612,6 +670,10 @@ json_t *json_run_result(const struct run_report *rep)
                             json_time_with_histogram(&rep->all_exec, rep->all_exec_hist));
         json_object_set_new(all, "response_ns",
                             json_time_with_histogram(&rep->all_response, rep->all_response_hist));
+    }
+    if (rep->wakers) {
+        json_t *w = json_wakers_all(rep);
+        json_object_set_new(all, "waker", w ? w : json_null());
     }
     json_object_set_new(doc, "all", all);
 

@@ -101,6 +101,12 @@ struct run_report {
     int nloads;
     const struct load_sched *load_sched;
     const struct load_runner *load_runner;
+    /* --wake MECH: "timer" (the default) or the mechanism; the wakers'
+     * CPU and priority, and their results (NULL in a timer run) */
+    const char *wake;
+    int waker_cpu;
+    int waker_priority;
+    const struct waker_result *const *wakers; /* ncpu of them, or NULL */
 
     /* results */
     int ncpu;

@@ -484,8 +484,12 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
                       (unsigned long long)out->all.samples_lacking);
     out->budget_ns = -1;
     out->interval_ns = -1;
+    snprintf(out->wake, sizeof out->wake, "timer");
     json_t *cfg = json_object_get(doc, "config");
     if (json_is_object(cfg)) {
+        json_t *wk = json_object_get(cfg, "wake");
+        if (json_is_string(wk))
+            snprintf(out->wake, sizeof out->wake, "%s", json_string_value(wk));
         json_t *b = json_object_get(cfg, "budget_ns"), *iv = json_object_get(cfg, "interval_ns");
         if (json_is_integer(b) && json_integer_value(b) > 0)
             out->budget_ns = (int64_t)json_integer_value(b);

@@ -151,6 +151,7 @@ struct result_doc {
     struct result_cpu all; /* kind "run" or "noise" only */
     int64_t budget_ns;     /* config.budget_ns; -1 when none */
     int64_t interval_ns;   /* config.interval_ns; -1 when unknown */
+    char wake[16];         /* run: config.wake, "timer" when absent (older documents) */
     bool control_task;     /* a workload or counters ran: execution times mean something */
     bool realtime;         /* config.realtime: the threads got a real-time policy */
     double duration_s;     /* duration_s: how long it measured; 0 when absent */

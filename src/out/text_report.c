@@ -225,6 +225,37 @@ static void text_spikes(FILE *out, const struct run_report *rep)
                 (unsigned long long)x->events_lost);
 }
 
+/* --wake MECH: each CPU's waker lateness, apart from the path latency. */
+static void text_wakers(FILE *out, const struct run_report *rep)
+{
+    fprintf(out,
+            "\nWaker lateness (µs; its wake-up minus the planned time, not in the latency "
+            "above), --wake %s\n",
+            rep->wake);
+    for (int i = 0; i < rep->ncpu; i++) {
+        const struct waker_result *w = rep->wakers[i];
+        const struct running_stats *l = &w->lateness;
+        if (l->count == 0) {
+            fprintf(out, "  waker of CPU %d on CPU %d: no wake\n", w->measured_cpu, w->cpu);
+            continue;
+        }
+        fprintf(out,
+                "  waker of CPU %d on CPU %d (%s %d): %llu wakes, min %.1f, mean %.1f, p50 "
+                "%.1f, p99 %.1f, max %.1f",
+                w->measured_cpu, w->cpu,
+                w->sched_policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_OTHER", w->sched_priority,
+                (unsigned long long)w->wakes, (double)l->min / 1e3, l->mean / 1e3,
+                (double)latency_hist_percentile(&w->hist, 50) / 1e3,
+                (double)latency_hist_percentile(&w->hist, 99) / 1e3, (double)l->max / 1e3);
+        if (w->skipped || w->lost)
+            fprintf(out, ", %llu skipped, %llu lost", (unsigned long long)w->skipped,
+                    (unsigned long long)w->lost);
+        if (w->error)
+            fprintf(out, ", ended early: %s", strerror(w->error));
+        fputc('\n', out);
+    }
+}
+
 void text_summary(FILE *out, const struct run_report *rep)
 {
     bool with_tol = rep->tolerance_ns >= 0;
@@ -232,6 +263,8 @@ void text_summary(FILE *out, const struct run_report *rep)
     fprintf(out, "\nLatency (µs)%s\n", rep->interrupted ? "  [interrupted]" : "");
     summary_header(out, with_tol ? "over-tol" : NULL, true, compact);
     summary_rows(out, rep, 0, with_tol);
+    if (rep->wakers)
+        text_wakers(out, rep);
     if (rep->control_task) {
         static const char *titles[] = {"Execution time", "Response time"};
         for (int t = 0; t < 2; t++) {

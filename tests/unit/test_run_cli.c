@@ -425,6 +425,20 @@ static const struct cli_bad_case bad_cases[] = {
     {"run --until-confident 1e-9:1001",
      "jitterlab: --until-confident 1e-9:1001: WIDTH must be a percentage above 0 and at most 1000 "
      "(e.g. 10%)\n"},
+    {"run --wake bogus",
+     "jitterlab: --wake bogus: unknown mechanism (one of timer, futex, eventfd, pipe, signal, mq, "
+     "sem)\n"},
+    {"run --waker-cpu 1", "jitterlab: --waker-cpu 1: needs --wake MECH other than timer\n"},
+    {"run --wake timer --waker-cpu 1",
+     "jitterlab: --waker-cpu 1: needs --wake MECH other than timer\n"},
+    {"run --waker-priority 50",
+     "jitterlab: --waker-priority 50: needs --wake MECH other than timer\n"},
+    {"run --wake futex --waker-priority 0",
+     "jitterlab: --waker-priority 0: must be a whole number from 1 to 99\n"},
+    {"run --wake futex --waker-cpu x", "jitterlab: --waker-cpu x: must be a whole number from 0 to "
+                                       "4095\n"},
+    {"run --wake sem --policy other --waker-priority 5",
+     "jitterlab: --waker-priority 5: has no meaning with --policy other\n"},
     {"run --bogus", "jitterlab: run: unknown option '--bogus' (see jitterlab help run)\n"},
     {"run -x", "jitterlab: run: unknown option '-x' (see jitterlab help run)\n"},
     {"run -i", "jitterlab: -i: needs a value\n"},
@@ -669,6 +683,74 @@ static void test_run_forever_with_a_duration_names_the_duration_as_given(void **
                          sizeof(forever_duration_cases) / sizeof(forever_duration_cases[0]));
 }
 
+/* ---- --wake MECH, --waker-cpu, --waker-priority --------------------------- */
+
+static void test_run_wake_defaults_to_the_timer_and_takes_every_mechanism(void **state)
+{
+    (void)state;
+    parse_ok("run");
+    assert_int_equal(params.wake.mech, WAKE_TIMER);
+    assert_int_equal(params.wake.waker_cpu, -1);
+    static const char *names[] = {"timer", "futex", "eventfd", "pipe", "signal", "mq", "sem"};
+    for (int m = 0; m < WAKE_MECH_COUNT; m++) {
+        char line[64];
+        snprintf(line, sizeof line, "run --wake %s", names[m]);
+        parse_ok(line);
+        assert_int_equal(params.wake.mech, m);
+        assert_string_equal(wake_mech_name(params.wake.mech), names[m]);
+    }
+}
+
+/* The waker preempts the measured thread on its CPU by default: one
+ * priority above it (at most 99); none under --policy other. */
+static void test_run_waker_priority_defaults_to_one_above_the_measured_threads(void **state)
+{
+    (void)state;
+    parse_ok("run --wake futex");
+    assert_int_equal(params.wake.waker_priority, 91);
+    parse_ok("run --wake futex -p 99");
+    assert_int_equal(params.wake.waker_priority, 99);
+    parse_ok("run --wake pipe -p 40 --waker-priority 20 --waker-cpu 1");
+    assert_int_equal(params.wake.waker_priority, 20);
+    assert_int_equal(params.wake.waker_cpu, 1);
+    parse_ok("run --wake sem --policy other");
+    assert_int_equal(params.wake.waker_priority, 0);
+}
+
+static int validate_wake(const char *extra, struct cli_capture *cap)
+{
+    struct sysroot sr;
+    fixture_sysroot(&sr, "tsc-watchdog-unstable"); /* CPUs 0-1 online */
+    static char line[sizeof sr.prefix + 128];
+    snprintf(line, sizeof line, "run -D 1 --sysroot %s %s", sr.prefix, extra);
+    parse_ok(line);
+    static struct system_info si;
+    system_info_read(&sr, &si);
+    cli_capture_begin(cap);
+    int rc = run_validate(&params, &si, &sr);
+    cli_capture_end(cap);
+    return rc;
+}
+
+/* The wakers go to the first CPU not measured (the collector's), else to
+ * the first measured one; --waker-cpu must be online. */
+static void test_run_waker_cpu_defaults_to_housekeeping_and_must_be_online(void **state)
+{
+    (void)state;
+    struct cli_capture cap;
+    assert_int_equal(validate_wake("-a 1 --wake futex", &cap), -1);
+    assert_int_equal(params.wake.waker_cpu, 0);
+    assert_int_equal(validate_wake("-a 0-1 --wake futex", &cap), -1);
+    assert_int_equal(params.wake.waker_cpu, 0);
+    assert_int_equal(validate_wake("-a 0 --wake eventfd", &cap), -1);
+    assert_int_equal(params.wake.waker_cpu, 1);
+    assert_int_equal(validate_wake("-a 1 --wake mq --waker-cpu 1", &cap), -1);
+    assert_int_equal(params.wake.waker_cpu, 1);
+    assert_int_equal(validate_wake("-a 1 --wake mq --waker-cpu 7", &cap), EXIT_USAGE);
+    assert_string_equal(cap.err_text,
+                        "jitterlab: --waker-cpu 7: CPU 7 is not online (online: 0-1)\n");
+}
+
 /* ---- --clock tsc: the check of `jitterlab tsc` in run_validate ---------- */
 
 /* run_validate on a fixture tree: the tree's flags and kernel log decide
@@ -765,6 +847,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_defaults),
+        cmocka_unit_test(test_run_wake_defaults_to_the_timer_and_takes_every_mechanism),
+        cmocka_unit_test(test_run_waker_priority_defaults_to_one_above_the_measured_threads),
+        cmocka_unit_test(test_run_waker_cpu_defaults_to_housekeeping_and_must_be_online),
         cmocka_unit_test(test_run_takes_cyclictests_harmless_options_with_a_note),
         cmocka_unit_test(test_run_bare_numbers_take_each_options_unit),
         cmocka_unit_test(test_run_every_option_lands_in_params),
