@@ -21,6 +21,7 @@
 #include "common/stop.h"
 #include "cmd/options.h"
 #include "cmd/run_cli.h"
+#include "cmd/run_deadline.h"
 #include "cmd/run_export.h"
 #include "cmd/run_result.h"
 #include "cmd/run_sinks.h"
@@ -103,7 +104,10 @@ static void print_header(const struct run_params *p, const struct system_info *s
     else
         snprintf(dur, sizeof(dur), "%llu loops", (unsigned long long)p->loops);
     /* the policy the threads get, known since engine_create */
-    run_policy_text(p->policy, p->priority, engine_degraded(eng), policy, sizeof(policy));
+    if (p->policy == SCHED_DEADLINE)
+        run_deadline_text(&p->reservation, policy, sizeof(policy));
+    else
+        run_policy_text(p->policy, p->priority, engine_degraded(eng), policy, sizeof(policy));
     printf("jitterlab run: CPU %s, interval %s, %s, %s, clock %s\n", cpus, iv, policy, dur,
            p->clock == ENGINE_CLOCK_TSC ? "tsc" : "monotonic");
     if (run_has_deadline(p)) {
@@ -280,6 +284,7 @@ static int run_main(int argc, char **argv, char **typed)
         .loops = p.loops,
         .policy = p.policy,
         .priority = p.priority,
+        .reservation = p.reservation,
         .cpus = &p.common.cpus,
         .clock = p.clock,
         .tolerance_ns = p.tolerance_ns,
@@ -437,7 +442,15 @@ static int run_main(int argc, char **argv, char **typed)
     bool interrupted = stop_requested();
     if (!interrupted) {
         if (engine_start(eng, err, sizeof(err)) != 0) {
-            fprintf(stderr, "jitterlab: %s\n", err);
+            int refused_cpu = -1;
+            int refused = engine_refused(eng, &refused_cpu);
+            if (refused) { /* the reservation asked for: bad input, nothing written */
+                run_deadline_refusal(&p, &sr, refused, refused_cpu, err, sizeof(err));
+                fprintf(stderr, "jitterlab: --policy deadline: %s\n", err);
+                rc = EXIT_USAGE;
+            } else {
+                fprintf(stderr, "jitterlab: %s\n", err);
+            }
             goto done;
         }
         warn_after_start(&p, eng);
@@ -527,8 +540,10 @@ static int run_main(int argc, char **argv, char **typed)
     }
     if (p.tail && run_tail_analyse(&p, &rep, confidence, &tail, err, sizeof err) != 0)
         fprintf(stderr, "jitterlab: %s; the result goes without it\n", err);
-    if (!p.common.quiet)
+    if (!p.common.quiet) {
         text_summary(stdout, &rep);
+        run_deadline_summary(stdout, &p, &rep);
+    }
     int out_rc = run_result_write(&p, &rs, &rep);
     rc = run_result_verdict(&p, &rep, samples_rc != EXIT_OK ? samples_rc : out_rc, tune_rc);
     if (rc == EXIT_OK && sleep_err)

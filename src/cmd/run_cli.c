@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/run_deadline.h"
 #include "crosscpu/tsc_check.h"
 #include "tune/session.h"
 #include "engine/counters.h"
@@ -33,7 +34,11 @@ static void run_usage(FILE *out)
             "  -a, --cpus LIST         CPUs to measure, e.g. 1-3,6 (default: the isolated\n"
             "                          CPUs, else every online CPU but CPU 0)\n"
             "  -p, --priority N        real-time priority 1..99 (default 90)\n"
-            "      --policy P          fifo | rr | other (default fifo)\n"
+            "      --policy P          fifo | rr | other | deadline (default fifo)\n"
+            "      --runtime DUR       deadline: CPU time reserved each period (bare: us;\n"
+            "                          required), at least 1024ns, at most --deadline\n"
+            "      --period DUR        deadline: the reservation's period; it is the\n"
+            "                          interval (-i), given either way (bare: us)\n"
             "  -D, --duration DUR      run time (bare number: s; default 10s unless -l;\n"
             "                          0: until stopped, as --forever)\n"
             "      --forever           run until stopped, in constant memory: SIGUSR1\n"
@@ -61,7 +66,9 @@ static void run_usage(FILE *out)
             "                          spin:DUR (a calibrated busy computation)\n"
             "      --seed N            ptrchase permutation seed (default 1)\n"
             "      --deadline DUR      response time (latency + execution) limit; cycles\n"
-            "                          beyond it are deadline misses (default: interval)\n"
+            "                          beyond it are deadline misses (default: interval);\n"
+            "                          with --policy deadline also the reservation's\n"
+            "                          relative deadline, at most --period\n"
             "      --load KIND[@CPUS]  a best-effort load for the run's duration (repeatable;\n"
             "                          default CPUs: online ones not measured); KIND as in\n"
             "                          jitterlab load: cpu, pulse:ON:OFF[:KIND], cache[:SIZE],\n"
@@ -161,6 +168,8 @@ enum {
     OPT_WAKE, /* --wake, --waker-cpu, --waker-priority: run_wake_cli.c */
     OPT_WAKER_CPU,
     OPT_WAKER_PRIORITY,
+    OPT_RUNTIME,
+    OPT_PERIOD,
 };
 
 /* cyclictest's options. Those that ask for what jitterlab always does are
@@ -282,6 +291,8 @@ static const struct option run_options[] = {
     {"wake", required_argument, NULL, OPT_WAKE},
     {"waker-cpu", required_argument, NULL, OPT_WAKER_CPU},
     {"waker-priority", required_argument, NULL, OPT_WAKER_PRIORITY},
+    {"runtime", required_argument, NULL, OPT_RUNTIME},
+    {"period", required_argument, NULL, OPT_PERIOD},
     /* cyclictest's long options (see cyclictest_flags and run_cyclictest_notes) */
     {"mlockall", no_argument, NULL, 'm'},
     {"nanosleep", no_argument, NULL, 'n'},
@@ -386,6 +397,7 @@ static int run_option(void *params, int c, const char *arg)
         rc = parse_positive_duration("--interval", arg, NS_PER_US, &p->interval_ns);
         if (!rc && p->interval_ns > 3600 * NS_PER_S)
             rc = usage_error("--interval", arg, "must be at most 1h");
+        p->interval_set = true;
         break;
     case 'p':
         rc = parse_int_option("--priority", arg, 1, 99, &v);
@@ -399,8 +411,10 @@ static int run_option(void *params, int c, const char *arg)
             p->policy = SCHED_RR;
         else if (strcmp(arg, "other") == 0)
             p->policy = SCHED_OTHER;
+        else if (strcmp(arg, "deadline") == 0)
+            p->policy = SCHED_DEADLINE;
         else
-            rc = usage_error("--policy", arg, "must be fifo, rr or other");
+            rc = usage_error("--policy", arg, "must be fifo, rr, other or deadline");
         p->policy_name = arg;
         break;
     case 'D':
@@ -536,6 +550,11 @@ static int run_option(void *params, int c, const char *arg)
         break;
     case OPT_DEADLINE:
         rc = parse_positive_duration("--deadline", arg, NS_PER_US, &p->deadline_ns);
+        p->deadline_text = arg;
+        break;
+    case OPT_RUNTIME:
+    case OPT_PERIOD:
+        rc = run_deadline_option(p, c == OPT_RUNTIME ? "--runtime" : "--period", arg);
         break;
     case OPT_LOAD:
         if (p->nloads == RUN_MAX_LOADS)
@@ -569,7 +588,9 @@ static int run_option(void *params, int c, const char *arg)
 void run_policy_text(int policy, int priority, bool degraded, char *buf, size_t len)
 {
     const char *name = policy == SCHED_FIFO ? "SCHED_FIFO" : policy == SCHED_RR ? "SCHED_RR" : NULL;
-    if (!name)
+    if (policy == SCHED_DEADLINE)
+        snprintf(buf, len, "SCHED_DEADLINE"); /* the reservation: run_deadline_text */
+    else if (!name)
         snprintf(buf, len, "SCHED_OTHER");
     else if (degraded)
         snprintf(buf, len, "SCHED_OTHER (%s %d refused: not permitted)", name, priority);
@@ -616,6 +637,8 @@ int run_parse_args(int argc, char **argv, struct run_params *p)
 
     int rc = cli_parse(&run_cli, &p->common, p, argc, argv, 1, NULL);
     if (rc >= 0)
+        return rc;
+    if ((rc = run_deadline_finish(p)) >= 0) /* may set the interval: first */
         return rc;
     if (p->forever && p->loops) {
         char n[32];
@@ -732,6 +755,8 @@ int run_validate(struct run_params *p, const struct system_info *si, const struc
     if (p->deadline_ns == 0 && has_workload(p))
         p->deadline_ns = p->interval_ns;
     if ((rc = cli_choose_cpus(&p->common, si)) != 0)
+        return rc;
+    if ((rc = run_deadline_validate(p, sr)) != 0)
         return rc;
     if (p->clock == ENGINE_CLOCK_TSC) {
         if (!engine_tsc_supported())

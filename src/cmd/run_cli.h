@@ -51,6 +51,7 @@ struct run_params {
     bool duration_set;
     const char *duration_text; /* -D as given */
     int64_t interval_ns;
+    bool interval_set; /* -i given */
     int64_t duration_ns;
     uint64_t loops;
     int policy;
@@ -74,7 +75,14 @@ struct run_params {
     struct workload_spec workload;
     uint64_t seed;
     int64_t deadline_ns; /* --deadline; with a workload and none given, the
-                            interval; else 0: no deadline */
+                            interval; with --policy deadline, the reservation's;
+                            else 0: no deadline */
+    const char *deadline_text;
+    /* --policy deadline: --runtime, --deadline and --period, completed by
+     * run_deadline_finish (cmd/run_deadline.h) */
+    struct deadline_reservation reservation;
+    const char *runtime_text;
+    const char *period_text;
     uint32_t counters_mask;
     const char *load_text[RUN_MAX_LOADS];
     struct load_spec loads[RUN_MAX_LOADS];

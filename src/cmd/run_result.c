@@ -29,7 +29,11 @@ static void fill_report(struct run_report *rep, const struct run_params *p, stru
     rep->forever = p->forever;
     rep->duration_ns = p->duration_ns;
     rep->loops = p->loops;
-    rep->policy = p->policy == SCHED_FIFO ? "fifo" : p->policy == SCHED_RR ? "rr" : "other";
+    rep->policy = p->policy == SCHED_FIFO       ? "fifo"
+                  : p->policy == SCHED_RR       ? "rr"
+                  : p->policy == SCHED_DEADLINE ? "deadline"
+                                                : "other";
+    rep->reservation = p->policy == SCHED_DEADLINE ? &p->reservation : NULL;
     rep->priority = p->priority;
     rep->realtime = p->policy != SCHED_OTHER && !engine_degraded(eng);
     rep->memory_locked = engine_memory_lock(eng) == ENGINE_LOCK_ALL;

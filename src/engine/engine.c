@@ -277,7 +277,10 @@ struct engine *engine_create(const struct engine_config *cfg, char *err, unsigne
         e->cfg.workload = &e->workload_spec;
     }
     e->n = e->cpus.count;
-    e->degraded = cfg->policy != SCHED_OTHER && !realtime_permitted(cfg);
+    /* SCHED_DEADLINE never falls back: each thread asks for it in the start
+     * gate, and a refusal ends the run (engine_refused). */
+    e->degraded =
+        cfg->policy != SCHED_OTHER && cfg->policy != SCHED_DEADLINE && !realtime_permitted(cfg);
     pthread_mutex_init(&e->gate_lock, NULL);
     pthread_condattr_t ca; /* the start gate's deadline is on CLOCK_MONOTONIC */
     pthread_condattr_init(&ca);

@@ -17,6 +17,7 @@
 
 #include "common/clock.h"
 #include "engine/counters.h"
+#include "engine/deadline.h"
 #include "engine/ring.h"
 #include "engine/wake.h"
 #include "engine/workload.h"
@@ -38,8 +39,10 @@ struct engine_config {
     int64_t interval_ns;
     int64_t duration_ns; /* 0: no time limit (loops must be set) */
     uint64_t loops;      /* samples per CPU; 0: no limit */
-    int policy;          /* SCHED_FIFO, SCHED_RR or SCHED_OTHER */
+    int policy;          /* SCHED_FIFO, SCHED_RR, SCHED_OTHER or SCHED_DEADLINE */
     int priority;        /* 1..99 for FIFO/RR */
+    /* SCHED_DEADLINE: the reservation of each thread (deadline.h) */
+    struct deadline_reservation reservation;
     const struct cpulist *cpus;
     enum engine_clock clock;
     int64_t tolerance_ns;  /* < 0: no tolerance */
@@ -118,6 +121,14 @@ struct cpu_result {
     int64_t page_faults;
     int sched_policy; /* the policy the thread really ran with */
     int sched_priority;
+    /* SCHED_DEADLINE: the reservation as the kernel reads it back (zero
+     * otherwise), the runtime overruns it signalled (a lower bound:
+     * deadline.c), and the samples whose wake-up ran on another CPU than
+     * `cpu`, where the thread was created (the scheduler places a
+     * SCHED_DEADLINE thread itself) */
+    struct deadline_reservation sched_reservation;
+    uint64_t dl_overruns;
+    uint64_t dl_elsewhere;
     long timer_slack_ns;       /* the thread's timer slack as the kernel reports it */
     int64_t tsc_anchor_max_ns; /* --clock tsc: largest uncertainty of a clock pair */
     /* counters over the active part of each cycle */
@@ -320,6 +331,10 @@ double engine_tsc_hz(const struct engine *e);
  * caller can say so before the first cycle. */
 bool engine_degraded(const struct engine *e);
 enum engine_lock engine_memory_lock(const struct engine *e);
+/* After engine_start failed: the errno with which the kernel refused a
+ * thread's SCHED_DEADLINE reservation (EBUSY, EPERM, EINVAL, ...), and
+ * its CPU in *cpu; 0 when the failure was another. */
+int engine_refused(const struct engine *e, int *cpu);
 /* The kernel thread id of measured CPU index i's thread (what tracepoints
  * name it by); valid once engine_start has returned 0. */
 int engine_thread_tid(const struct engine *e, int i);

@@ -40,6 +40,9 @@ struct cpu_slot {
     struct counter_set counters;
     char setup_error[256]; /* set by the thread before it reports ready */
     int sleep_error;       /* errno of a clock_nanosleep failure that ended the loop */
+    int refused;           /* errno of a refused SCHED_DEADLINE, set before ready */
+    /* runtime overruns, counted by the SIGXCPU handler on this thread */
+    _Atomic uint64_t dl_overruns;
     int tid;               /* the thread's kernel id, set before it reports ready */
     int64_t ready_ns;      /* when it reported ready (CLOCK_MONOTONIC) */
     int64_t run_ns_at_end; /* its CPU time when it ended; -1 before */

@@ -198,9 +198,6 @@ static void thread_setup(struct cpu_slot *s)
     sigfillset(&only_wake);
     sigdelset(&only_wake, SIGUSR2);
     pthread_sigmask(SIG_SETMASK, &only_wake, NULL);
-    struct sched_param sp;
-    pthread_getschedparam(pthread_self(), &r->sched_policy, &sp);
-    r->sched_priority = sp.sched_priority;
     char name[16];
     snprintf(name, sizeof(name), "jitterlab/%d", r->cpu);
     pthread_setname_np(pthread_self(), name);
@@ -220,12 +217,30 @@ static void thread_setup(struct cpu_slot *s)
             snprintf(r->hw_reason, sizeof(r->hw_reason), "%s", s->counters.hw_reason);
         }
     }
+    struct sched_param sp;
+    pthread_getschedparam(pthread_self(), &r->sched_policy, &sp);
+    r->sched_priority = sp.sched_priority;
+    /* Last, once everything is prepared on the thread's own CPU: from here
+     * on the scheduler places it (deadline.h). The policy recorded is the
+     * kernel's read-back (the C library's cache knows nothing of it). */
+    if (s->engine->cfg.policy == SCHED_DEADLINE) {
+        int rc = deadline_enter(&s->engine->cfg.reservation, &s->dl_overruns);
+        if (rc != 0) {
+            s->refused = rc;
+            snprintf(s->setup_error, sizeof(s->setup_error),
+                     "the kernel refused SCHED_DEADLINE: %s", strerror(rc));
+        } else if (deadline_read_back(&r->sched_reservation) == 0) {
+            r->sched_policy = SCHED_DEADLINE;
+            r->sched_priority = 0;
+        }
+    }
 }
 
 static void thread_done(struct cpu_slot *s)
 {
     struct engine *e = s->engine;
     s->result.ring_drops = atomic_load_explicit(&s->ring.drops, memory_order_relaxed);
+    s->result.dl_overruns = atomic_load_explicit(&s->dl_overruns, memory_order_relaxed);
     cpu_result_finish_hists(&s->result);
     counters_close(&s->counters);
     /* The scheduler's run time of this thread (what /proc/TID/schedstat
@@ -284,6 +299,11 @@ static void *cycle_thread(void *arg)
     const struct record_rules rules = record_rules_of(cfg);
     const uint64_t loops = cfg->loops;
     struct workload *const work = s->workload;
+    /* A SCHED_DEADLINE thread is not pinned: where each wake-up ran is
+     * counted (sched_getcpu reads the rseq area or the vDSO, no system
+     * call). */
+    const bool placed_by_kernel = cfg->policy == SCHED_DEADLINE;
+    const int home_cpu = r->cpu;
     uint64_t before[COUNTER_COUNT] = {0};
     uint64_t after[COUNTER_COUNT] = {0};
     LOOP_PROBE_BEGIN(); /* before the count: its own faults are not the loop's */
@@ -323,6 +343,8 @@ static void *cycle_thread(void *arg)
             s->sleep_error = rc; /* never spin on a sleep that fails at RT priority */
             break;
         }
+        if (placed_by_kernel && sched_getcpu() != home_cpu)
+            r->dl_elsewhere++;
 
         /* The counter reads bracket the execution window, not inside it. */
         int64_t work_start = wake;
@@ -438,7 +460,11 @@ int engine_start(struct engine *e, char *err, unsigned long errlen)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR2, &sa, NULL);
 
-    bool realtime = e->cfg.policy != SCHED_OTHER && !e->degraded;
+    /* A SCHED_DEADLINE thread starts as SCHED_OTHER and asks for its
+     * reservation itself, in the gate (thread_setup). */
+    bool realtime = e->cfg.policy != SCHED_OTHER && e->cfg.policy != SCHED_DEADLINE && !e->degraded;
+    if (e->cfg.policy == SCHED_DEADLINE)
+        deadline_overrun_handler_install();
     int64_t t0 = monotonic_now_ns();
     for (int i = 0; i < e->n; i++) {
         struct cpu_slot *s = &e->slots[i];
@@ -562,6 +588,16 @@ void engine_join(struct engine *e)
     }
     if (e->timing.stop_requested_ns)
         e->timing.stop_ns = monotonic_now_ns() - e->timing.stop_requested_ns;
+}
+
+int engine_refused(const struct engine *e, int *cpu)
+{
+    for (int i = 0; i < e->n; i++)
+        if (e->slots[i].refused) {
+            *cpu = e->slots[i].result.cpu;
+            return e->slots[i].refused;
+        }
+    return 0;
 }
 
 const struct engine_timing *engine_timing(const struct engine *e)

@@ -188,7 +188,10 @@ int wake_post(struct wake_channel *ch, uint64_t seq, int64_t ts_ns, uint64_t ski
     case WAKE_MQ: {
         /* never blocks: a deadline already past (a full queue loses the wake) */
         struct timespec past = {0, 0};
-        return mq_timedsend(ch->mq, (const char *)&msg, sizeof msg, 0, &past) == 0 ? 0 : errno;
+        if (mq_timedsend(ch->mq, (const char *)&msg, sizeof msg, 0, &past) == 0)
+            return 0;
+        /* a full queue with a deadline already past reports ETIMEDOUT */
+        return errno == ETIMEDOUT ? EAGAIN : errno;
     }
     case WAKE_SEM:
         stamp_put(ch, seq, ts_ns);

@@ -186,12 +186,23 @@ static json_t *json_cpu(const struct run_report *rep, const struct cpu_result *r
     }
     if (rep->counters_mask)
         json_object_set_new(o, "counters", json_counters(r));
-    json_object_set_new(o, "sched",
-                        json_pack("{s:s,s:i}", "policy",
-                                  r->sched_policy == SCHED_FIFO ? "fifo"
-                                  : r->sched_policy == SCHED_RR ? "rr"
-                                                                : "other",
-                                  "priority", r->sched_priority));
+    json_t *sched = json_pack("{s:s,s:i}", "policy",
+                              r->sched_policy == SCHED_FIFO       ? "fifo"
+                              : r->sched_policy == SCHED_RR       ? "rr"
+                              : r->sched_policy == SCHED_DEADLINE ? "deadline"
+                                                                  : "other",
+                              "priority", r->sched_priority);
+    if (rep->reservation) {
+        /* the reservation as the kernel read it back to the thread */
+        const struct deadline_reservation *k = &r->sched_reservation;
+        json_object_set_new(sched, "runtime_ns", json_int_or_null(k->period_ns > 0, k->runtime_ns));
+        json_object_set_new(sched, "deadline_ns",
+                            json_int_or_null(k->period_ns > 0, k->deadline_ns));
+        json_object_set_new(sched, "period_ns", json_int_or_null(k->period_ns > 0, k->period_ns));
+        json_object_set_new(o, "dl_overruns", json_integer((json_int_t)r->dl_overruns));
+        json_object_set_new(o, "dl_elsewhere", json_integer((json_int_t)r->dl_elsewhere));
+    }
+    json_object_set_new(o, "sched", sched);
     json_object_set_new(o, "timer_slack_ns",
                         json_int_or_null(r->timer_slack_ns >= 0, (int64_t)r->timer_slack_ns));
     if (rep->tsc_hz > 0)
@@ -314,6 +325,9 @@ static json_t *json_config(const struct run_report *rep)
     json_object_set_new(c, "workload", wl);
     json_object_set_new(c, "seed", json_integer((json_int_t)rep->seed));
     json_object_set_new(c, "deadline_ns", json_int_or_null(rep->deadline_ns > 0, rep->deadline_ns));
+    const struct deadline_reservation *res = rep->reservation;
+    json_object_set_new(c, "runtime_ns", json_int_or_null(res != NULL, res ? res->runtime_ns : 0));
+    json_object_set_new(c, "period_ns", json_int_or_null(res != NULL, res ? res->period_ns : 0));
     json_t *counters = json_null();
     if (rep->counters_mask) {
         counters = json_array();
@@ -665,6 +679,15 @@ json_t *json_run_result(const struct run_report *rep)
     json_object_set_new(all, "histogram", json_histogram(rep->all_hist));
     json_object_set_new(all, "deadline_misses",
                         json_int_or_null(rep->deadline_ns > 0, (int64_t)rep->all_deadline_misses));
+    if (rep->reservation) {
+        uint64_t overruns = 0, elsewhere = 0;
+        for (int i = 0; i < rep->ncpu; i++) {
+            overruns += rep->cpu[i]->dl_overruns;
+            elsewhere += rep->cpu[i]->dl_elsewhere;
+        }
+        json_object_set_new(all, "dl_overruns", json_integer((json_int_t)overruns));
+        json_object_set_new(all, "dl_elsewhere", json_integer((json_int_t)elsewhere));
+    }
     if (!rep->all_exec_partial) {
         json_object_set_new(all, "exec_ns",
                             json_time_with_histogram(&rep->all_exec, rep->all_exec_hist));

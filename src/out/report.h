@@ -78,8 +78,10 @@ struct run_report {
     int64_t duration_ns; /* requested; 0 = none */
     bool forever;        /* until stopped */
     uint64_t loops;      /* requested; 0 = none */
-    const char *policy;  /* requested: "fifo", "rr", "other" */
+    const char *policy;  /* requested: "fifo", "rr", "other", "deadline" */
     int priority;
+    /* --policy deadline: the reservation asked for; NULL otherwise */
+    const struct deadline_reservation *reservation;
     bool realtime;           /* false when it ran SCHED_OTHER for lack of privilege */
     bool memory_locked;      /* everything locked (mlockall) */
     const char *memory_lock; /* "all", "buffers" or "none" */

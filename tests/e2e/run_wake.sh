@@ -3,7 +3,8 @@
 # is measured at 1 ms, the waker on CPU 0 (the default, the housekeeping CPU).
 #   each mechanism, 1 s: samples + missed == the 1000 planned wakes exactly,
 #     min >= 0, config.wake recorded, the waker's lateness present (one per
-#     wake issued, on CPU 0);
+#     wake issued, on CPU 0), wakes issued + skipped == 1000 (how many the
+#     thread waited for depends on the machine: a halted vCPU wakes late);
 #   Ctrl-C during a wait ends the run at once, with a result (no hang);
 #   a delay on the measured CPU (helpers/spinner.c on CPU 1 at FIFO 95,
 #     2 ms every 50.3 ms, as run_known_delay.sh) is seen in the path latency
@@ -11,7 +12,8 @@
 #   a delay on the waker's CPU (the spinner on CPU 0 at FIFO 95, above the
 #     waker's 91, 1 ms every 20.3 ms, sweeping the phases, for 2 s only: bounded) shows in the
 #     waker's lateness and not in the path latency, which is measured from
-#     the waker's stamp after its wake-up.
+#     the waker's stamp after its wake-up: the samples whose stamp lies
+#     >= 0.5 ms into their period (a held waker) have ordinary latencies.
 # Nothing is asserted about latencies of an ordinary cycle. ~15 s.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,10 +31,11 @@ c = d["cpus"][0]
 w = c["waker"]
 m = v["mech"]
 t(m + ": samples + missed == the 1000 planned wakes", 'c["samples"] + c["missed"] == 1000', '(c["samples"], c["missed"])')
-t(m + ": most wakes were waited for", 'c["samples"] >= 900', 'c["samples"]')
+t(m + ": wakes were waited for", 'c["samples"] >= 1', 'c["samples"]')
 t(m + ": min >= 0 (the waker's stamp precedes the run)", 'c["latency_ns"]["min"] >= 0', 'c["latency_ns"]["min"]')
 t(m + ": config.wake, waker_cpu, waker_priority", 'd["config"]["wake"] == m and d["config"]["waker_cpu"] == 0 and d["config"]["waker_priority"] == 91', 'd["config"]')
-t(m + ": the waker's lateness: one per wake, on CPU 0", 'w["cpu"] == 0 and w["lateness_ns"]["count"] == w["wakes"] >= 900 and w["lateness_ns"]["min"] >= 0', 'w')
+t(m + ": the waker's lateness: one per wake, on CPU 0", 'w["cpu"] == 0 and w["lateness_ns"]["count"] == w["wakes"] >= 1 and w["lateness_ns"]["min"] >= 0', 'w')
+t(m + ": every planned wake issued or skipped (the waker woke after its time had passed)", 'w["wakes"] + w["skipped"] == 1000', 'w')
 t(m + ": all.waker merges it", 'd["all"]["waker"]["wakes"] == w["wakes"]', 'd["all"].get("waker")')
 EOF
 done
@@ -83,11 +86,18 @@ pyt "$T/w.json" csv="$T/w.csv" <<'EOF'
 hdr, rows = read_csv(v["csv"])
 c = d["cpus"][0]
 w = c["waker"]
-late_waker = sum(b[2] for b in w["lateness_ns"]["histogram"]["bins"] if b[0] >= 500000) if "histogram" in w["lateness_ns"] else None
-late_path = sum(1 for r in rows if r[2] >= 500000)
-note("waker-CPU spinner: waker lateness >= 0.5 ms: %s, path latency >= 0.5 ms: %d, waker max %s, path max %s"
-     % (late_waker, late_path, w["lateness_ns"]["max"], c["latency_ns"]["max"]))
+# A sample's stamp is its wake time minus its latency, counted from the
+# planned time of cycle 0: its offset into the 1 ms period is how late the
+# waker issued that wake. The samples whose waker was held >= 0.5 ms (by
+# the spinner, or by the host) must not carry it in their path latency.
+off = [((r[1] - r[2]) % 1000000, r[2]) for r in rows]
+held = [lat for o, lat in off if o >= 500000]
+held_late = sum(1 for lat in held if lat >= 500000)
+others_late = sum(1 for o, lat in off if o < 500000 and lat >= 500000)
+note("waker-CPU spinner: %d samples with the waker held >= 0.5 ms, %d of them with a path latency >= 0.5 ms (others: %d of %d); waker max %s, path max %s"
+     % (len(held), held_late, others_late, len(off) - len(held), w["lateness_ns"]["max"], c["latency_ns"]["max"]))
 t("waker-CPU delay: the waker's lateness shows it (max >= 0.7 ms)", 'w["lateness_ns"]["max"] >= 700000', 'w["lateness_ns"]')
-t("waker-CPU delay: not in the path latency (few samples >= 0.5 ms)", 'late_waker is not None and late_path * 3 <= late_waker', '(late_path, late_waker)')
+t("waker-CPU delay: at least 10 samples issued by a held waker", 'len(held) >= 10', 'len(held)')
+t("waker-CPU delay: not in their path latency (fewer than a third >= 0.5 ms)", 'held_late * 3 < len(held)', '(held_late, len(held))')
 t("waker-CPU delay: samples + missed == 2000", 'c["samples"] + c["missed"] == 2000', '(c["samples"], c["missed"])')
 EOF

@@ -13,6 +13,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/run_cli.h"
+#include "cmd/run_deadline.h"
 #include "sys/system_info.h"
 #include "tune/tune.h"
 #include "test_cli.h"
@@ -212,6 +213,33 @@ static void test_run_policy_other_has_priority_zero(void **state)
     assert_int_equal(params.priority, 0);
 }
 
+/* The reservation's period is the interval, given by -i or --period; the
+ * deadline defaults to it and becomes the run's response limit. */
+static void test_run_deadline_completes_the_reservation(void **state)
+{
+    (void)state;
+    parse_ok("run --policy deadline --runtime 200us");
+    assert_int_equal(params.policy, SCHED_DEADLINE);
+    assert_int_equal(params.priority, 0);
+    assert_int_equal(params.reservation.runtime_ns, 200 * NS_PER_US);
+    assert_int_equal(params.reservation.period_ns, NS_PER_MS);
+    assert_int_equal(params.reservation.deadline_ns, NS_PER_MS);
+    assert_int_equal(params.deadline_ns, NS_PER_MS);
+    parse_ok("run --policy deadline --runtime 100 --period 2ms --deadline 500");
+    assert_int_equal(params.interval_ns, 2 * NS_PER_MS);
+    assert_int_equal(params.reservation.period_ns, 2 * NS_PER_MS);
+    assert_int_equal(params.reservation.runtime_ns, 100 * NS_PER_US);
+    assert_int_equal(params.reservation.deadline_ns, 500 * NS_PER_US);
+    assert_int_equal(params.deadline_ns, 500 * NS_PER_US);
+    parse_ok("run --policy deadline --runtime 1024ns -i 5ms --period 5ms");
+    assert_int_equal(params.reservation.period_ns, 5 * NS_PER_MS);
+    char buf[128];
+    run_deadline_text(&params.reservation, buf, sizeof buf);
+    assert_string_equal(buf, "SCHED_DEADLINE runtime 1.024 us deadline 5 ms period 5 ms");
+    run_policy_text(SCHED_DEADLINE, 0, false, buf, sizeof buf);
+    assert_string_equal(buf, "SCHED_DEADLINE");
+}
+
 static void test_run_tune_profile_realtime(void **state)
 {
     (void)state;
@@ -329,7 +357,31 @@ static const struct cli_bad_case bad_cases[] = {
     {"run -a 1-", "jitterlab: --cpus 1-: malformed CPU list (range without an end, e.g. 0-3)\n"},
     {"run -p 0", "jitterlab: --priority 0: must be a whole number from 1 to 99\n"},
     {"run -p 100", "jitterlab: --priority 100: must be a whole number from 1 to 99\n"},
-    {"run --policy idle", "jitterlab: --policy idle: must be fifo, rr or other\n"},
+    {"run --policy idle", "jitterlab: --policy idle: must be fifo, rr, other or deadline\n"},
+    {"run --policy deadline",
+     "jitterlab: --policy deadline: needs --runtime DUR (the CPU time reserved in each period)\n"},
+    {"run --policy deadline --runtime 100us -p 50",
+     "jitterlab: --priority: has no meaning with --policy deadline (the reservation is --runtime, "
+     "--deadline and --period)\n"},
+    {"run --runtime 100us", "jitterlab: --runtime 100us: needs --policy deadline\n"},
+    {"run --period 1ms", "jitterlab: --period 1ms: needs --policy deadline\n"},
+    {"run --policy deadline --runtime 2ms --deadline 1ms",
+     "jitterlab: --runtime 2ms: longer than --deadline 1ms\n"},
+    {"run --policy deadline --runtime 2ms",
+     "jitterlab: --runtime 2ms: longer than the deadline, which is the period (--period 1ms)\n"},
+    {"run --policy deadline --runtime 2ms -i 1ms",
+     "jitterlab: --runtime 2ms: longer than the deadline, which is the period (-i 1ms)\n"},
+    {"run --policy deadline --runtime 100us --deadline 2ms",
+     "jitterlab: --deadline 2ms: longer than --period 1ms\n"},
+    {"run --policy deadline --runtime 1000ns",
+     "jitterlab: --runtime 1000ns: must be at least 1024ns (the kernel's shortest SCHED_DEADLINE "
+     "runtime)\n"},
+    {"run --policy deadline --runtime 0", "jitterlab: --runtime 0: must be greater than 0\n"},
+    {"run --policy deadline --runtime 100us --period 2h",
+     "jitterlab: --period 2h: must be at most 1h\n"},
+    {"run --policy deadline --runtime 100us -i 1ms --period 2ms",
+     "jitterlab: --period 2ms: must equal the interval (-i 1ms): the measured thread wakes once "
+     "per interval; give one of the two\n"},
     {"run --policy other -p 5", "jitterlab: --priority: has no meaning with --policy other\n"},
     {"run -D 0 -l 5", "jitterlab: --loops 5: a run --forever has no end to count to\n"},
     {"run -l 0", "jitterlab: --loops 0: must be a whole number from 1 to 1000000000000\n"},
@@ -860,6 +912,7 @@ int main(void)
         cmocka_unit_test(test_run_policy_text_names_the_policy_obtained),
         cmocka_unit_test(test_run_warns_when_the_spin_is_not_shorter_than_the_interval),
         cmocka_unit_test(test_run_policy_other_has_priority_zero),
+        cmocka_unit_test(test_run_deadline_completes_the_reservation),
         cmocka_unit_test(test_run_tune_profile_realtime),
         cmocka_unit_test(test_run_sysroot_from_environment_unless_given),
         cmocka_unit_test(test_run_explain_threshold_and_keep),
