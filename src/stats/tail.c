@@ -165,13 +165,13 @@ static uint64_t count_from(const struct dataset *d, int64_t u)
 }
 
 /* The lower edge of the bucket holding u (the first bucket above when u
- * lies between buckets). */
+ * lies between buckets); u itself above every bucket (no exceedance). */
 static int64_t snap_threshold(const struct dataset *d, int64_t u)
 {
     for (size_t i = 0; i < d->nbins; i++)
         if (d->bins[i].hi >= u)
             return d->bins[i].lo;
-    return d->bins[d->nbins - 1].lo;
+    return u;
 }
 
 /* The observations above u: exact values grouped, or buckets. */
@@ -731,6 +731,15 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
         r->threshold_given = true;
         f.u = snap_threshold(d, in->threshold_ns);
         f.k = count_from(d, f.u);
+        if (f.k == 0) {
+            refuse(r, "", "no value above the threshold %lld ns (the largest is %lld ns)",
+                   (long long)f.u, (long long)d->bins[d->nbins - 1].hi);
+            snprintf(r->advice, sizeof(r->advice),
+                     "give a lower --threshold, or leave it to the ladder");
+            r->threshold_ns = f.u;
+            r->exceedances = 0;
+            return;
+        }
         if (f.k < MIN_EXCEEDANCES) {
             double more = (double)d->n * ((double)MIN_EXCEEDANCES / fmax(1, (double)f.k) - 1);
             refuse(r, ADVICE_LONGER, "too few exceedances (%llu; needs %d)",
@@ -998,6 +1007,13 @@ int tail_analyse(const struct tail_input *in, struct tail_result *out, char *err
     if (!obs)
         goto out;
     analyse(in, &d, out, confidence, obs, rungs, bm);
+    /* A check a refusal came before says so, never an empty why. */
+    for (size_t i = 0; i < TAIL_NCHECKS; i++)
+        if (out->checks[i].state == TAIL_CHECK_NOT_RUN && !out->checks[i].why[0])
+            snprintf(out->checks[i].why, sizeof(out->checks[i].why), "%s",
+                     out->verdict == TAIL_CANNOT_ESTIMATE
+                         ? "not reached: the estimate was refused first"
+                         : "not run");
     rc = 0;
 out:
     if (rc != 0) {

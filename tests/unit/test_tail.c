@@ -208,6 +208,17 @@ static void test_all_equal_and_too_few_cannot_estimate(void **state)
     assert_non_null(strstr(r.reason, "too few exceedances (30; needs 50)"));
     assert_non_null(strstr(r.advice, "more cycles"));
     assert_true(isnan(r.estimates[0].ns.value));
+    /* a given threshold above every value: none above it, said so, and
+     * every check that was not reached says why */
+    s->in.threshold_ns = INT64_C(1000000000);
+    assert_int_equal(tail_analyse(&s->in, &r, err, sizeof(err)), 0);
+    assert_int_equal(r.verdict, TAIL_CANNOT_ESTIMATE);
+    assert_int_equal(r.exceedances, 0);
+    assert_non_null(strstr(r.reason, "no value above the threshold 1000000000 ns"));
+    assert_non_null(strstr(r.advice, "lower --threshold"));
+    for (size_t i = 0; i < TAIL_NCHECKS; i++)
+        if (r.checks[i].state == TAIL_CHECK_NOT_RUN)
+            assert_true(r.checks[i].why[0] != '\0');
     sample_free(s);
 }
 
