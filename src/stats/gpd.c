@@ -38,10 +38,13 @@
  * numerical Hessian. Profile likelihood intervals of its shape and of a
  * level z_P (the value a block maximum stays below with probability P)
  * use the same bracketing and safeguarded Newton as the GPD's, with two
- * nuisance parameters maximised by Nelder-Mead: for the level the
- * location is put through the point, mu = z + sigma ly e(-xi ly) (ly =
- * ln(-ln P), e(t) = expm1(t) / t), and (ln sigma, xi) are free; the level
- * is profiled in logs. A delta interval of a level far beyond the maxima
+ * nuisance parameters maximised by damped Newton on central differences
+ * (Nelder-Mead where that fails, at the support's edge): for the level the
+ * scale is put through the point, sigma = (z - mu) / (-ly e(-xi ly)) (ly =
+ * ln(-ln P), e(t) = expm1(t) / t), and (mu, xi) are free; the level is
+ * profiled in logs. (Putting mu through the point instead leaves a ridge
+ * of ln sigma against xi a few 1e-5 wide for a far level: differences and
+ * simplexes alike stop beside it.) A delta interval of a level far beyond the maxima
  * is symmetric and often absurd (a negative latency, or 1e14 ns); the
  * profile follows the likelihood's own asymmetry.
  */
@@ -819,18 +822,22 @@ struct gev_profile_ctx {
 };
 
 /* The log-likelihood at psi and nuisance v: for the level, psi = ln z and
- * v = (ln sigma, xi), mu put through the point (z, P); for the shape, psi
- * = xi and v = ((mu - mu0) / s0, ln sigma). v[ls] is ln sigma's slot. */
+ * v = ((mu - mu0) / s0, xi), sigma put through the point (z, P); for the
+ * shape, psi = xi and v = ((mu - mu0) / s0, ln sigma). */
 static double gev_profile_ll(const struct gev_profile_ctx *g, double psi, const double *v)
 {
-    double mu, ls, xi;
+    double mu = g->mu0 + g->s0 * v[0], ls, xi;
     if (g->target == GEV_TARGET_LEVEL) {
-        ls = v[0], xi = v[1];
-        if (!(xi >= GEV_XI_MIN && xi <= GPD_XI_MAX) || fabs(ls) > 700)
+        xi = v[1];
+        if (!(xi >= GEV_XI_MIN && xi <= GPD_XI_MAX))
             return -INFINITY;
-        mu = exp(psi) + exp(ls) * g->ly * expm1_ratio(-xi * g->ly);
+        /* z = mu - sigma ly e(-xi ly) */
+        double sigma = (exp(psi) - mu) / (-g->ly * expm1_ratio(-xi * g->ly));
+        if (!(sigma > 0) || !isfinite(sigma))
+            return -INFINITY;
+        ls = log(sigma);
     } else {
-        xi = psi, mu = g->mu0 + g->s0 * v[0], ls = v[1];
+        xi = psi, ls = v[1];
         if (fabs(ls) > 700)
             return -INFINITY;
     }
@@ -845,30 +852,90 @@ static double gev_profile_nll(const gsl_vector *v, void *ctx)
     return isfinite(ll) ? -ll : BIG_NLL;
 }
 
-/* The profile at psi: Nelder-Mead over the two nuisance parameters from
- * the last psi's, twice (a coarse simplex, then a fine one: a single one
- * stops early on the long ridge of shape against scale). Outside the
- * support a larger sigma moves both ends of it out (z and xi fixed). The
- * slope is the partial derivative over psi at the optimum (the envelope
- * theorem), by central differences. */
+/* Damped Newton (Levenberg) ascent over the nuisance v at psi from v, on
+ * central differences (both coordinates are of order 1, so one step h
+ * fits both): the log-likelihood at the end, v moved there; NAN when a
+ * difference left the support or it did not settle. */
+static double gev_newton(const struct gev_profile_ctx *g, double psi, double v[2])
+{
+    const double h = 1e-4;
+    double f0 = gev_profile_ll(g, psi, v), lambda = 0;
+    for (int it = 0; it < 50 && isfinite(f0); it++) {
+        double p[2], f[6];
+        static const int d[6][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}};
+        for (int k = 0; k < 6; k++) {
+            p[0] = v[0] + d[k][0] * h, p[1] = v[1] + d[k][1] * h;
+            f[k] = gev_profile_ll(g, psi, p);
+            if (!isfinite(f[k]))
+                return NAN;
+        }
+        double g0 = (f[0] - f[1]) / (2 * h), g1 = (f[2] - f[3]) / (2 * h);
+        double a00 = -(f[0] - 2 * f0 + f[1]) / (h * h), a11 = -(f[2] - 2 * f0 + f[3]) / (h * h);
+        double a01 = -(f[4] + f[5] - f[0] - f[1] - f[2] - f[3] + 2 * f0) / (2 * h * h);
+        bool moved = false;
+        for (int tries = 0; tries < 30 && !moved; tries++) {
+            double sc = lambda * (fabs(a00) + fabs(a11) + 1e-12);
+            double b00 = a00 + sc, b11 = a11 + sc, det = b00 * b11 - a01 * a01;
+            if (!(b00 > 0 && det > 0)) {
+                lambda = lambda > 0 ? lambda * 4 : 1e-3;
+                continue;
+            }
+            double d0 = (b11 * g0 - a01 * g1) / det, d1 = (b00 * g1 - a01 * g0) / det;
+            if (fabs(d0) < 1e-7 && fabs(d1) < 1e-7)
+                return f0;
+            p[0] = v[0] + d0, p[1] = v[1] + d1;
+            double fn = gev_profile_ll(g, psi, p);
+            if (isfinite(fn) && fn >= f0 - 1e-12 * fabs(f0)) {
+                v[0] = p[0], v[1] = p[1];
+                bool done = fabs(d0) < 1e-6 && fabs(d1) < 1e-6;
+                f0 = fn;
+                lambda = lambda > 1e-6 ? lambda / 8 : 0;
+                moved = true;
+                if (done)
+                    return f0;
+            } else {
+                lambda = lambda > 0 ? lambda * 4 : 1e-3;
+            }
+        }
+        if (!moved)
+            return NAN;
+    }
+    return NAN;
+}
+
+/* The profile at psi: Newton over the two nuisance parameters from the
+ * last psi's; where it fails (near the support's edge) Nelder-Mead, twice
+ * (a coarse simplex, then a fine one). Outside the support a larger sigma
+ * (for the level: a lower mu) moves both ends of it out (z and xi fixed).
+ * The slope is the partial
+ * derivative over psi at the optimum (the envelope theorem), by central
+ * differences. */
 static double gev_profile_at(struct profile *pr, double psi, double *slope)
 {
     struct gev_profile_ctx *g = (struct gev_profile_ctx *)pr;
-    size_t ls = g->target == GEV_TARGET_LEVEL ? 0 : 1;
+    bool level = g->target == GEV_TARGET_LEVEL;
     double v[2] = {pr->warm[0], pr->warm[1]};
     double ll = gev_profile_ll(g, psi, v);
     for (double step = 0.25; !isfinite(ll) && step < 64; step *= 2) {
-        v[ls] += step;
+        if (level)
+            v[0] -= step; /* a lower mu: a larger sigma through z */
+        else
+            v[1] += step;
         ll = gev_profile_ll(g, psi, v);
     }
     *slope = NAN;
     if (!isfinite(ll))
         return -INFINITY;
     g->psi = psi;
-    gsl_multimin_function f = {gev_profile_nll, 2, g};
-    double coarse[2] = {0.1, 0.1}, fine[2] = {0.01, 0.01};
-    nm_minimise(&f, v, coarse, 2, 400, 1e-4);
-    double nll = nm_minimise(&f, v, fine, 2, 400, 1e-6);
+    double w[2] = {v[0], v[1]}, nll = -gev_newton(g, psi, w);
+    if (isfinite(nll)) {
+        v[0] = w[0], v[1] = w[1];
+    } else {
+        gsl_multimin_function f = {gev_profile_nll, 2, g};
+        double coarse[2] = {0.1, 0.1}, fine[2] = {0.01, 0.01};
+        nm_minimise(&f, v, coarse, 2, 400, 1e-4);
+        nll = nm_minimise(&f, v, fine, 2, 400, 1e-6);
+    }
     if (!(nll < BIG_NLL))
         return -INFINITY;
     pr->warm[0] = v[0], pr->warm[1] = v[1];
@@ -905,7 +972,7 @@ double gev_profile(const double *x, size_t n, const struct gev_fit *fit, enum ge
         gev_quantile_wald(fit, neg_log_p, confidence, &wlo, &whi);
         if (whi > value)
             se = (whi - value) / (z * value);
-        warm[0] = log(fit->sigma), warm[1] = fit->xi;
+        warm[0] = 0, warm[1] = fit->xi;
         l_lo = psi0 - 30, l_hi = psi0 + 30, v_lo = 0, v_hi = INFINITY;
     } else {
         value = psi0 = fit->xi;
