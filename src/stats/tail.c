@@ -65,7 +65,9 @@
  * the shape's). A bound the likelihood leaves open within the search (xi up
  * to 2) is INFINITY (xi's lower bound stops at -0.5, where the fit's theory
  * ends). At p >= zeta an estimate is the empirical quantile, its interval
- * from order statistics. The plot's curve uses delta-method intervals (a
+ * from order statistics; a budget below u has the empirical share above it,
+ * with the exact (Clopper-Pearson) binomial interval, and per hour and per
+ * year from its bounds. The plot's curve uses delta-method intervals (a
  * profile per point would cost more than the whole fit).
  */
 #include "stats/tail.h"
@@ -97,10 +99,14 @@
 #define SPLIT_P         1e-4
 #define SPLIT_MIN_HALF  50000
 #define GEV_MIN_BLOCKS  30
-#define LB_MIN_BLOCKS   20
-#define MK_MIN_BLOCKS   10
-#define NS_PER_HOUR     3600e9
-#define HOURS_PER_YEAR  8766.0
+/* The GEV check compares intervals at 1 - level / 2 each: two intervals
+ * that both hold the level overlap, so it refuses a right fit with at most
+ * its level (either interval misses with at most level / 2). */
+#define GEV_CHECK_CONFIDENCE (1 - CHECK_LEVEL / 2)
+#define LB_MIN_BLOCKS        20
+#define MK_MIN_BLOCKS        10
+#define NS_PER_HOUR          3600e9
+#define HOURS_PER_YEAR       8766.0
 /* Exact values are grouped into runs no wider than 1/1024 of their value. */
 #define EXACT_GROUP_SHIFT 10
 
@@ -665,7 +671,7 @@ static void block_checks(const struct tail_input *in, struct tail_result *r, dou
 }
 
 static void gev_part(const struct tail_input *in, struct tail_result *r, const double *bm,
-                     double confidence, const struct fitted *f)
+                     double confidence, struct tail_value pot)
 {
     struct tail_check *c = &r->checks[TAIL_CHECK_GEV_AGREEMENT];
     size_t nb = in->block_max ? in->nblock : 0;
@@ -699,13 +705,8 @@ static void gev_part(const struct tail_input *in, struct tail_result *r, const d
         largest = bm[i] > largest ? bm[i] : largest;
     if (v->lo < largest && -expm1(cycles * log1p(-1e-9)) <= (1 - confidence) / 20)
         v->lo = largest;
-    /* The check compares intervals at 1 - level / 2 each: two intervals
-     * that both hold the level overlap, so it refuses a right fit with at
-     * most its level (either interval misses with at most level / 2). */
-    double cc = 1 - CHECK_LEVEL / 2;
-    struct tail_value pot = {NAN, NAN, NAN}, gev = pot;
-    if (1e-9 < f->zeta)
-        pot = pot_level(f, 1e-9, cc);
+    double cc = GEV_CHECK_CONFIDENCE;
+    struct tail_value gev;
     gev.value = gev_profile(bm, nb, &g, GEV_TARGET_LEVEL, nlp, cc, &gev.lo, &gev.hi);
     if (gev.lo < largest && -expm1(cycles * log1p(-1e-9)) <= (1 - cc) / 20)
         gev.lo = largest;
@@ -916,10 +917,8 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
             for (size_t i = 0; i < d->nbins; i++)
                 if (d->bins[i].lo > in->budget_ns)
                     above += d->bins[i].count;
-            double a = (1 - confidence) / 2, k = (double)above, n = (double)d->n;
-            b->value = k / n;
-            b->lo = above ? gsl_cdf_beta_Pinv(a, k, n - k + 1) : 0;
-            b->hi = above < d->n ? gsl_cdf_beta_Pinv(1 - a, k + 1, n - k) : 1;
+            b->value = (double)above / (double)d->n;
+            binomial_interval(above, d->n, confidence, &b->lo, &b->hi);
         }
         double cyc = NS_PER_HOUR / (double)in->interval_ns;
         r->budget_per_hour = (struct tail_value){per_cycles(b->value, cyc), per_cycles(b->lo, cyc),
@@ -936,8 +935,13 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
         e->ns = (struct tail_value){(double)f.u + x, (double)f.u + lo, (double)f.u + hi};
     }
 
+    /* The GPD's side of the GEV check, before the split-half check reuses
+     * the observations' buffer. */
+    struct tail_value pot_check = {NAN, NAN, NAN};
+    if (in->block_max && in->nblock >= GEV_MIN_BLOCKS && 1e-9 < f.zeta)
+        pot_check = pot_level(&f, 1e-9, GEV_CHECK_CONFIDENCE);
     split_half(in, confidence, &r->checks[TAIL_CHECK_SPLIT_HALF], obs);
-    gev_part(in, r, bm, confidence, &f);
+    gev_part(in, r, bm, confidence, pot_check);
 
     /* The verdict: the first failed check, in the order of what to fix first. */
     const struct tail_check *c = r->checks;
