@@ -45,13 +45,13 @@ static const char *chance(double p, char *buf, size_t len)
     return buf;
 }
 
-/* An expected count of cycles over the budget: whole below ten million
- * ("2102"), else "1.84e+07". */
+/* An expected count of cycles over the budget: whole from 100 up to
+ * 100000 ("2102"), else three digits ("0.36", "1.84e+07"). */
 static const char *count(double v, char *buf, size_t len)
 {
     if (!isfinite(v))
         snprintf(buf, len, "n/a");
-    else if (v >= 100 && v < 1e7)
+    else if (v >= 100 && v < 1e5)
         snprintf(buf, len, "%.0f", v);
     else
         snprintf(buf, len, "%.3g", v);
