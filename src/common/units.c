@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,4 +249,25 @@ void format_duration_arg(int64_t ns, char *buf, unsigned long len)
     char *space = strchr(buf, ' ');
     if (space)
         memmove(space, space + 1, strlen(space + 1) + 1);
+}
+
+void format_duration_long(int64_t ns, char *buf, unsigned long len)
+{
+    static const struct {
+        const char *name;
+        double s;
+    } units[] = {{"min", 60}, {"h", 3600}, {"d", 86400}, {"years", 365.25 * 86400}};
+    if (!buf || len == 0)
+        return;
+    double s = fabs((double)ns) / (double)NS_PER_S;
+    /* below a minute, or a value that rounds up to 60 s */
+    if (s < 59.9995) {
+        format_duration(ns, buf, len);
+        return;
+    }
+    size_t u = 0;
+    /* the unit in which the value reads at least 1 after rounding */
+    while (u + 1 < sizeof units / sizeof units[0] && s / units[u + 1].s >= 0.9995)
+        u++;
+    snprintf(buf, len, "%s%.3g %s", ns < 0 ? "-" : "", s / units[u].s, units[u].name);
 }

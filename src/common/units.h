@@ -41,5 +41,9 @@ int parse_size_bytes(const char *text, uint64_t *out);
 void format_duration(int64_t ns, char *buf, unsigned long len);
 /* The same as an option takes it, without the space: "1.5ms". */
 void format_duration_arg(int64_t ns, char *buf, unsigned long len);
+/* format_duration up to a minute; beyond it three significant digits of
+ * the largest of min, h, d, years that fits ("72899 s" reads "20.2 h"):
+ * for estimates far beyond what a run saw, where seconds say nothing. */
+void format_duration_long(int64_t ns, char *buf, unsigned long len);
 
 #endif

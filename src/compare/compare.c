@@ -214,9 +214,10 @@ static bool one_cpu_each(const struct compare_arm *a, const struct compare_arm *
     return true;
 }
 
-int compare_arms(const struct compare_arm *base, const struct compare_arm *other,
-                 const struct compare_config *cfg_in, struct arm_comparison *out, char *err,
-                 size_t errlen)
+/* compare_arms with the baseline's tail fits kept in cache (NULL: none). */
+static int compare_arms_cached(const struct compare_arm *base, const struct compare_arm *other,
+                               const struct compare_config *cfg_in, struct tail_fit_cache *cache,
+                               struct arm_comparison *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     struct compare_config cfg = *cfg_in;
@@ -311,8 +312,8 @@ int compare_arms(const struct compare_arm *base, const struct compare_arm *other
     if (keep) {
         /* the fits of every entry at once, after the metrics */
         int e0 = dup ? 1 : 0;
-        int rc =
-            compare_tail_levels(base, other, cfg.level, keep + e0, out->cpu + e0, out->ncpus - e0);
+        int rc = compare_tail_levels(base, other, cfg.level, keep + e0, out->cpu + e0,
+                                     out->ncpus - e0, cache);
         compare_tail_pending_free(keep, out->ncpus);
         if (rc != 0) {
             snprintf(err, errlen, "out of memory");
@@ -331,6 +332,13 @@ int compare_arms(const struct compare_arm *base, const struct compare_arm *other
     if (n == 0 && err)
         snprintf(err, errlen, "no CPU measured in every run of both arms; only \"all\" compared");
     return 0;
+}
+
+int compare_arms(const struct compare_arm *base, const struct compare_arm *other,
+                 const struct compare_config *cfg, struct arm_comparison *out, char *err,
+                 size_t errlen)
+{
+    return compare_arms_cached(base, other, cfg, NULL, out, err, errlen);
 }
 
 void arm_comparison_free(struct arm_comparison *c)
@@ -407,9 +415,14 @@ int compare_all(const struct compare_arm *arms, int narms, const struct compare_
     /* second pass: every verdict at alpha / family */
     c.level = fam->level;
     c.tail = cfg->tail;
+    /* the baseline's tail fits once, whatever the number of arms */
+    struct tail_fit_cache cache = {0};
     for (int a = 1; a < narms; a++, done++)
-        if (compare_arms(&arms[0], &arms[a], &c, &out[a - 1], err, errlen) != 0)
+        if (compare_arms_cached(&arms[0], &arms[a], &c, &cache, &out[a - 1], err, errlen) != 0) {
+            tail_fit_cache_free(&cache);
             goto fail;
+        }
+    tail_fit_cache_free(&cache);
     fam->percentiles = fam->reachable = 0;
     for (int a = 0; a < narms - 1; a++)
         for (int i = 0; i < out[a].ncpus; i++)

@@ -74,10 +74,23 @@ struct tail_pending {
 };
 /* The entry's exceedance test (c->tail), and its histograms kept in keep. */
 void compare_tail_test(const struct ctx *x, struct tail_comparison *t, struct tail_pending *keep);
+/* The baseline's tail fits, kept across the arms compared with it: its
+ * pooled histogram of an entry (a CPU, or -1 for all) depends on the
+ * baseline alone, so it is fitted once however many arms there are. */
+struct tail_fit_cache {
+    double level; /* the level the fits' confidence derives from */
+    int n, cap;
+    int *cpu;
+    struct tail_result *res;
+    char (*err)[TAIL_ERR_LEN];
+};
+void tail_fit_cache_free(struct tail_fit_cache *c);
 /* The 1e-9 levels of n entries' sides and their ratios, the fits on
- * threads. 0, or -1 when out of memory. */
+ * threads; the baseline's from cache when it holds them (and kept there),
+ * cache NULL: none. 0, or -1 when out of memory. */
 int compare_tail_levels(const struct compare_arm *base, const struct compare_arm *other,
-                        double level, struct tail_pending *keep, struct cpu_comparison *cpu, int n);
+                        double level, struct tail_pending *keep, struct cpu_comparison *cpu, int n,
+                        struct tail_fit_cache *cache);
 void compare_tail_pending_free(struct tail_pending *keep, int n);
 /* The metrics of a noise documents' CPU entry (compare_noise.c). */
 void compare_noise_cpu(struct ctx *x, struct cpu_comparison *c);

@@ -189,24 +189,75 @@ static void set_ratio(struct tail_comparison *t, struct tail_value a, struct tai
                                                : b.hi / a.lo;
 }
 
-int compare_tail_levels(const struct compare_arm *base, const struct compare_arm *other,
-                        double level, struct tail_pending *keep, struct cpu_comparison *cpu, int n)
+void tail_fit_cache_free(struct tail_fit_cache *c)
 {
-    size_t k = 2 * (size_t)n;
+    free(c->cpu);
+    free(c->res);
+    free(c->err);
+    memset(c, 0, sizeof *c);
+}
+
+/* The cached fit of the baseline's entry cpu at level, or -1. */
+static int cache_find(const struct tail_fit_cache *c, int cpu, double level)
+{
+    for (int i = 0; c && c->level == level && i < c->n; i++)
+        if (c->cpu[i] == cpu)
+            return i;
+    return -1;
+}
+
+/* Keeps the baseline's fit of entry cpu; a cache that is full or out of
+ * memory only forgets (the fit is redone next time). */
+static void cache_keep(struct tail_fit_cache *c, int cpu, double level,
+                       const struct tail_result *res, const char *err)
+{
+    if (!c)
+        return;
+    if (c->level != level)
+        c->n = 0, c->level = level;
+    if (c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 64;
+        int *ids = realloc(c->cpu, (size_t)cap * sizeof *ids);
+        if (ids)
+            c->cpu = ids;
+        struct tail_result *r = realloc(c->res, (size_t)cap * sizeof *r);
+        if (r)
+            c->res = r;
+        char(*e)[TAIL_ERR_LEN] = realloc(c->err, (size_t)cap * sizeof *e);
+        if (e)
+            c->err = e;
+        if (!ids || !r || !e)
+            return;
+        c->cap = cap;
+    }
+    c->cpu[c->n] = cpu;
+    c->res[c->n] = *res;
+    snprintf(c->err[c->n], TAIL_ERR_LEN, "%s", err);
+    c->n++;
+}
+
+int compare_tail_levels(const struct compare_arm *base, const struct compare_arm *other,
+                        double level, struct tail_pending *keep, struct cpu_comparison *cpu, int n,
+                        struct tail_fit_cache *cache)
+{
+    size_t k = 2 * (size_t)n, m = 0;
     struct tail_input *in = calloc(k ? k : 1, sizeof *in);
     struct tail_result *out = calloc(k ? k : 1, sizeof *out);
     char(*err)[TAIL_ERR_LEN] = calloc(k ? k : 1, sizeof *err);
-    if (!in || !out || !err) {
-        free(in);
-        free(out);
-        free(err);
-        return -1;
-    }
+    /* the inputs to fit now, compacted, and where their results go */
+    struct tail_input *fit_in = calloc(k ? k : 1, sizeof *fit_in);
+    struct tail_result *fit_out = calloc(k ? k : 1, sizeof *fit_out);
+    char(*fit_err)[TAIL_ERR_LEN] = calloc(k ? k : 1, sizeof *fit_err);
+    size_t *to = calloc(k ? k : 1, sizeof *to);
+    int rc = -1;
+    if (!in || !out || !err || !fit_in || !fit_out || !fit_err || !to)
+        goto done;
     static const double probability[1] = {COMPARE_TAIL_P};
     for (int e = 0; e < n; e++)
         for (int s = 0; s < 2; s++) {
             const struct compare_arm *arm = s ? other : base;
-            in[2 * e + s] = (struct tail_input){
+            size_t i = 2 * (size_t)e + (size_t)s;
+            in[i] = (struct tail_input){
                 .bins = keep[e].bins[s],
                 .nbins = keep[e].nbins[s],
                 .overflow = keep[e].overflow[s],
@@ -221,8 +272,22 @@ int compare_tail_levels(const struct compare_arm *base, const struct compare_arm
                 .confidence = 1 - level / 2,
                 .duration_s = arm_duration_s(arm),
             };
+            int c = s == 0 ? cache_find(cache, cpu[e].cpu, level) : -1;
+            if (c >= 0) {
+                out[i] = cache->res[c];
+                snprintf(err[i], TAIL_ERR_LEN, "%s", cache->err[c]);
+            } else if (keep[e].nbins[s] > 0) {
+                fit_in[m] = in[i];
+                to[m++] = i;
+            }
         }
-    tail_analyse_many(in, out, k, 0, err);
+    tail_analyse_many(fit_in, fit_out, m, 0, fit_err);
+    for (size_t j = 0; j < m; j++) {
+        out[to[j]] = fit_out[j];
+        snprintf(err[to[j]], TAIL_ERR_LEN, "%s", fit_err[j]);
+        if (to[j] % 2 == 0)
+            cache_keep(cache, cpu[to[j] / 2].cpu, level, &fit_out[j], fit_err[j]);
+    }
     for (int e = 0; e < n; e++) {
         struct tail_comparison *t = &cpu[e].tail;
         struct tail_value v[2];
@@ -240,8 +305,14 @@ int compare_tail_levels(const struct compare_arm *base, const struct compare_arm
                 add_why2(t, s ? "1e-9 level of the other arm: " : "1e-9 level of the baseline: ",
                          keep[e].nbins[s] ? why[s] : "no histogram");
     }
+    rc = 0;
+done:
     free(in);
     free(out);
     free(err);
-    return 0;
+    free(fit_in);
+    free(fit_out);
+    free(fit_err);
+    free(to);
+    return rc;
 }

@@ -316,6 +316,7 @@ void text_summary(FILE *out, const struct run_report *rep)
         text_spikes(out, rep);
     if (rep->tail) {
         const struct run_report_tail *t = rep->tail;
+        fprintf(out, "\n");
         text_tail(out, &t->cfg, t->cpus, t->cpu_ids, t->n, t->all);
         if (t->confidence)
             text_until_confident(out, t->confidence);

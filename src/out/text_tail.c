@@ -4,9 +4,12 @@
  * with the reason and what to do), then what the fit stands on (threshold,
  * exceedances, shape and scale with their intervals and what the shape
  * means), the latencies at the asked probabilities, the budget, and the
- * checks as a table. Latencies are durations in the project's units; a
- * bound the data do not give reads "unbounded", one that could not be
- * computed "n/a". Every string goes out in its terminal form.
+ * checks as a table. Latencies are durations in the project's units
+ * (beyond a minute in min, h, d, years); a bound the data do not give
+ * reads "unbounded", one that could not be computed "n/a". The budget per
+ * hour and per year is the expected count of cycles over it with its
+ * interval, and the chance of at least one ("about 1" where it rounds to
+ * 1). Every string goes out in its terminal form.
  */
 #include "out/text_tail.h"
 
@@ -16,7 +19,8 @@
 #include "common/safe_text.h"
 #include "common/units.h"
 
-/* A latency in ns as a duration ("152.3 us"), "unbounded" or "n/a". */
+/* A latency in ns as a duration ("152.3 us"; beyond a minute in min, h,
+ * d or years: "20.2 h"), "unbounded" or "n/a". */
 static const char *dur(double ns, char *buf, size_t len)
 {
     if (isinf(ns) && ns > 0)
@@ -24,7 +28,33 @@ static const char *dur(double ns, char *buf, size_t len)
     else if (!isfinite(ns) || ns < 0 || ns > 9e18)
         snprintf(buf, len, "n/a");
     else
-        format_duration((int64_t)llround(ns), buf, len);
+        format_duration_long((int64_t)llround(ns), buf, len);
+    return buf;
+}
+
+/* The chance that a cycle of an hour (a year) exceeds the budget: "about
+ * 1" where three digits would round it to 1, which reads as certain. */
+static const char *chance(double p, char *buf, size_t len)
+{
+    if (isfinite(p) && p > 0.9995 && p <= 1)
+        snprintf(buf, len, "about 1");
+    else if (isfinite(p))
+        snprintf(buf, len, "%.3g", p);
+    else
+        snprintf(buf, len, "n/a");
+    return buf;
+}
+
+/* An expected count of cycles over the budget: whole from 100 up to
+ * 100000 ("2102"), else three digits ("0.36", "1.84e+07"). */
+static const char *count(double v, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "n/a");
+    else if (v >= 100 && v < 1e5)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.3g", v);
     return buf;
 }
 
@@ -94,18 +124,29 @@ static void estimate_table(FILE *out, const struct tail_result *r, double confid
     }
 }
 
-static void budget_line(FILE *out, const struct tail_result *r)
+/* The budget per cycle, then per hour and per year: the expected count of
+ * cycles over it with its interval (from the per-cycle bounds), and the
+ * chance of at least one. */
+static void budget_line(FILE *out, const struct tail_result *r, int64_t interval_ns)
 {
     if (!r->has_budget)
         return;
-    char b[32], c[32], h[32], y[32], iv[80];
-    fprintf(out,
-            "  budget %s: exceeded with probability %s per cycle %s, %s per hour, %s per "
-            "year\n",
-            dur((double)r->budget_ns, b, sizeof b), real(r->budget_per_cycle.value, c, sizeof c),
-            bounds(r->budget_per_cycle, false, iv, sizeof iv),
-            real(r->budget_per_hour.value, h, sizeof h),
-            real(r->budget_per_year.value, y, sizeof y));
+    char b[32], c[32], iv[80];
+    const struct tail_value *p = &r->budget_per_cycle;
+    fprintf(out, "  budget %s: exceeded with probability %s per cycle %s\n",
+            dur((double)r->budget_ns, b, sizeof b), real(p->value, c, sizeof c),
+            bounds(*p, false, iv, sizeof iv));
+    if (interval_ns <= 0)
+        return;
+    static const char *const per[2] = {"hour", "year"};
+    const struct tail_value *atleast[2] = {&r->budget_per_hour, &r->budget_per_year};
+    double cycles = 3600e9 / (double)interval_ns;
+    for (int k = 0; k < 2; k++, cycles *= 8766) {
+        char e[32], lo[32], hi[32], a[32];
+        fprintf(out, "    per %s: %s expected [%s, %s], at least one with probability %s\n", per[k],
+                count(p->value * cycles, e, sizeof e), count(p->lo * cycles, lo, sizeof lo),
+                count(p->hi * cycles, hi, sizeof hi), chance(atleast[k]->value, a, sizeof a));
+    }
 }
 
 static void more_lines(FILE *out, const struct tail_result *r)
@@ -147,7 +188,8 @@ static void check_table(FILE *out, const struct tail_result *r)
     }
 }
 
-static void entry(FILE *out, const struct tail_result *r, int cpu, double confidence)
+static void entry(FILE *out, const struct tail_result *r, int cpu, double confidence,
+                  int64_t interval_ns)
 {
     char label[32], t[SAFE_TEXT_TERM_LEN(256)];
     label_of(cpu, label, sizeof label);
@@ -161,7 +203,7 @@ static void entry(FILE *out, const struct tail_result *r, int cpu, double confid
         fprintf(out, "  estimate\n");
         fit_lines(out, r, confidence);
         estimate_table(out, r, confidence);
-        budget_line(out, r);
+        budget_line(out, r, interval_ns);
     }
     more_lines(out, r);
     check_table(out, r);
@@ -177,10 +219,10 @@ void text_tail(FILE *out, const struct tail_config *cfg, const struct tail_resul
             cfg->samples_file ? term(cfg->samples_file, t, sizeof t) : "the histograms");
     for (size_t i = 0; i < n; i++) {
         fprintf(out, "\n");
-        entry(out, &cpus[i], cpu_ids[i], confidence);
+        entry(out, &cpus[i], cpu_ids[i], confidence, cfg->interval_ns);
     }
     if (all) {
         fprintf(out, "\n");
-        entry(out, all, -1, confidence);
+        entry(out, all, -1, confidence, cfg->interval_ns);
     }
 }

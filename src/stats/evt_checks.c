@@ -13,11 +13,15 @@
  * 43:478), "Goodness-of-fit tests for the generalized Pareto distribution",
  * the case with shape and scale estimated (the numbers as the PALM
  * toolbox's palm_pareto.m carries them; the paper writes k = -xi).
+ * Clopper-Pearson: the bounds are quantiles of beta distributions, found by
+ * bisection on the beta CDF (gsl_cdf_beta_P and _Q hold for any n, their
+ * inverses do not).
  */
 #include "stats/evt_checks.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 double ljung_box(const double *x, size_t n, size_t h, double *p)
@@ -216,4 +220,35 @@ double binomial_two_sided_p(uint64_t k, uint64_t n, double p)
     double upper = kk == 0 ? 1 : gsl_cdf_binomial_Q(kk - 1, p, nn);
     double two = 2 * fmin(lower, upper);
     return two < 1 ? two : 1;
+}
+
+/* The p in (lo, hi) where f(p) = target, f monotone (rising when rising),
+ * by bisection in ln p to a relative 1e-12: the bounds of a rate of a few
+ * in 1e9 trials and of a share near 1 alike. */
+static double solve_rate(double (*f)(double, double, double), double a, double b, double target,
+                         bool rising, double lo, double hi)
+{
+    double llo = log(lo), lhi = log(hi);
+    for (int i = 0; i < 200 && lhi - llo > 1e-12; i++) {
+        double mid = 0.5 * (llo + lhi), v = f(exp(mid), a, b);
+        if ((v < target) == rising)
+            llo = mid;
+        else
+            lhi = mid;
+    }
+    return exp(0.5 * (llo + lhi));
+}
+
+void binomial_interval(uint64_t k, uint64_t n, double confidence, double *lo, double *hi)
+{
+    *lo = 0, *hi = 1;
+    if (n == 0 || k > n)
+        return;
+    double g = (1 - confidence) / 2, dk = (double)k, dn = (double)n;
+    /* lo: P(X >= k | lo) = g, i.e. the Beta(k, n - k + 1) CDF at lo is g;
+     * hi: P(X <= k | hi) = g, the Beta(k + 1, n - k) survival at hi is g. */
+    if (k > 0)
+        *lo = solve_rate(gsl_cdf_beta_P, dk, dn - dk + 1, g, true, 1e-300, dk / dn);
+    if (k < n)
+        *hi = solve_rate(gsl_cdf_beta_Q, dk + 1, dn - dk, g, false, fmax(dk / dn, 1e-300), 1);
 }

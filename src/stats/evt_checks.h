@@ -2,8 +2,9 @@
  * The checks the tail analysis trusts its fit by (stats/tail.c decides
  * when each runs and what its outcome means): serial correlation and trend
  * of the window maxima, clustering of exceedances and declustering by
- * runs, Anderson-Darling for the GPD with estimated parameters, and an
- * exact two-sided binomial test. Pure code on GSL.
+ * runs, Anderson-Darling for the GPD with estimated parameters, an exact
+ * two-sided binomial test and the exact binomial interval. Pure code on
+ * GSL.
  */
 #ifndef JITTERLAB_STATS_EVT_CHECKS_H
 #define JITTERLAB_STATS_EVT_CHECKS_H
@@ -43,5 +44,11 @@ double ad_gpd_p(double a2, double xi, int *bound);
 /* Exact two-sided binomial test of k successes in n trials at rate p:
  * twice the smaller tail, at most 1. */
 double binomial_two_sided_p(uint64_t k, uint64_t n, double p);
+
+/* The exact (Clopper-Pearson) interval at confidence of the rate of k
+ * successes in n > 0 trials: each side misses with at most (1 -
+ * confidence) / 2. lo is 0 when k = 0, hi 1 when k = n. Holds for any n
+ * (GSL's inverse beta fails beyond a few hundred thousand trials). */
+void binomial_interval(uint64_t k, uint64_t n, double confidence, double *lo, double *hi);
 
 #endif

@@ -34,7 +34,19 @@
  * ln S), the nuisance being xi.
  *
  * GEV: Nelder-Mead over (mu, ln sigma, xi) on exact maxima, Gumbel moments
- * as the start; intervals by the delta method.
+ * as the start; the covariance (and the delta-method intervals) from the
+ * numerical Hessian. Profile likelihood intervals of its shape and of a
+ * level z_P (the value a block maximum stays below with probability P)
+ * use the same bracketing and safeguarded Newton as the GPD's, with two
+ * nuisance parameters maximised by damped Newton on central differences
+ * (Nelder-Mead where that fails, at the support's edge): for the level the
+ * scale is put through the point, sigma = (z - mu) / (-ly e(-xi ly)) (ly =
+ * ln(-ln P), e(t) = expm1(t) / t), and (mu, xi) are free; the level is
+ * profiled in logs. (Putting mu through the point instead leaves a ridge
+ * of ln sigma against xi a few 1e-5 wide for a far level: differences and
+ * simplexes alike stop beside it.) A delta interval of a level far beyond the maxima
+ * is symmetric and often absurd (a negative latency, or 1e14 ns); the
+ * profile follows the likelihood's own asymmetry.
  */
 #include "stats/gpd.h"
 
@@ -44,6 +56,7 @@
 #include <gsl/gsl_multimin.h>
 #include <math.h>
 #include <pthread.h>
+#include <string.h>
 
 #define BIG_NLL 1e300
 
@@ -403,12 +416,22 @@ static void expm1_ratio_derivs(double z, double *e, double *e1, double *e2)
     *e2 /= *e;
 }
 
+/* A profile likelihood: at() maximises the nuisance at psi, starting from
+ * warm (the last psi's nuisance, which it leaves at the new optimum), and
+ * gives the profile's slope dP/dpsi (NAN when it has none). The GPD's
+ * nuisance is one parameter, the GEV's two. */
+struct profile {
+    double (*at)(struct profile *p, double psi, double *slope);
+    double warm[2];
+};
+
 struct profile_ctx {
+    struct profile base; /* first: a struct profile * is a struct profile_ctx * */
     const struct gpd_obs *obs;
     size_t n;
     enum gpd_target target;
     double arg;
-    double nuis_lo, nuis_hi, nuis_last;
+    double nuis_lo, nuis_hi;
 };
 
 /* At psi and nuisance v: the log-likelihood, its first two derivatives
@@ -462,9 +485,10 @@ static double profile_point(const struct profile_ctx *c, double psi, double v, d
 
 /* The profile at psi: the nuisance maximised by Newton steps (halved while
  * they lose), warm-started from the last psi's. *slope: dP/dpsi. */
-static double profile_max(struct profile_ctx *c, double psi, double *slope)
+static double profile_max(struct profile *pr, double psi, double *slope)
 {
-    double v = fmin(fmax(c->nuis_last, c->nuis_lo), c->nuis_hi), d1, d2, dp;
+    struct profile_ctx *c = (struct profile_ctx *)pr;
+    double v = fmin(fmax(c->base.warm[0], c->nuis_lo), c->nuis_hi), d1, d2, dp;
     double ll = profile_point(c, psi, v, &d1, &d2, &dp);
     /* Outside the support: a larger nuisance (larger sigma or xi) moves the
      * upper endpoint out. */
@@ -499,7 +523,7 @@ static double profile_max(struct profile_ctx *c, double psi, double *slope)
         if (done)
             break;
     }
-    c->nuis_last = v;
+    c->base.warm[0] = v;
     *slope = dp;
     return ll;
 }
@@ -512,20 +536,21 @@ static double profile_max(struct profile_ctx *c, double psi, double *slope)
  * PROFILE_TOL or the profile within 1e-3 of the cut. NAN with *unbounded
  * when the profile stays above the cut up to limit, NAN alone on failure. */
 #define PROFILE_TOL 1e-4
-static double profile_side(struct profile_ctx *c, double cut, double psi0, double nuis0, int dir,
-                           double guess, double limit, bool *unbounded)
+static double profile_side(struct profile *c, double cut, double psi0, const double nuis0[2],
+                           int dir, double guess, double limit, bool *unbounded)
 {
     *unbounded = false;
-    c->nuis_last = nuis0;
+    memcpy(c->warm, nuis0, sizeof c->warm);
     double in = psi0, out = NAN, slope;
     double psi = psi0 + dir * guess;
-    double in_nuis = nuis0;
+    double in_nuis[2];
+    memcpy(in_nuis, nuis0, sizeof in_nuis);
     /* Bracket: step out until the profile drops below the cut. */
     for (int k = 0; k < 60; k++) {
         bool last = dir > 0 ? psi >= limit : psi <= limit;
         if (last)
             psi = limit;
-        double p = profile_max(c, psi, &slope) - cut;
+        double p = c->at(c, psi, &slope) - cut;
         if (!(p >= 0) || isnan(p)) {
             if (isnan(p))
                 return NAN;
@@ -536,12 +561,15 @@ static double profile_side(struct profile_ctx *c, double cut, double psi0, doubl
             *unbounded = true;
             return NAN;
         }
-        in = psi, in_nuis = c->nuis_last;
+        in = psi;
+        memcpy(in_nuis, c->warm, sizeof in_nuis);
         double next = psi + dir * fabs(psi - psi0);
+        /* Newton when it is shorter, but never a crawl: on a profile that
+         * flattens out it would creep towards the cut and never cross. */
         if (isfinite(slope) && slope * dir < 0) {
-            double newton = psi - p / slope * 1.2;
-            if ((newton - psi) * dir > 0 && fabs(newton - psi) < fabs(next - psi))
-                next = newton;
+            double newton = psi - p / slope * 1.2, step = fabs(newton - psi);
+            if ((newton - psi) * dir > 0 && step < fabs(next - psi))
+                next = psi + dir * fmax(step, fabs(next - psi) / 8);
         }
         if (fabs(next - psi) < PROFILE_TOL)
             next = psi + dir * PROFILE_TOL;
@@ -550,16 +578,16 @@ static double profile_side(struct profile_ctx *c, double cut, double psi0, doubl
     if (isnan(out))
         return NAN;
     /* Safeguarded Newton inside [in, out]. */
-    c->nuis_last = in_nuis;
+    memcpy(c->warm, in_nuis, sizeof c->warm);
     double x = out;
-    double p = profile_max(c, x, &slope) - cut;
+    double p = c->at(c, x, &slope) - cut;
     for (int k = 0; k < 60 && fabs(out - in) > PROFILE_TOL && fabs(p) > 1e-3; k++) {
         double nx = isfinite(slope) && slope != 0 ? x - p / slope : NAN;
         double lo = fmin(in, out), hi = fmax(in, out);
         if (!(nx > lo && nx < hi))
             nx = (in + out) / 2;
         x = nx;
-        p = profile_max(c, x, &slope) - cut;
+        p = c->at(c, x, &slope) - cut;
         if (isnan(p))
             return NAN;
         if (p >= 0)
@@ -577,7 +605,8 @@ double gpd_profile(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fi
     *lo = *hi = NAN;
     if (!fit->ok)
         return NAN;
-    struct profile_ctx c = {.obs = obs, .n = n, .target = target, .arg = arg};
+    struct profile_ctx c = {
+        .base.at = profile_max, .obs = obs, .n = n, .target = target, .arg = arg};
     double cut = fit->loglik - 0.5 * gsl_cdf_chisq_Pinv(confidence, 1);
     double z = sqrt(gsl_cdf_chisq_Pinv(confidence, 1));
     double ls = log(fit->sigma), value, psi0, nuis0, se;
@@ -630,8 +659,9 @@ double gpd_profile(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fi
         return value;
     double guess = fmax(z * se, 10 * PROFILE_TOL);
     bool un_lo = psi0 <= l_lo, un_hi = psi0 >= l_hi;
-    double b_lo = un_lo ? NAN : profile_side(&c, cut, psi0, nuis0, -1, guess, l_lo, &un_lo);
-    double b_hi = un_hi ? NAN : profile_side(&c, cut, psi0, nuis0, 1, guess, l_hi, &un_hi);
+    double warm[2] = {nuis0, 0};
+    double b_lo = un_lo ? NAN : profile_side(&c.base, cut, psi0, warm, -1, guess, l_lo, &un_lo);
+    double b_hi = un_hi ? NAN : profile_side(&c.base, cut, psi0, warm, 1, guess, l_hi, &un_hi);
     bool plain = target == GPD_TARGET_XI;
     *lo = un_lo ? v_lo : plain ? b_lo : exp(b_lo);
     *hi = un_hi ? v_hi : plain ? b_hi : exp(b_hi);
@@ -694,7 +724,7 @@ static double gev_nll_vec(const gsl_vector *v, void *ctx)
     const struct gev_problem *g = ctx;
     double p[3] = {g->mu0 + g->s0 * gsl_vector_get(v, 0), log(g->s0) + gsl_vector_get(v, 1),
                    gsl_vector_get(v, 2)};
-    if (!(p[2] >= -1 && p[2] <= GPD_XI_MAX) || fabs(p[1]) > 700)
+    if (!(p[2] >= GEV_XI_MIN && p[2] <= GPD_XI_MAX) || fabs(p[1]) > 700)
         return BIG_NLL;
     double ll = gev_ll_arr(p, ctx);
     return isfinite(ll) ? -ll : BIG_NLL;
@@ -777,4 +807,188 @@ void gev_quantile_wald(const struct gev_fit *fit, double neg_log_p, double confi
     double z = gsl_cdf_ugaussian_Qinv((1 - confidence) / 2) * sqrt(var);
     *lo = x - z;
     *hi = x + z;
+}
+
+/* ---- GEV profile likelihood ---- */
+
+struct gev_profile_ctx {
+    struct profile base; /* first, as in struct profile_ctx */
+    const double *x;
+    size_t n;
+    enum gev_target target;
+    double ly; /* ln of -ln P of the level's block probability */
+    double mu0, s0;
+    double psi; /* where the nuisance is being maximised */
+};
+
+/* The log-likelihood at psi and nuisance v: for the level, psi = ln z and
+ * v = ((mu - mu0) / s0, xi), sigma put through the point (z, P); for the
+ * shape, psi = xi and v = ((mu - mu0) / s0, ln sigma). */
+static double gev_profile_ll(const struct gev_profile_ctx *g, double psi, const double *v)
+{
+    double mu = g->mu0 + g->s0 * v[0], ls, xi;
+    if (g->target == GEV_TARGET_LEVEL) {
+        xi = v[1];
+        if (!(xi >= GEV_XI_MIN && xi <= GPD_XI_MAX))
+            return -INFINITY;
+        /* z = mu - sigma ly e(-xi ly) */
+        double sigma = (exp(psi) - mu) / (-g->ly * expm1_ratio(-xi * g->ly));
+        if (!(sigma > 0) || !isfinite(sigma))
+            return -INFINITY;
+        ls = log(sigma);
+    } else {
+        xi = psi, ls = v[1];
+        if (fabs(ls) > 700)
+            return -INFINITY;
+    }
+    return gev_loglik(g->x, g->n, mu, ls, xi);
+}
+
+static double gev_profile_nll(const gsl_vector *v, void *ctx)
+{
+    const struct gev_profile_ctx *g = ctx;
+    double p[2] = {gsl_vector_get(v, 0), gsl_vector_get(v, 1)};
+    double ll = gev_profile_ll(g, g->psi, p);
+    return isfinite(ll) ? -ll : BIG_NLL;
+}
+
+/* Damped Newton (Levenberg) ascent over the nuisance v at psi from v, on
+ * central differences (both coordinates are of order 1, so one step h
+ * fits both): the log-likelihood at the end, v moved there; NAN when a
+ * difference left the support or it did not settle. */
+static double gev_newton(const struct gev_profile_ctx *g, double psi, double v[2])
+{
+    const double h = 1e-4;
+    double f0 = gev_profile_ll(g, psi, v), lambda = 0;
+    for (int it = 0; it < 50 && isfinite(f0); it++) {
+        double p[2], f[6];
+        static const int d[6][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}};
+        for (int k = 0; k < 6; k++) {
+            p[0] = v[0] + d[k][0] * h, p[1] = v[1] + d[k][1] * h;
+            f[k] = gev_profile_ll(g, psi, p);
+            if (!isfinite(f[k]))
+                return NAN;
+        }
+        double g0 = (f[0] - f[1]) / (2 * h), g1 = (f[2] - f[3]) / (2 * h);
+        double a00 = -(f[0] - 2 * f0 + f[1]) / (h * h), a11 = -(f[2] - 2 * f0 + f[3]) / (h * h);
+        double a01 = -(f[4] + f[5] - f[0] - f[1] - f[2] - f[3] + 2 * f0) / (2 * h * h);
+        bool moved = false;
+        for (int tries = 0; tries < 30 && !moved; tries++) {
+            double sc = lambda * (fabs(a00) + fabs(a11) + 1e-12);
+            double b00 = a00 + sc, b11 = a11 + sc, det = b00 * b11 - a01 * a01;
+            if (!(b00 > 0 && det > 0)) {
+                lambda = lambda > 0 ? lambda * 4 : 1e-3;
+                continue;
+            }
+            double d0 = (b11 * g0 - a01 * g1) / det, d1 = (b00 * g1 - a01 * g0) / det;
+            if (fabs(d0) < 1e-7 && fabs(d1) < 1e-7)
+                return f0;
+            p[0] = v[0] + d0, p[1] = v[1] + d1;
+            double fn = gev_profile_ll(g, psi, p);
+            if (isfinite(fn) && fn >= f0 - 1e-12 * fabs(f0)) {
+                v[0] = p[0], v[1] = p[1];
+                bool done = fabs(d0) < 1e-6 && fabs(d1) < 1e-6;
+                f0 = fn;
+                lambda = lambda > 1e-6 ? lambda / 8 : 0;
+                moved = true;
+                if (done)
+                    return f0;
+            } else {
+                lambda = lambda > 0 ? lambda * 4 : 1e-3;
+            }
+        }
+        if (!moved)
+            return NAN;
+    }
+    return NAN;
+}
+
+/* The profile at psi: Newton over the two nuisance parameters from the
+ * last psi's; where it fails (near the support's edge) Nelder-Mead, twice
+ * (a coarse simplex, then a fine one). Outside the support a larger sigma
+ * (for the level: a lower mu) moves both ends of it out (z and xi fixed).
+ * The slope is the partial
+ * derivative over psi at the optimum (the envelope theorem), by central
+ * differences. */
+static double gev_profile_at(struct profile *pr, double psi, double *slope)
+{
+    struct gev_profile_ctx *g = (struct gev_profile_ctx *)pr;
+    bool level = g->target == GEV_TARGET_LEVEL;
+    double v[2] = {pr->warm[0], pr->warm[1]};
+    double ll = gev_profile_ll(g, psi, v);
+    for (double step = 0.25; !isfinite(ll) && step < 64; step *= 2) {
+        if (level)
+            v[0] -= step; /* a lower mu: a larger sigma through z */
+        else
+            v[1] += step;
+        ll = gev_profile_ll(g, psi, v);
+    }
+    *slope = NAN;
+    if (!isfinite(ll))
+        return -INFINITY;
+    g->psi = psi;
+    double w[2] = {v[0], v[1]}, nll = -gev_newton(g, psi, w);
+    if (isfinite(nll)) {
+        v[0] = w[0], v[1] = w[1];
+    } else {
+        gsl_multimin_function f = {gev_profile_nll, 2, g};
+        double coarse[2] = {0.1, 0.1}, fine[2] = {0.01, 0.01};
+        nm_minimise(&f, v, coarse, 2, 400, 1e-4);
+        nll = nm_minimise(&f, v, fine, 2, 400, 1e-6);
+    }
+    if (!(nll < BIG_NLL))
+        return -INFINITY;
+    pr->warm[0] = v[0], pr->warm[1] = v[1];
+    double h = 1e-5 * (1 + fabs(psi));
+    double up = gev_profile_ll(g, psi + h, v), down = gev_profile_ll(g, psi - h, v);
+    if (isfinite(up) && isfinite(down))
+        *slope = (up - down) / (2 * h);
+    return -nll;
+}
+
+double gev_profile(const double *x, size_t n, const struct gev_fit *fit, enum gev_target target,
+                   double neg_log_p, double confidence, double *lo, double *hi)
+{
+    gsl_quiet_once();
+    *lo = *hi = NAN;
+    if (!fit->ok)
+        return NAN;
+    struct gev_profile_ctx g = {.base.at = gev_profile_at,
+                                .x = x,
+                                .n = n,
+                                .target = target,
+                                .ly = log(neg_log_p),
+                                .mu0 = fit->mu,
+                                .s0 = fit->sigma};
+    double cut = fit->loglik - 0.5 * gsl_cdf_chisq_Pinv(confidence, 1);
+    double z = sqrt(gsl_cdf_chisq_Pinv(confidence, 1));
+    double value, psi0, se = NAN, l_lo, l_hi, v_lo, v_hi, warm[2];
+    if (target == GEV_TARGET_LEVEL) {
+        value = gev_quantile(neg_log_p, fit->xi, fit->mu, fit->sigma);
+        if (!(value > 0))
+            return value;
+        psi0 = log(value);
+        double wlo, whi;
+        gev_quantile_wald(fit, neg_log_p, confidence, &wlo, &whi);
+        if (whi > value)
+            se = (whi - value) / (z * value);
+        warm[0] = 0, warm[1] = fit->xi;
+        l_lo = psi0 - 30, l_hi = psi0 + 30, v_lo = 0, v_hi = INFINITY;
+    } else {
+        value = psi0 = fit->xi;
+        if (fit->cov[2][2] > 0)
+            se = sqrt(fit->cov[2][2]);
+        warm[0] = 0, warm[1] = log(fit->sigma);
+        l_lo = GEV_XI_MIN, l_hi = GPD_XI_MAX, v_lo = GEV_XI_MIN, v_hi = INFINITY;
+    }
+    /* The Wald half-width as the first step out, within reason: a delta
+     * interval of a far level can be wider than the level itself. */
+    double guess = isfinite(se) ? fmin(fmax(z * se, 10 * PROFILE_TOL), 1) : 0.05;
+    bool un_lo = psi0 <= l_lo, un_hi = psi0 >= l_hi;
+    double b_lo = un_lo ? NAN : profile_side(&g.base, cut, psi0, warm, -1, guess, l_lo, &un_lo);
+    double b_hi = un_hi ? NAN : profile_side(&g.base, cut, psi0, warm, 1, guess, l_hi, &un_hi);
+    bool plain = target == GEV_TARGET_XI;
+    *lo = un_lo ? v_lo : plain ? b_lo : exp(b_lo);
+    *hi = un_hi ? v_hi : plain ? b_hi : exp(b_hi);
+    return value;
 }

@@ -6,7 +6,8 @@
  *    on interval-censored observations (a histogram bucket or a whole
  *    nanosecond is an interval of excess, never a point);
  *  - the generalized extreme value distribution (GEV) of block maxima, on
- *    exact values.
+ *    exact values, with profile likelihood intervals of its shape and of
+ *    a level.
  * Pure code on GSL; no global state.
  */
 #ifndef JITTERLAB_STATS_GPD_H
@@ -96,5 +97,23 @@ double gev_quantile(double neg_log_p, double xi, double mu, double sigma);
 /* The delta-method interval of gev_quantile. */
 void gev_quantile_wald(const struct gev_fit *fit, double neg_log_p, double confidence, double *lo,
                        double *hi);
+
+/* The smallest GEV shape a fit or a profile takes. */
+#define GEV_XI_MIN (-1.0)
+
+enum gev_target {
+    GEV_TARGET_XI,
+    GEV_TARGET_LEVEL, /* gev_quantile(neg_log_p) */
+};
+
+/* The profile likelihood interval at confidence of the GEV's shape or of
+ * its level at neg_log_p, from the fit to the n maxima x: the location is
+ * put through the level (or the shape fixed) and the two other parameters
+ * maximised. A side the likelihood does not bound is the end of the
+ * range: the shape GEV_XI_MIN or INFINITY, the level 0 or INFINITY (a
+ * level is profiled in logs: never negative). lo and hi NAN when the
+ * search failed (and for a level <= 0). Returns the value at the fit. */
+double gev_profile(const double *x, size_t n, const struct gev_fit *fit, enum gev_target target,
+                   double neg_log_p, double confidence, double *lo, double *hi);
 
 #endif

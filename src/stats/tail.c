@@ -51,8 +51,12 @@
  * second half's values above it against n2 * 1e-4 by the exact two-sided
  * binomial test; gev-agreement: a GEV fit to at least 30 window maxima,
  * its per-cycle 1e-9 level at probability (1 - 1e-9)^block_cycles with a
- * delta-method interval, failed when it and the GPD's interval of the 1e-9
- * level do not overlap. A failed check: cannot estimate, with the reason and
+ * profile likelihood interval (never negative; its lower bound not below
+ * the largest window maximum while the windows' cycles exceed the level
+ * with at most a tenth of the interval's one-sided miss), failed when it
+ * and the GPD's interval of the 1e-9 level, both at 1 - 0.01 / 2, do not
+ * overlap (a right fit is refused with at most 0.01: one of the two
+ * intervals must miss). A failed check: cannot estimate, with the reason and
  * advice, and no number.
  *
  * Intervals: profile likelihood at the input's confidence for xi, sigma,
@@ -61,7 +65,9 @@
  * the shape's). A bound the likelihood leaves open within the search (xi up
  * to 2) is INFINITY (xi's lower bound stops at -0.5, where the fit's theory
  * ends). At p >= zeta an estimate is the empirical quantile, its interval
- * from order statistics. The plot's curve uses delta-method intervals (a
+ * from order statistics; a budget below u has the empirical share above it,
+ * with the exact (Clopper-Pearson) binomial interval, and per hour and per
+ * year from its bounds. The plot's curve uses delta-method intervals (a
  * profile per point would cost more than the whole fit).
  */
 #include "stats/tail.h"
@@ -93,10 +99,14 @@
 #define SPLIT_P         1e-4
 #define SPLIT_MIN_HALF  50000
 #define GEV_MIN_BLOCKS  30
-#define LB_MIN_BLOCKS   20
-#define MK_MIN_BLOCKS   10
-#define NS_PER_HOUR     3600e9
-#define HOURS_PER_YEAR  8766.0
+/* The GEV check compares intervals at 1 - level / 2 each: two intervals
+ * that both hold the level overlap, so it refuses a right fit with at most
+ * its level (either interval misses with at most level / 2). */
+#define GEV_CHECK_CONFIDENCE (1 - CHECK_LEVEL / 2)
+#define LB_MIN_BLOCKS        20
+#define MK_MIN_BLOCKS        10
+#define NS_PER_HOUR          3600e9
+#define HOURS_PER_YEAR       8766.0
 /* Exact values are grouped into runs no wider than 1/1024 of their value. */
 #define EXACT_GROUP_SHIFT 10
 
@@ -661,7 +671,7 @@ static void block_checks(const struct tail_input *in, struct tail_result *r, dou
 }
 
 static void gev_part(const struct tail_input *in, struct tail_result *r, const double *bm,
-                     double confidence, struct tail_value pot_1e9)
+                     double confidence, struct tail_value pot)
 {
     struct tail_check *c = &r->checks[TAIL_CHECK_GEV_AGREEMENT];
     size_t nb = in->block_max ? in->nblock : 0;
@@ -678,22 +688,36 @@ static void gev_part(const struct tail_input *in, struct tail_result *r, const d
     }
     double z = gsl_cdf_ugaussian_Qinv((1 - confidence) / 2);
     r->gev_fitted = true;
-    double sx = sqrt(g.cov[2][2]), sm = sqrt(g.cov[0][0]), sl = sqrt(g.cov[1][1]);
-    r->gev_shape = (struct tail_value){g.xi, g.xi - z * sx, g.xi + z * sx};
+    double sm = sqrt(g.cov[0][0]), sl = sqrt(g.cov[1][1]);
+    struct tail_value *v = &r->gev_shape;
+    v->value = gev_profile(bm, nb, &g, GEV_TARGET_XI, 0, confidence, &v->lo, &v->hi);
     r->gev_location = (struct tail_value){g.mu, g.mu - z * sm, g.mu + z * sm};
     r->gev_scale = (struct tail_value){g.sigma, g.sigma * exp(-z * sl), g.sigma * exp(z * sl)};
     double nlp = -in->block_cycles * log1p(-1e-9);
-    r->gev_1e9.value = gev_quantile(nlp, g.xi, g.mu, g.sigma);
-    gev_quantile_wald(&g, nlp, confidence, &r->gev_1e9.lo, &r->gev_1e9.hi);
-    if (!isfinite(pot_1e9.value) || isnan(pot_1e9.lo) || isnan(pot_1e9.hi) ||
-        isnan(r->gev_1e9.lo)) {
+    v = &r->gev_1e9;
+    v->value = gev_profile(bm, nb, &g, GEV_TARGET_LEVEL, nlp, confidence, &v->lo, &v->hi);
+    /* The windows' cycles exceed the 1e-9 level with probability
+     * 1 - (1 - 1e-9)^cycles; while that is at most a tenth of what the
+     * interval may miss on one side, the level lies above the largest
+     * window maximum as surely as the interval holds it. */
+    double cycles = in->block_cycles * (double)nb, largest = 0;
+    for (size_t i = 0; i < nb; i++)
+        largest = bm[i] > largest ? bm[i] : largest;
+    if (v->lo < largest && -expm1(cycles * log1p(-1e-9)) <= (1 - confidence) / 20)
+        v->lo = largest;
+    double cc = GEV_CHECK_CONFIDENCE;
+    struct tail_value gev;
+    gev.value = gev_profile(bm, nb, &g, GEV_TARGET_LEVEL, nlp, cc, &gev.lo, &gev.hi);
+    if (gev.lo < largest && -expm1(cycles * log1p(-1e-9)) <= (1 - cc) / 20)
+        gev.lo = largest;
+    if (!isfinite(pot.value) || isnan(pot.lo) || isnan(pot.hi) || isnan(gev.lo) || isnan(gev.hi)) {
         check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN, "no interval of the 1e-9 level to compare");
         return;
     }
-    bool apart = pot_1e9.hi < r->gev_1e9.lo || r->gev_1e9.hi < pot_1e9.lo;
+    bool apart = pot.hi < gev.lo || gev.hi < pot.lo;
     check_set(c, apart ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, NAN, NAN,
-              "1e-9 level: GPD [%.0f, %.0f] ns, GEV [%.0f, %.0f] ns: %s", pot_1e9.lo, pot_1e9.hi,
-              r->gev_1e9.lo, r->gev_1e9.hi, apart ? "apart" : "overlap");
+              "1e-9 level at %.1f%%: GPD [%.0f, %.0f] ns, GEV [%.0f, %.0f] ns: %s", cc * 100,
+              pot.lo, pot.hi, gev.lo, gev.hi, apart ? "apart" : "overlap");
 }
 
 static const char *const ADVICE_LONGER = "run longer: the tail needs more exceedances";
@@ -883,17 +907,12 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
     static const double defaults[] = {TAIL_DEFAULT_P1, TAIL_DEFAULT_P2, TAIL_DEFAULT_P3};
     const double *ps = in->nprobabilities ? in->probabilities : defaults;
     size_t np = in->nprobabilities ? in->nprobabilities : 3;
-    struct tail_value pot_1e9 = {NAN, NAN, NAN};
     r->nestimates = np;
     for (size_t i = 0; i < np; i++) {
         r->estimates[i].probability = ps[i];
         r->estimates[i].ns = ps[i] < f.zeta ? pot_level(&f, ps[i], confidence)
                                             : empirical_level(d, ps[i], confidence);
-        if (ps[i] == 1e-9)
-            pot_1e9 = r->estimates[i].ns;
     }
-    if (isnan(pot_1e9.value) && in->block_max && in->nblock >= GEV_MIN_BLOCKS && 1e-9 < f.zeta)
-        pot_1e9 = pot_level(&f, 1e-9, confidence);
     if (in->budget_ns >= 0) {
         r->has_budget = true;
         r->budget_ns = in->budget_ns;
@@ -907,10 +926,8 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
             for (size_t i = 0; i < d->nbins; i++)
                 if (d->bins[i].lo > in->budget_ns)
                     above += d->bins[i].count;
-            double a = (1 - confidence) / 2, k = (double)above, n = (double)d->n;
-            b->value = k / n;
-            b->lo = above ? gsl_cdf_beta_Pinv(a, k, n - k + 1) : 0;
-            b->hi = above < d->n ? gsl_cdf_beta_Pinv(1 - a, k + 1, n - k) : 1;
+            b->value = (double)above / (double)d->n;
+            binomial_interval(above, d->n, confidence, &b->lo, &b->hi);
         }
         double cyc = NS_PER_HOUR / (double)in->interval_ns;
         r->budget_per_hour = (struct tail_value){per_cycles(b->value, cyc), per_cycles(b->lo, cyc),
@@ -927,8 +944,13 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
         e->ns = (struct tail_value){(double)f.u + x, (double)f.u + lo, (double)f.u + hi};
     }
 
+    /* The GPD's side of the GEV check, before the split-half check reuses
+     * the observations' buffer. */
+    struct tail_value pot_check = {NAN, NAN, NAN};
+    if (in->block_max && in->nblock >= GEV_MIN_BLOCKS && 1e-9 < f.zeta)
+        pot_check = pot_level(&f, 1e-9, GEV_CHECK_CONFIDENCE);
     split_half(in, confidence, &r->checks[TAIL_CHECK_SPLIT_HALF], obs);
-    gev_part(in, r, bm, confidence, pot_1e9);
+    gev_part(in, r, bm, confidence, pot_check);
 
     /* The verdict: the first failed check, in the order of what to fix first. */
     const struct tail_check *c = r->checks;

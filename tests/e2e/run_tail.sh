@@ -19,6 +19,7 @@ rc=$?
 if [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; then ok "--tail run exits 0 (or 3 over budget)"; else not_ok "--tail run exits 0 (or 3 over budget)" "exit status $rc" "$(tail -3 "$T/err")"; fi
 inv "tail run" "$J" --exit-code $rc --budget-ns 10000000
 check "--tail: the summary ends with the tail's lines" sh -c "sed -n '/^Histogram, all CPUs/,\$p' '$T/out' | grep -Eiq 'tail|estimate'"
+check "--tail: a blank line sets the tail's block apart" sh -c "grep -B1 '^tail of the latency' '$T/out' | head -1 | grep -q '^\$'"
 pyt "$J" <<'EOF2'
 tl = d.get("tail")
 t("tail is an object", 'isinstance(tl, dict)', 'type(tl)')

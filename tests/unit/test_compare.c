@@ -25,6 +25,7 @@
 #include "test_rng.h"
 
 #include "compare/compare.h"
+#include "compare/compare_internal.h"
 #include "stats/histogram.h"
 
 /* How a synthetic run is drawn: log-normal around median_ns; a share of the
@@ -183,6 +184,59 @@ static void test_compare_shift_below_the_bucket_width_is_never_worse(void **stat
         for (int k = METRIC_P50; k <= METRIC_P99; k++)
             assert_int_not_equal(c.m[k].verdict, VERDICT_WORSE);
     }
+}
+
+/* The baseline's fit of an entry is kept across the arms compared with it:
+ * a result planted in the cache shows through as the baseline's level
+ * (no refit), an entry not in it is fitted once and kept, and a second
+ * arm adds nothing. */
+static void test_compare_tail_fits_the_baseline_once(void **state)
+{
+    (void)state;
+    struct latency_hist *h = malloc(sizeof *h);
+    struct tail_bin *bins = malloc(LATENCY_HIST_BUCKETS * sizeof *bins);
+    assert_true(h && bins);
+    latency_hist_init(h);
+    uint64_t st = 5;
+    for (int i = 0; i < 20000; i++)
+        latency_hist_add(h, 20000 + (int64_t)(-3000 * log(rng_unit(&st))));
+    size_t nb = 0;
+    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++)
+        if (h->buckets[i]) {
+            latency_hist_bucket_bounds(i, &bins[nb].lo, &bins[nb].hi);
+            bins[nb++].count = h->buckets[i];
+        }
+    struct tail_pending keep[2];
+    for (int e = 0; e < 2; e++)
+        keep[e] = (struct tail_pending){{bins, bins}, {nb, nb}, {0, 0}, {h->max_ns, h->max_ns}};
+    struct cpu_comparison cpu[2];
+    memset(cpu, 0, sizeof cpu);
+    cpu[0].cpu = 3;
+    cpu[1].cpu = -1;
+    struct tail_fit_cache cache = {.level = 0.05, .n = 1, .cap = 1};
+    cache.cpu = malloc(sizeof *cache.cpu);
+    cache.res = calloc(1, sizeof *cache.res);
+    cache.err = calloc(1, sizeof *cache.err);
+    assert_true(cache.cpu && cache.res && cache.err);
+    cache.cpu[0] = 3;
+    cache.res[0].verdict = TAIL_ESTIMATE;
+    cache.res[0].nestimates = 1;
+    cache.res[0].estimates[0] = (struct tail_estimate){COMPARE_TAIL_P, {12345, 12000, 13000}};
+    struct compare_arm arm = {"A", 0, NULL};
+    assert_int_equal(compare_tail_levels(&arm, &arm, 0.05, keep, cpu, 2, &cache), 0);
+    assert_true(cpu[0].tail.has_levels && cpu[0].tail.level_a == 12345);
+    assert_true(cpu[1].tail.has_levels && cpu[1].tail.level_a == cpu[1].tail.level_b);
+    assert_int_equal(cache.n, 2);
+    double all_a = cpu[1].tail.level_a;
+    memset(cpu, 0, sizeof cpu);
+    cpu[0].cpu = 3;
+    cpu[1].cpu = -1;
+    assert_int_equal(compare_tail_levels(&arm, &arm, 0.05, keep, cpu, 2, &cache), 0);
+    assert_int_equal(cache.n, 2);
+    assert_true(cpu[0].tail.level_a == 12345 && cpu[1].tail.level_a == all_a);
+    tail_fit_cache_free(&cache);
+    free(bins);
+    free(h);
 }
 
 /* Repeated runs whose scale wanders by +-jitter from run to run. */
@@ -715,6 +769,7 @@ int main(void)
         cmocka_unit_test(test_compare_says_the_level_and_keeps_tiny_p),
         cmocka_unit_test(test_compare_tail_sees_twice_the_exceedances),
         cmocka_unit_test(test_compare_tail_of_identical_arms_is_no_difference),
+        cmocka_unit_test(test_compare_tail_fits_the_baseline_once),
         cmocka_unit_test(test_compare_tail_leaves_the_gate_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

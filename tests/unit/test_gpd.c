@@ -2,7 +2,8 @@
  * Unit tests for the GPD likelihood and its fits (src/stats/gpd.c): the
  * analytic gradient and Hessian agree with finite differences on either side
  * of xi = 0 and for open-ended groups, and a profile interval's bounds lie
- * where the profile log-likelihood has fallen by chi2_1(0.95) / 2.
+ * where the profile log-likelihood has fallen by chi2_1(0.95) / 2, for the
+ * GPD's shape and for a far level of the GEV of block maxima.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 
 #include "stats/gpd.h"
+#include "test_rng.h"
 
 /* Buckets of a GPD(0.1, 1000) sample, 20 % wide, and an open last group. */
 static size_t sample_obs(struct gpd_obs *obs)
@@ -93,11 +95,73 @@ static void test_profile_bounds_sit_on_the_cut(void **state)
     assert_true(0 < lo && lo < s && s < hi && hi < 1);
 }
 
+/* The GEV log-likelihood of the maxima with the location put through the
+ * level z at -ln P = e^ly. */
+static double gev_ll_through(const double *x, size_t n, double z, double ly, double ls, double xi)
+{
+    double sigma = exp(ls), mu = z + sigma * ly * expm1(-xi * ly) / (-xi * ly), ll = 0;
+    for (size_t i = 0; i < n; i++) {
+        double t = 1 + xi * (x[i] - mu) / sigma;
+        if (!(t > 0))
+            return -INFINITY;
+        ll += -ls - (1 + 1 / xi) * log(t) - pow(t, -1 / xi);
+    }
+    return ll;
+}
+
+/* The profile at z by a grid over (ln sigma, xi), refined five times
+ * around its best point. */
+static double brute_gev_profile(const double *x, size_t n, double z, double ly, double ls0)
+{
+    double best = -INFINITY, bl = ls0, bx = 0.1, wl = 2, wx = 0.8;
+    for (int round = 0; round < 6; round++, wl /= 4, wx /= 4) {
+        double cl = bl, cx = bx;
+        for (int i = -50; i <= 50; i++)
+            for (int j = -50; j <= 50; j++) {
+                double l = cl + wl * i / 50, xi = cx + wx * j / 50;
+                if (fabs(xi) < 1e-6)
+                    continue;
+                double v = gev_ll_through(x, n, z, ly, l, xi);
+                if (v > best)
+                    best = v, bl = l, bx = xi;
+            }
+    }
+    return best;
+}
+
+/* 40 maxima of a GEV(0.1, 200 us, 20 us) and the level a maximum of 3333
+ * cycles stays below with probability (1 - 1e-9)^3333: far beyond the data,
+ * where a delta interval runs negative. The profile interval is skewed
+ * upward, positive, and its bounds sit on the cut. */
+static void test_gev_level_profile_is_skewed_and_sits_on_the_cut(void **state)
+{
+    (void)state;
+    double x[40];
+    uint64_t rng = 11;
+    for (int i = 0; i < 40; i++)
+        x[i] = 200000 + 20000 * expm1(-0.1 * log(-log(rng_unit(&rng)))) / 0.1;
+    struct gev_fit g;
+    assert_int_equal(gev_fit(x, 40, &g), 0);
+    double nlp = -3333 * log1p(-1e-9), lo, hi, wlo, whi;
+    double z = gev_profile(x, 40, &g, GEV_TARGET_LEVEL, nlp, 0.95, &lo, &hi);
+    gev_quantile_wald(&g, nlp, 0.95, &wlo, &whi);
+    printf("# GEV 1e-9 level %.0f: profile [%.0f, %.0f], delta [%.0f, %.0f]\n", z, lo, hi, wlo,
+           whi);
+    assert_true(0 < lo && lo < z && z < hi && isfinite(hi));
+    assert_true(hi - z > z - lo);
+    double cut = g.loglik - 0.5 * 3.841458820694124;
+    assert_true(fabs(brute_gev_profile(x, 40, lo, log(nlp), log(g.sigma)) - cut) < 0.02);
+    assert_true(fabs(brute_gev_profile(x, 40, hi, log(nlp), log(g.sigma)) - cut) < 0.02);
+    double xi = gev_profile(x, 40, &g, GEV_TARGET_XI, 0, 0.95, &lo, &hi);
+    assert_true(lo < xi && xi < hi);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_analytic_derivatives_match_finite_differences),
         cmocka_unit_test(test_profile_bounds_sit_on_the_cut),
+        cmocka_unit_test(test_gev_level_profile_is_skewed_and_sits_on_the_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

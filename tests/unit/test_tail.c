@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+
+#include "stats/evt_checks.h"
 #include "stats/histogram.h"
 #include "stats/tail.h"
 #include "tail_gen.h"
@@ -395,6 +398,112 @@ static void test_split_half_passes_iid_and_fails_a_heavier_half(void **state)
     sample_free(s);
 }
 
+/* One GPD tail, 60 report windows, the histogram path (what mkrun --gpd
+ * writes): the GEV on the window maxima and the GPD above the threshold
+ * describe the same tail, so the gev-agreement check may refuse in about
+ * its level's share of seeds, not more. Its 1e-9 level has a profile
+ * interval: never negative, holding the estimate, its lower bound not
+ * below the largest window maximum (200000 cycles exceed the 1e-9 level
+ * with probability 2e-4). */
+static void test_gev_agreement_seldom_refuses_one_gpd_tail(void **state)
+{
+    (void)state;
+    enum { N = 200000, WINDOWS = 60 };
+    int refused = 0, fitted = 0, estimates = 0, bad = 0;
+    for (uint64_t seed = 1; seed <= 50; seed++) {
+        struct sample *s = make_gpd(seed, N, 0.1, 20000, 1);
+        int64_t bm[WINDOWS], largest = 0;
+        size_t per = N / WINDOWS;
+        for (size_t w = 0; w < WINDOWS; w++) {
+            bm[w] = 0;
+            for (size_t i = w * per; i < (w + 1) * per; i++)
+                bm[w] = s->seq[i] > bm[w] ? s->seq[i] : bm[w];
+            largest = bm[w] > largest ? bm[w] : largest;
+        }
+        s->in.block_max = bm;
+        s->in.nblock = WINDOWS;
+        s->in.block_cycles = (double)per;
+        struct tail_result r;
+        char err[160];
+        if (seed == 1) {
+            /* on the exact samples the split-half check runs between the
+             * fit and the GEV check, and must leave the fit's 1e-9 level
+             * to it */
+            assert_int_equal(tail_analyse(&s->in, &r, err, sizeof(err)), 0);
+            assert_int_equal(r.checks[TAIL_CHECK_SPLIT_HALF].state, TAIL_CHECK_PASSED);
+            assert_int_equal(r.checks[TAIL_CHECK_GEV_AGREEMENT].state, TAIL_CHECK_PASSED);
+            assert_null(strstr(r.checks[TAIL_CHECK_GEV_AGREEMENT].why, "inf"));
+        }
+        s->in.seq = NULL;
+        s->in.nseq = 0;
+        assert_int_equal(tail_analyse(&s->in, &r, err, sizeof(err)), 0);
+        estimates += r.verdict == TAIL_ESTIMATE;
+        refused += r.checks[TAIL_CHECK_GEV_AGREEMENT].state == TAIL_CHECK_FAILED;
+        if (r.gev_fitted) {
+            fitted++;
+            struct tail_value v = r.gev_1e9, x = r.gev_shape;
+            bad += !(v.lo >= (double)largest && v.lo <= v.value && v.value <= v.hi);
+            bad += !(x.lo <= x.value && x.value <= x.hi);
+        }
+        sample_free(s);
+    }
+    printf("# one GPD tail, 60 windows: gev-agreement refused %d of 50 (%d GEV fits, %d "
+           "estimates), %d intervals amiss\n",
+           refused, fitted, estimates, bad);
+    assert_int_equal(fitted, 50);
+    assert_int_equal(bad, 0);
+    assert_true(refused <= 5);
+}
+
+/* A budget below the threshold: the empirical share above it, with the
+ * exact binomial interval (a few hundred of 200000 samples, where GSL's
+ * inverse beta gives up), and per hour and per year from its bounds. */
+static void test_a_budget_below_the_threshold_has_an_exact_interval(void **state)
+{
+    (void)state;
+    struct sample *s = make_gpd(3, 200000, 0.1, 3000, 0);
+    s->in.threshold_ns = BASE_NS + 30000; /* about 0.1 % above */
+    s->in.budget_ns = BASE_NS + 25000;    /* about 0.2 % above */
+    struct tail_result r;
+    char err[160];
+    assert_int_equal(tail_analyse(&s->in, &r, err, sizeof(err)), 0);
+    assert_int_equal(r.verdict, TAIL_ESTIMATE);
+    assert_true(r.budget_ns < r.threshold_ns);
+    struct tail_value c = r.budget_per_cycle, h = r.budget_per_hour, y = r.budget_per_year;
+    printf("# budget below u: %.4g [%.4g, %.4g] per cycle, %.4g [%.4g, %.4g] per hour\n", c.value,
+           c.lo, c.hi, h.value, h.lo, h.hi);
+    assert_true(0 < c.lo && c.lo < c.value && c.value < c.hi && c.hi < 1);
+    /* a few binomial standard deviations wide */
+    double sd = sqrt(c.value * (1 - c.value) / 200000);
+    assert_true(c.hi - c.lo > 3 * sd && c.hi - c.lo < 5 * sd);
+    assert_true(h.lo <= h.value && h.value <= h.hi && !isnan(h.lo) && !isnan(h.hi));
+    assert_true(y.lo <= y.value && y.value <= y.hi && !isnan(y.lo) && !isnan(y.hi));
+    sample_free(s);
+}
+
+/* Clopper-Pearson at 95 %: the bounds GSL's inverse gives where it works
+ * (5 in 1e6), and bounds at any count of up to 1e12 trials, each side
+ * missing with 2.5 %. */
+static void test_the_binomial_interval_holds_for_any_count(void **state)
+{
+    (void)state;
+    double lo, hi;
+    binomial_interval(5, 1000000, 0.95, &lo, &hi);
+    assert_true(fabs(lo / 1.62349e-06 - 1) < 1e-4 && fabs(hi / 1.16683e-05 - 1) < 1e-4);
+    binomial_interval(0, 1000, 0.95, &lo, &hi);
+    assert_true(lo == 0 && fabs(hi / 0.00368208 - 1) < 1e-4);
+    binomial_interval(1000, 1000, 0.95, &lo, &hi);
+    assert_true(hi == 1 && lo > 0.99 && lo < 1);
+    static const double cases[][2] = {{100, 2e5}, {100, 1e9}, {1e6, 2e7}, {3, 1e12}, {1e4, 1e9}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint64_t k = (uint64_t)cases[i][0], n = (uint64_t)cases[i][1];
+        binomial_interval(k, n, 0.95, &lo, &hi);
+        assert_true(0 < lo && lo < (double)k / (double)n && (double)k / (double)n < hi);
+        assert_true(fabs(gsl_cdf_beta_P(lo, (double)k, (double)(n - k + 1)) - 0.025) < 1e-6);
+        assert_true(fabs(gsl_cdf_beta_Q(hi, (double)k + 1, (double)(n - k)) - 0.025) < 1e-6);
+    }
+}
+
 static void test_many_matches_one_by_one(void **state)
 {
     (void)state;
@@ -423,11 +532,14 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_an_estimate_fills_every_field),
+        cmocka_unit_test(test_a_budget_below_the_threshold_has_an_exact_interval),
+        cmocka_unit_test(test_the_binomial_interval_holds_for_any_count),
         cmocka_unit_test(test_bad_inputs_are_refused_with_the_reason),
         cmocka_unit_test(test_all_equal_and_too_few_cannot_estimate),
         cmocka_unit_test(test_many_matches_one_by_one),
         cmocka_unit_test(test_intervals_cover_the_true_shape_and_scale),
         cmocka_unit_test(test_gev_recovers_the_block_maxima_shape),
+        cmocka_unit_test(test_gev_agreement_seldom_refuses_one_gpd_tail),
         cmocka_unit_test(test_a_trend_in_the_window_maxima_cannot_estimate),
         cmocka_unit_test(test_clustered_spikes_are_declustered),
         cmocka_unit_test(test_a_rare_far_mode_is_not_hidden),

@@ -286,6 +286,26 @@ static void test_format_duration_respects_buffer_size(void **state)
     format_duration(1500000, NULL, 0); /* must not crash */
 }
 
+static void check_format_long(int64_t ns, const char *want)
+{
+    char buf[64];
+    format_duration_long(ns, buf, sizeof buf);
+    assert_string_equal(buf, want);
+}
+
+static void test_format_duration_long_reads_beyond_a_minute_in_hours_and_days(void **state)
+{
+    (void)state;
+    check_format_long(1500000, "1.5 ms");
+    check_format_long(59 * NS_PER_S, "59 s");
+    check_format_long(60 * NS_PER_S, "1 min");
+    check_format_long(90 * NS_PER_S, "1.5 min");
+    check_format_long(72899 * NS_PER_S, "20.2 h");
+    check_format_long(3 * 86400 * NS_PER_S, "3 d");
+    check_format_long(INT64_MAX, "292 years");
+    check_format_long(-7200 * NS_PER_S, "-2 h");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_format_duration_rounds_and_carries),
         cmocka_unit_test(test_format_duration_negative_and_extremes),
         cmocka_unit_test(test_format_duration_respects_buffer_size),
+        cmocka_unit_test(test_format_duration_long_reads_beyond_a_minute_in_hours_and_days),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
