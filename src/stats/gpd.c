@@ -29,7 +29,9 @@
  * safeguarded Newton on the profile's slope (the envelope theorem gives it
  * from the same pass), to 1e-4 in psi (absolute for xi, relative for
  * sigma, levels and survivals, which are profiled in logs) or 1e-3 in log
- * likelihood. Levels and survivals are profiled by reparametrising sigma
+ * likelihood. Several confidences share one search: the wider interval's
+ * side starts at the narrower's bound, with its nuisance, a step out as
+ * long as the Wald widths differ. Levels and survivals are profiled by reparametrising sigma
  * through the point (x, S(x)) of the fitted curve: sigma = xi x / expm1(-xi
  * ln S), the nuisance being xi.
  *
@@ -541,16 +543,14 @@ static double profile_side(struct profile *c, double cut, double psi0, const dou
 {
     *unbounded = false;
     memcpy(c->warm, nuis0, sizeof c->warm);
-    double in = psi0, out = NAN, slope;
+    double in = psi0, out = NAN, slope, p = NAN;
     double psi = psi0 + dir * guess;
-    double in_nuis[2];
-    memcpy(in_nuis, nuis0, sizeof in_nuis);
     /* Bracket: step out until the profile drops below the cut. */
     for (int k = 0; k < 60; k++) {
         bool last = dir > 0 ? psi >= limit : psi <= limit;
         if (last)
             psi = limit;
-        double p = c->at(c, psi, &slope) - cut;
+        p = c->at(c, psi, &slope) - cut;
         if (!(p >= 0) || isnan(p)) {
             if (isnan(p))
                 return NAN;
@@ -562,7 +562,6 @@ static double profile_side(struct profile *c, double cut, double psi0, const dou
             return NAN;
         }
         in = psi;
-        memcpy(in_nuis, c->warm, sizeof in_nuis);
         double next = psi + dir * fabs(psi - psi0);
         /* Newton when it is shorter, but never a crawl: on a profile that
          * flattens out it would creep towards the cut and never cross. */
@@ -577,10 +576,9 @@ static double profile_side(struct profile *c, double cut, double psi0, const dou
     }
     if (isnan(out))
         return NAN;
-    /* Safeguarded Newton inside [in, out]. */
-    memcpy(c->warm, in_nuis, sizeof c->warm);
+    /* Safeguarded Newton inside [in, out], from out: its profile, slope
+     * and nuisance are those the bracket's last step left. */
     double x = out;
-    double p = c->at(c, x, &slope) - cut;
     for (int k = 0; k < 60 && fabs(out - in) > PROFILE_TOL && fabs(p) > 1e-3; k++) {
         double nx = isfinite(slope) && slope != 0 ? x - p / slope : NAN;
         double lo = fmin(in, out), hi = fmax(in, out);
@@ -598,17 +596,73 @@ static double profile_side(struct profile *c, double cut, double psi0, const dou
     return x;
 }
 
+/* Both sides of the intervals at the nconf confidences conf[] (any
+ * order), from the fit (psi0 with log-likelihood ll0 and nuisance nuis0):
+ * each side walks out from the narrowest interval's bound to the next,
+ * warm, so that a second confidence costs a few more profile points.
+ * guess: the first step out at z_ref = sqrt(chi2_1(conf_ref)), scaled for
+ * each. lo[] / hi[] in psi; un_lo[] / un_hi[] where the profile stayed
+ * above the cut up to the limit. */
+#define PROFILE_MAX_CONF 4
+static void profile_sides(struct profile *c, double ll0, double psi0, const double nuis0[2],
+                          double guess, double z_ref, double l_lo, double l_hi, size_t nconf,
+                          const double *conf, double *lo, double *hi, bool *un_lo, bool *un_hi)
+{
+    size_t order[PROFILE_MAX_CONF];
+    for (size_t i = 0; i < nconf; i++) {
+        size_t j = i;
+        for (; j > 0 && conf[order[j - 1]] > conf[i]; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    for (int dir = -1; dir <= 1; dir += 2) {
+        double limit = dir < 0 ? l_lo : l_hi, *b = dir < 0 ? lo : hi;
+        bool *un = dir < 0 ? un_lo : un_hi;
+        double from = psi0, warm[2] = {nuis0[0], nuis0[1]}, z_from = 0;
+        bool beyond = dir < 0 ? psi0 <= l_lo : psi0 >= l_hi;
+        for (size_t k = 0; k < nconf; k++) {
+            size_t i = order[k];
+            double q = gsl_cdf_chisq_Pinv(conf[i], 1), z = sqrt(q);
+            un[i] = beyond;
+            b[i] = NAN;
+            if (beyond)
+                continue;
+            /* from the last bound, as far again as the Wald widths differ */
+            double step =
+                z_from == 0 ? guess * z / z_ref : fabs(from - psi0) * (z - z_from) / z_from;
+            if (step <= 0) {
+                b[i] = from;
+                continue;
+            }
+            b[i] = profile_side(c, ll0 - 0.5 * q, from, warm, dir, fmax(step, 10 * PROFILE_TOL),
+                                limit, &un[i]);
+            beyond = un[i];
+            if (isnan(b[i]))
+                break;
+            from = b[i], z_from = z;
+            memcpy(warm, c->warm, sizeof warm);
+        }
+    }
+}
+
 double gpd_profile(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fit,
                    enum gpd_target target, double arg, double confidence, double *lo, double *hi)
 {
+    return gpd_profile_multi(obs, n, fit, target, arg, 1, &confidence, lo, hi);
+}
+
+double gpd_profile_multi(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fit,
+                         enum gpd_target target, double arg, size_t nconf, const double *conf,
+                         double *lo, double *hi)
+{
     gsl_quiet_once();
-    *lo = *hi = NAN;
-    if (!fit->ok)
+    for (size_t i = 0; i < nconf; i++)
+        lo[i] = hi[i] = NAN;
+    if (!fit->ok || nconf < 1 || nconf > PROFILE_MAX_CONF)
         return NAN;
     struct profile_ctx c = {
         .base.at = profile_max, .obs = obs, .n = n, .target = target, .arg = arg};
-    double cut = fit->loglik - 0.5 * gsl_cdf_chisq_Pinv(confidence, 1);
-    double z = sqrt(gsl_cdf_chisq_Pinv(confidence, 1));
+    double z = sqrt(gsl_cdf_chisq_Pinv(conf[0], 1));
     double ls = log(fit->sigma), value, psi0, nuis0, se;
     double vxi = fit->cov[0][0], vls = fit->cov[1][1], cxl = fit->cov[0][1];
     bool cov_ok = vxi > 0 && vls > 0;
@@ -657,14 +711,15 @@ double gpd_profile(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fi
     }
     if (!isfinite(psi0))
         return value;
-    double guess = fmax(z * se, 10 * PROFILE_TOL);
-    bool un_lo = psi0 <= l_lo, un_hi = psi0 >= l_hi;
-    double warm[2] = {nuis0, 0};
-    double b_lo = un_lo ? NAN : profile_side(&c.base, cut, psi0, warm, -1, guess, l_lo, &un_lo);
-    double b_hi = un_hi ? NAN : profile_side(&c.base, cut, psi0, warm, 1, guess, l_hi, &un_hi);
+    double warm[2] = {nuis0, 0}, b_lo[PROFILE_MAX_CONF], b_hi[PROFILE_MAX_CONF];
+    bool un_lo[PROFILE_MAX_CONF], un_hi[PROFILE_MAX_CONF];
+    profile_sides(&c.base, fit->loglik, psi0, warm, z * se, z, l_lo, l_hi, nconf, conf, b_lo, b_hi,
+                  un_lo, un_hi);
     bool plain = target == GPD_TARGET_XI;
-    *lo = un_lo ? v_lo : plain ? b_lo : exp(b_lo);
-    *hi = un_hi ? v_hi : plain ? b_hi : exp(b_hi);
+    for (size_t i = 0; i < nconf; i++) {
+        lo[i] = un_lo[i] ? v_lo : plain ? b_lo[i] : exp(b_lo[i]);
+        hi[i] = un_hi[i] ? v_hi : plain ? b_hi[i] : exp(b_hi[i]);
+    }
     return value;
 }
 
@@ -887,7 +942,9 @@ static double gev_newton(const struct gev_profile_ctx *g, double psi, double v[2
             double fn = gev_profile_ll(g, psi, p);
             if (isfinite(fn) && fn >= f0 - 1e-12 * fabs(f0)) {
                 v[0] = p[0], v[1] = p[1];
-                bool done = fabs(d0) < 1e-6 && fabs(d1) < 1e-6;
+                /* an undamped step that gained less than 1e-9 is at the top
+                 * to far better than the interval's 1e-3 */
+                bool done = (fabs(d0) < 1e-6 && fabs(d1) < 1e-6) || (lambda == 0 && fn - f0 < 1e-9);
                 f0 = fn;
                 lambda = lambda > 1e-6 ? lambda / 8 : 0;
                 moved = true;
@@ -947,12 +1004,14 @@ static double gev_profile_at(struct profile *pr, double psi, double *slope)
 }
 
 double gev_profile(const double *x, size_t n, const struct gev_fit *fit, enum gev_target target,
-                   double neg_log_p, double confidence, double *lo, double *hi)
+                   double neg_log_p, size_t nconf, const double *conf, double *lo, double *hi)
 {
     gsl_quiet_once();
-    *lo = *hi = NAN;
-    if (!fit->ok)
+    for (size_t i = 0; i < nconf; i++)
+        lo[i] = hi[i] = NAN;
+    if (!fit->ok || nconf < 1 || nconf > PROFILE_MAX_CONF)
         return NAN;
+    double confidence = conf[0];
     struct gev_profile_ctx g = {.base.at = gev_profile_at,
                                 .x = x,
                                 .n = n,
@@ -960,7 +1019,6 @@ double gev_profile(const double *x, size_t n, const struct gev_fit *fit, enum ge
                                 .ly = log(neg_log_p),
                                 .mu0 = fit->mu,
                                 .s0 = fit->sigma};
-    double cut = fit->loglik - 0.5 * gsl_cdf_chisq_Pinv(confidence, 1);
     double z = sqrt(gsl_cdf_chisq_Pinv(confidence, 1));
     double value, psi0, se = NAN, l_lo, l_hi, v_lo, v_hi, warm[2];
     if (target == GEV_TARGET_LEVEL) {
@@ -984,11 +1042,14 @@ double gev_profile(const double *x, size_t n, const struct gev_fit *fit, enum ge
     /* The Wald half-width as the first step out, within reason: a delta
      * interval of a far level can be wider than the level itself. */
     double guess = isfinite(se) ? fmin(fmax(z * se, 10 * PROFILE_TOL), 1) : 0.05;
-    bool un_lo = psi0 <= l_lo, un_hi = psi0 >= l_hi;
-    double b_lo = un_lo ? NAN : profile_side(&g.base, cut, psi0, warm, -1, guess, l_lo, &un_lo);
-    double b_hi = un_hi ? NAN : profile_side(&g.base, cut, psi0, warm, 1, guess, l_hi, &un_hi);
+    double b_lo[PROFILE_MAX_CONF], b_hi[PROFILE_MAX_CONF];
+    bool un_lo[PROFILE_MAX_CONF], un_hi[PROFILE_MAX_CONF];
+    profile_sides(&g.base, fit->loglik, psi0, warm, guess, z, l_lo, l_hi, nconf, conf, b_lo, b_hi,
+                  un_lo, un_hi);
     bool plain = target == GEV_TARGET_XI;
-    *lo = un_lo ? v_lo : plain ? b_lo : exp(b_lo);
-    *hi = un_hi ? v_hi : plain ? b_hi : exp(b_hi);
+    for (size_t i = 0; i < nconf; i++) {
+        lo[i] = un_lo[i] ? v_lo : plain ? b_lo[i] : exp(b_lo[i]);
+        hi[i] = un_hi[i] ? v_hi : plain ? b_hi[i] : exp(b_hi[i]);
+    }
     return value;
 }

@@ -78,6 +78,11 @@ enum gpd_target {
  * INFINITY, survivals 0 or 1. Returns the value at the fit. */
 double gpd_profile(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fit,
                    enum gpd_target target, double arg, double confidence, double *lo, double *hi);
+/* The same at nconf (1 to 4) confidences conf[] at once, into lo[] and
+ * hi[]: the wider intervals continue the narrower ones' search. */
+double gpd_profile_multi(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fit,
+                         enum gpd_target target, double arg, size_t nconf, const double *conf,
+                         double *lo, double *hi);
 
 /* The delta-method (Wald) interval of the excess level with S(x) = sf. */
 void gpd_level_wald(const struct gpd_fit *fit, double sf, double confidence, double *lo,
@@ -106,14 +111,15 @@ enum gev_target {
     GEV_TARGET_LEVEL, /* gev_quantile(neg_log_p) */
 };
 
-/* The profile likelihood interval at confidence of the GEV's shape or of
- * its level at neg_log_p, from the fit to the n maxima x: the location is
+/* The profile likelihood intervals at the nconf (1 to 4) confidences
+ * conf[], into lo[] and hi[], of the GEV's shape or of its level at
+ * neg_log_p, from the fit to the n maxima x: the location is
  * put through the level (or the shape fixed) and the two other parameters
  * maximised. A side the likelihood does not bound is the end of the
  * range: the shape GEV_XI_MIN or INFINITY, the level 0 or INFINITY (a
  * level is profiled in logs: never negative). lo and hi NAN when the
  * search failed (and for a level <= 0). Returns the value at the fit. */
 double gev_profile(const double *x, size_t n, const struct gev_fit *fit, enum gev_target target,
-                   double neg_log_p, double confidence, double *lo, double *hi);
+                   double neg_log_p, size_t nconf, const double *conf, double *lo, double *hi);
 
 #endif

@@ -542,15 +542,22 @@ struct fitted {
 };
 
 /* The per-cycle level at p < zeta with its profile interval. */
+/* The level exceeded with probability p per cycle at each of the nconf
+ * confidences conf[] (one search), into v[]. */
+static void pot_levels(const struct fitted *f, double p, size_t nconf, const double *conf,
+                       struct tail_value *v)
+{
+    double lo[2], hi[2];
+    double x = gpd_profile_multi(f->obs, f->nobs, &f->fit, GPD_TARGET_LEVEL, p / f->zeta, nconf,
+                                 conf, lo, hi);
+    for (size_t i = 0; i < nconf; i++)
+        v[i] = (struct tail_value){(double)f->u + x, (double)f->u + lo[i], (double)f->u + hi[i]};
+}
+
 static struct tail_value pot_level(const struct fitted *f, double p, double confidence)
 {
     struct tail_value v;
-    double lo, hi;
-    double x =
-        gpd_profile(f->obs, f->nobs, &f->fit, GPD_TARGET_LEVEL, p / f->zeta, confidence, &lo, &hi);
-    v.value = (double)f->u + x;
-    v.lo = (double)f->u + lo;
-    v.hi = (double)f->u + hi;
+    pot_levels(f, p, 1, &confidence, &v);
     return v;
 }
 
@@ -690,12 +697,16 @@ static void gev_part(const struct tail_input *in, struct tail_result *r, const d
     r->gev_fitted = true;
     double sm = sqrt(g.cov[0][0]), sl = sqrt(g.cov[1][1]);
     struct tail_value *v = &r->gev_shape;
-    v->value = gev_profile(bm, nb, &g, GEV_TARGET_XI, 0, confidence, &v->lo, &v->hi);
+    v->value = gev_profile(bm, nb, &g, GEV_TARGET_XI, 0, 1, &confidence, &v->lo, &v->hi);
     r->gev_location = (struct tail_value){g.mu, g.mu - z * sm, g.mu + z * sm};
     r->gev_scale = (struct tail_value){g.sigma, g.sigma * exp(-z * sl), g.sigma * exp(z * sl)};
     double nlp = -in->block_cycles * log1p(-1e-9);
+    /* the reported interval and the check's wider one in one search */
+    double cc = GEV_CHECK_CONFIDENCE, confs[2] = {confidence, cc}, lo[2], hi[2];
     v = &r->gev_1e9;
-    v->value = gev_profile(bm, nb, &g, GEV_TARGET_LEVEL, nlp, confidence, &v->lo, &v->hi);
+    v->value = gev_profile(bm, nb, &g, GEV_TARGET_LEVEL, nlp, 2, confs, lo, hi);
+    v->lo = lo[0], v->hi = hi[0];
+    struct tail_value gev = {v->value, lo[1], hi[1]};
     /* The windows' cycles exceed the 1e-9 level with probability
      * 1 - (1 - 1e-9)^cycles; while that is at most a tenth of what the
      * interval may miss on one side, the level lies above the largest
@@ -705,9 +716,6 @@ static void gev_part(const struct tail_input *in, struct tail_result *r, const d
         largest = bm[i] > largest ? bm[i] : largest;
     if (v->lo < largest && -expm1(cycles * log1p(-1e-9)) <= (1 - confidence) / 20)
         v->lo = largest;
-    double cc = GEV_CHECK_CONFIDENCE;
-    struct tail_value gev;
-    gev.value = gev_profile(bm, nb, &g, GEV_TARGET_LEVEL, nlp, cc, &gev.lo, &gev.hi);
     if (gev.lo < largest && -expm1(cycles * log1p(-1e-9)) <= (1 - cc) / 20)
         gev.lo = largest;
     if (!isfinite(pot.value) || isnan(pot.lo) || isnan(pot.hi) || isnan(gev.lo) || isnan(gev.hi)) {
@@ -908,11 +916,27 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
     const double *ps = in->nprobabilities ? in->probabilities : defaults;
     size_t np = in->nprobabilities ? in->nprobabilities : 3;
     r->nestimates = np;
+    /* The GPD's side of the GEV check: its 1e-9 level at the check's
+     * confidence, with the estimate at 1e-9 when there is one, and before
+     * the split-half check reuses the observations' buffer. */
+    bool want_check = in->block_max && in->nblock >= GEV_MIN_BLOCKS && 1e-9 < f.zeta;
+    struct tail_value pot_check = {NAN, NAN, NAN};
+    const double confs[2] = {confidence, GEV_CHECK_CONFIDENCE};
     for (size_t i = 0; i < np; i++) {
         r->estimates[i].probability = ps[i];
-        r->estimates[i].ns = ps[i] < f.zeta ? pot_level(&f, ps[i], confidence)
-                                            : empirical_level(d, ps[i], confidence);
+        if (ps[i] >= f.zeta) {
+            r->estimates[i].ns = empirical_level(d, ps[i], confidence);
+        } else if (ps[i] == 1e-9 && want_check && isnan(pot_check.value)) {
+            struct tail_value two[2];
+            pot_levels(&f, ps[i], 2, confs, two);
+            r->estimates[i].ns = two[0];
+            pot_check = two[1];
+        } else {
+            r->estimates[i].ns = pot_level(&f, ps[i], confidence);
+        }
     }
+    if (want_check && isnan(pot_check.value))
+        pot_check = pot_level(&f, 1e-9, GEV_CHECK_CONFIDENCE);
     if (in->budget_ns >= 0) {
         r->has_budget = true;
         r->budget_ns = in->budget_ns;
@@ -944,11 +968,6 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
         e->ns = (struct tail_value){(double)f.u + x, (double)f.u + lo, (double)f.u + hi};
     }
 
-    /* The GPD's side of the GEV check, before the split-half check reuses
-     * the observations' buffer. */
-    struct tail_value pot_check = {NAN, NAN, NAN};
-    if (in->block_max && in->nblock >= GEV_MIN_BLOCKS && 1e-9 < f.zeta)
-        pot_check = pot_level(&f, 1e-9, GEV_CHECK_CONFIDENCE);
     split_half(in, confidence, &r->checks[TAIL_CHECK_SPLIT_HALF], obs);
     gev_part(in, r, bm, confidence, pot_check);
 

@@ -74,13 +74,20 @@ static double brute_profile_xi(const struct gpd_obs *obs, size_t n, double xi, d
     return best;
 }
 
+/* The sample's observations and their fit. */
+static size_t fitted_obs(struct gpd_obs *obs, struct gpd_fit *f)
+{
+    size_t n = sample_obs(obs);
+    assert_int_equal(gpd_fit(obs, n, NAN, NAN, f), 0);
+    return n;
+}
+
 static void test_profile_bounds_sit_on_the_cut(void **state)
 {
     (void)state;
     struct gpd_obs obs[40];
-    size_t n = sample_obs(obs);
     struct gpd_fit f;
-    assert_int_equal(gpd_fit(obs, n, NAN, NAN, &f), 0);
+    size_t n = fitted_obs(obs, &f);
     assert_true(fabs(f.xi - 0.1) < 0.1);
     double lo, hi;
     gpd_profile(obs, n, &f, GPD_TARGET_XI, 0, 0.95, &lo, &hi);
@@ -133,17 +140,25 @@ static double brute_gev_profile(const double *x, size_t n, double z, double ly, 
  * cycles stays below with probability (1 - 1e-9)^3333: far beyond the data,
  * where a delta interval runs negative. The profile interval is skewed
  * upward, positive, and its bounds sit on the cut. */
+static const double c95 = 0.95;
+
+/* 40 GEV maxima (xi 0.1, mu 200000, sigma 20000) and their fit. */
+static void fitted_maxima(double *x, struct gev_fit *g)
+{
+    uint64_t rng = 11;
+    for (int i = 0; i < 40; i++)
+        x[i] = 200000 + 20000 * expm1(-0.1 * log(-log(rng_unit(&rng)))) / 0.1;
+    assert_int_equal(gev_fit(x, 40, g), 0);
+}
+
 static void test_gev_level_profile_is_skewed_and_sits_on_the_cut(void **state)
 {
     (void)state;
     double x[40];
-    uint64_t rng = 11;
-    for (int i = 0; i < 40; i++)
-        x[i] = 200000 + 20000 * expm1(-0.1 * log(-log(rng_unit(&rng)))) / 0.1;
     struct gev_fit g;
-    assert_int_equal(gev_fit(x, 40, &g), 0);
+    fitted_maxima(x, &g);
     double nlp = -3333 * log1p(-1e-9), lo, hi, wlo, whi;
-    double z = gev_profile(x, 40, &g, GEV_TARGET_LEVEL, nlp, 0.95, &lo, &hi);
+    double z = gev_profile(x, 40, &g, GEV_TARGET_LEVEL, nlp, 1, &c95, &lo, &hi);
     gev_quantile_wald(&g, nlp, 0.95, &wlo, &whi);
     printf("# GEV 1e-9 level %.0f: profile [%.0f, %.0f], delta [%.0f, %.0f]\n", z, lo, hi, wlo,
            whi);
@@ -152,8 +167,48 @@ static void test_gev_level_profile_is_skewed_and_sits_on_the_cut(void **state)
     double cut = g.loglik - 0.5 * 3.841458820694124;
     assert_true(fabs(brute_gev_profile(x, 40, lo, log(nlp), log(g.sigma)) - cut) < 0.02);
     assert_true(fabs(brute_gev_profile(x, 40, hi, log(nlp), log(g.sigma)) - cut) < 0.02);
-    double xi = gev_profile(x, 40, &g, GEV_TARGET_XI, 0, 0.95, &lo, &hi);
+    double xi = gev_profile(x, 40, &g, GEV_TARGET_XI, 0, 1, &c95, &lo, &hi);
     assert_true(lo < xi && xi < hi);
+}
+
+/* Several confidences in one search: the same bounds as one search each
+ * (to the search's tolerance), in any order, the wider interval around
+ * the narrower. */
+static void test_several_confidences_match_one_at_a_time(void **state)
+{
+    (void)state;
+    struct gpd_obs obs[40];
+    struct gpd_fit f;
+    size_t n = fitted_obs(obs, &f);
+    const double confs[3] = {0.995, 0.9, 0.95};
+    for (int t = 0; t < 3; t++) {
+        enum gpd_target tg = t == 0 ? GPD_TARGET_XI : t == 1 ? GPD_TARGET_LEVEL : GPD_TARGET_SF;
+        double arg = t == 1 ? 1e-4 : t == 2 ? 5000 : 0, lo[3], hi[3];
+        gpd_profile_multi(obs, n, &f, tg, arg, 3, confs, lo, hi);
+        for (int i = 0; i < 3; i++) {
+            double l1, h1;
+            gpd_profile(obs, n, &f, tg, arg, confs[i], &l1, &h1);
+            assert_true(fabs(lo[i] - l1) <= 2e-3 * (fabs(l1) + 1e-3 * (t == 2)));
+            assert_true(fabs(hi[i] - h1) <= 2e-3 * (fabs(h1) + 1e-3 * (t == 2)));
+        }
+        assert_true(lo[0] < lo[2] && lo[2] < lo[1] && hi[1] < hi[2] && hi[2] < hi[0]);
+    }
+    double x[40];
+    struct gev_fit g;
+    fitted_maxima(x, &g);
+    double nlp = -3333 * log1p(-1e-9);
+    for (int t = 0; t < 2; t++) {
+        enum gev_target tg = t ? GEV_TARGET_LEVEL : GEV_TARGET_XI;
+        double lo[3], hi[3];
+        gev_profile(x, 40, &g, tg, nlp, 3, confs, lo, hi);
+        for (int i = 0; i < 3; i++) {
+            double l1, h1;
+            gev_profile(x, 40, &g, tg, nlp, 1, &confs[i], &l1, &h1);
+            assert_true(fabs(lo[i] - l1) <= 2e-3 * fabs(l1));
+            assert_true(fabs(hi[i] - h1) <= 2e-3 * fabs(h1));
+        }
+        assert_true(lo[0] < lo[2] && lo[2] < lo[1] && hi[1] < hi[2] && hi[2] < hi[0]);
+    }
 }
 
 int main(void)
@@ -162,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_analytic_derivatives_match_finite_differences),
         cmocka_unit_test(test_profile_bounds_sit_on_the_cut),
         cmocka_unit_test(test_gev_level_profile_is_skewed_and_sits_on_the_cut),
+        cmocka_unit_test(test_several_confidences_match_one_at_a_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
