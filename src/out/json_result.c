@@ -23,6 +23,7 @@
 #include "out/json_load.h"
 #include "out/json_telemetry.h"
 #include "sys/cpulist.h"
+#include "trace/capture.h"
 #include "trace/cause_source.h"
 
 static json_t *json_int_or_null(bool present, int64_t v)
@@ -487,6 +488,7 @@ static void json_explain(json_t *doc, const struct run_report *rep, int64_t star
     json_object_set_new(e, "events", json_integer((json_int_t)x->events));
     json_object_set_new(e, "events_lost", json_integer((json_int_t)x->events_lost));
     if (traced) {
+        json_object_set_new(e, "trace_ring", json_string(trace_capture_ring(x->capture)));
         json_t *by = json_object();
         for (size_t k = 0; k < x->ntracepoints; k++)
             json_object_set_new(by, x->tracepoint[k],

@@ -12,8 +12,10 @@
  */
 #include "trace/capture.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 #include <time.h>
 #include <tracefs/tracefs.h>
 #include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
 #include <unistd.h>
 
 #include "trace/trace_decode.h"
@@ -48,7 +51,18 @@ struct capture_cpu {
      * the reader had made room). */
     bool may_have_lost;
     uint64_t clear_at;
+    /* ftrace: the CPU's trace_pipe_raw, the sub-buffer last read from it
+     * and where in it the reader is */
+    struct tracefs_cpu *tcpu;
+    struct kbuffer *kbuf;
+    void *page;
+    bool loaded;
 };
+
+/* Where the records are written: an ftrace instance of our own (the
+ * kernel's trace ring, the cheapest write on the measured CPU), perf rings
+ * (where no instance can be made), or plain memory (the unit tests). */
+enum capture_ring { RING_FTRACE, RING_PERF, RING_MEMORY };
 
 struct trace_capture {
     struct tep_handle *tep;
@@ -59,7 +73,8 @@ struct trace_capture {
     size_t data_bytes; /* a power of two */
     uint64_t lost;
     uint64_t events;
-    bool in_memory; /* trace_capture_open_memory: plain memory, no perf */
+    enum capture_ring ring;
+    struct tracefs_instance *inst; /* RING_FTRACE */
     char missing[512];
 };
 
@@ -257,6 +272,203 @@ static int open_cpu(struct trace_capture *tc, struct capture_cpu *c, bool first_
     return 0;
 }
 
+/* ---- the ftrace instance ---- */
+
+#define INSTANCE_PREFIX "jitterlab-"
+
+/* Whether pid is a live jitterlab (a recycled pid runs something else). */
+static bool jitterlab_alive(int pid)
+{
+    char path[64], comm[32] = "";
+    snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return kill(pid, 0) == 0 || errno != ESRCH;
+    bool ok = fgets(comm, sizeof(comm), f) != NULL;
+    fclose(f);
+    return !ok || strncmp(comm, "jitterlab", 9) == 0;
+}
+
+void trace_capture_remove_stale(void)
+{
+    const char *dir = tracefs_tracing_dir();
+    char path[4096];
+    if (!dir || snprintf(path, sizeof(path), "%s/instances", dir) >= (int)sizeof(path))
+        return;
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int pid;
+        char tail;
+        if (sscanf(e->d_name, INSTANCE_PREFIX "%d-%*u%c", &pid, &tail) < 1 || pid <= 0 ||
+            pid == (int)getpid() || jitterlab_alive(pid))
+            continue;
+        char inst[4096 + 256];
+        snprintf(inst, sizeof(inst), "%s/%s", path, e->d_name);
+        rmdir(inst); /* the kernel stops its events and frees its ring */
+    }
+    closedir(d);
+}
+
+/* "system:event" into its two names; -1 when it has no colon. */
+static int split_event(const char *event, char *system, size_t len, const char **name)
+{
+    const char *colon = strchr(event, ':');
+    if (!colon || (size_t)(colon - event) >= len)
+        return -1;
+    memcpy(system, event, (size_t)(colon - event));
+    system[colon - event] = '\0';
+    *name = colon + 1;
+    return 0;
+}
+
+static int event_write(struct trace_capture *tc, const char *event, const char *file,
+                       const char *text)
+{
+    char system[48];
+    const char *name;
+    if (split_event(event, system, sizeof(system), &name) != 0)
+        return -1;
+    return tracefs_event_file_write(tc->inst, system, name, file, text) < 0 ? -1 : 0;
+}
+
+static int instance_write(struct trace_capture *tc, const char *file, const char *text, char *err,
+                          size_t errlen)
+{
+    if (tracefs_instance_file_write(tc->inst, file, text) >= 0)
+        return 0;
+    snprintf(err, errlen, "cannot write %s to %s of tracefs instance %s: %s", text, file,
+             tracefs_instance_get_name(tc->inst), strerror(errno));
+    return -1;
+}
+
+/* An instance of our own with the CPUs' rings (overwrite mode: a full
+ * ring drops its oldest records and tells the reader at the next
+ * sub-buffer, so a loss is known by the time the ring reads empty), the
+ * CLOCK_MONOTONIC clock ("mono") and every wanted event enabled, tracing
+ * still off. 0, or -1 with err (the caller falls back to perf). */
+static int ftrace_open(struct trace_capture *tc, const struct cpulist *cpus, size_t bytes_per_cpu,
+                       char *err, size_t errlen)
+{
+    static unsigned serial;
+    char name[64], text[64];
+    snprintf(name, sizeof(name), INSTANCE_PREFIX "%d-%u", (int)getpid(), serial++);
+    trace_capture_remove_stale();
+    tc->inst = tracefs_instance_create(name);
+    if (!tc->inst) {
+        snprintf(err, errlen, "cannot create tracefs instance %s: %s", name, strerror(errno));
+        return -1;
+    }
+    size_t kb = (bytes_per_cpu + 1023) / 1024;
+    tc->data_bytes = kb * 1024;
+    if (instance_write(tc, "tracing_on", "0", err, errlen) != 0 ||
+        instance_write(tc, "trace_clock", "mono", err, errlen) != 0 ||
+        instance_write(tc, "options/overwrite", "1", err, errlen) != 0 ||
+        instance_write(tc, "buffer_size_kb", "4", err, errlen) != 0) /* the unmeasured CPUs' */
+        return -1;
+    char list[4096];
+    if (cpulist_format(cpus, list, sizeof(list)) < 0 ||
+        tracefs_instance_set_affinity(tc->inst, list) < 0) {
+        snprintf(err, errlen, "cannot set the CPUs of tracefs instance %s", name);
+        return -1;
+    }
+    for (int i = 0; i < tc->ncpu; i++) {
+        struct capture_cpu *c = &tc->cpu[i];
+        char file[64];
+        snprintf(file, sizeof(file), "per_cpu/cpu%d/buffer_size_kb", c->cpu);
+        snprintf(text, sizeof(text), "%zu", kb);
+        if (instance_write(tc, file, text, err, errlen) != 0)
+            return -1;
+        c->tcpu = tracefs_cpu_open(tc->inst, c->cpu, true);
+        c->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
+        c->page = c->tcpu ? malloc((size_t)tracefs_cpu_read_size(c->tcpu)) : NULL;
+        if (!c->tcpu || !c->kbuf || !c->page) {
+            snprintf(err, errlen, "cannot open the trace ring of CPU %d", c->cpu);
+            return -1;
+        }
+    }
+    int enabled = 0;
+    for (int k = 0; k < tc->decoder.nformats; k++) {
+        const char *event = tc->decoder.format[k].event;
+        if (!event_selected(event))
+            continue;
+        if (event_write(tc, event, "enable", "1") == 0)
+            enabled++;
+        else
+            add_missing(tc, event, NULL);
+    }
+    if (enabled == 0) {
+        snprintf(err, errlen, "no tracepoint could be enabled in tracefs instance %s", name);
+        return -1;
+    }
+    tc->ring = RING_FTRACE;
+    return 0;
+}
+
+static void ftrace_close(struct trace_capture *tc)
+{
+    for (int i = 0; i < tc->ncpu; i++) {
+        struct capture_cpu *c = &tc->cpu[i];
+        if (c->tcpu)
+            tracefs_cpu_close(c->tcpu);
+        if (c->kbuf)
+            kbuffer_free(c->kbuf);
+        free(c->page);
+        c->tcpu = NULL;
+        c->kbuf = NULL;
+        c->page = NULL;
+    }
+    if (tc->inst) {
+        tracefs_instance_file_write(tc->inst, "tracing_on", "0");
+        tracefs_instance_destroy(tc->inst);
+        tracefs_instance_free(tc->inst);
+        tc->inst = NULL;
+    }
+}
+
+/* The CPU's records from its trace_pipe_raw, a sub-buffer at a time (the
+ * kernel hands over a partly written one too); a sub-buffer flagged with
+ * missed events puts a TRACE_LOST marker before its first record. */
+static size_t ftrace_read(struct trace_capture *tc, struct capture_cpu *c, struct trace_event *out,
+                          size_t max)
+{
+    size_t n = 0;
+    while (n < max) {
+        if (c->loaded) {
+            unsigned long long ts;
+            uint8_t *rec = kbuffer_read_event(c->kbuf, &ts);
+            if (rec) {
+                int size = kbuffer_event_size(c->kbuf);
+                int rc = size > 0 ? trace_decode_record(&tc->decoder, rec, (uint32_t)size,
+                                                        (int64_t)ts, c->cpu, &out[n])
+                                  : -1;
+                if (rc > 0) {
+                    trace_decoder_count(&tc->decoder, rec);
+                    n++;
+                } else if (rc < 0) {
+                    n = trace_decode_mark_lost(out, n, 1, &tc->lost);
+                }
+                kbuffer_next_event(c->kbuf, NULL);
+                continue;
+            }
+            c->loaded = false;
+        }
+        if (tracefs_cpu_read(c->tcpu, c->page, true) <= 0)
+            break;
+        if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0) {
+            n = trace_decode_mark_lost(out, n, 1, &tc->lost);
+            continue;
+        }
+        c->loaded = true;
+        int missed = kbuffer_missed_events(c->kbuf);
+        if (missed != 0) /* -1: some, how many not told */
+            n = trace_decode_mark_lost(out, n, missed > 0 ? (uint64_t)missed : 1, &tc->lost);
+    }
+    return n;
+}
+
 int trace_capture_open(const struct cpulist *cpus, size_t bytes_per_cpu, struct trace_capture **out,
                        char *err, size_t errlen)
 {
@@ -286,12 +498,6 @@ int trace_capture_open(const struct cpulist *cpus, size_t bytes_per_cpu, struct 
     }
     load_kernel_symbols(tc);
 
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t pages = 1;
-    while (pages * page < bytes_per_cpu && pages < (1u << 20))
-        pages <<= 1;
-    tc->data_bytes = pages * page;
-    tc->map_bytes = tc->data_bytes + page;
     tc->cpu = calloc((size_t)cpus->count, sizeof(*tc->cpu));
     if (!tc->cpu) {
         snprintf(err, errlen, "out of memory");
@@ -301,6 +507,26 @@ int trace_capture_open(const struct cpulist *cpus, size_t bytes_per_cpu, struct 
     tc->ncpu = cpus->count;
     for (int i = 0; i < tc->ncpu; i++)
         tc->cpu[i].cpu = cpus->cpu[i];
+    /* The kernel's trace ring first; perf rings where no instance can be
+     * made (JITTERLAB_TRACE_RING=perf asks for them: a bench aid). */
+    const char *ring = getenv("JITTERLAB_TRACE_RING");
+    if (!ring || strcmp(ring, "perf") != 0) {
+        char missing[sizeof(tc->missing)];
+        memcpy(missing, tc->missing, sizeof(missing));
+        if (ftrace_open(tc, cpus, bytes_per_cpu, err, errlen) == 0) {
+            *out = tc;
+            return 0;
+        }
+        ftrace_close(tc);
+        memcpy(tc->missing, missing, sizeof(missing));
+    }
+    tc->ring = RING_PERF;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t pages = 1;
+    while (pages * page < bytes_per_cpu && pages < (1u << 20))
+        pages <<= 1;
+    tc->data_bytes = pages * page;
+    tc->map_bytes = tc->data_bytes + page;
     for (int i = 0; i < tc->ncpu; i++) {
         if (open_cpu(tc, &tc->cpu[i], i == 0, err, errlen) != 0) {
             trace_capture_close(tc);
@@ -323,11 +549,15 @@ static int ioctl_all(struct trace_capture *tc, unsigned long request)
 
 int trace_capture_enable(struct trace_capture *tc)
 {
+    if (tc->ring == RING_FTRACE)
+        return tracefs_trace_on(tc->inst) < 0 ? -1 : 0;
     return ioctl_all(tc, PERF_EVENT_IOC_ENABLE);
 }
 
 int trace_capture_disable(struct trace_capture *tc)
 {
+    if (tc->ring == RING_FTRACE)
+        return tracefs_trace_off(tc->inst) < 0 ? -1 : 0;
     return ioctl_all(tc, PERF_EVENT_IOC_DISABLE);
 }
 
@@ -337,6 +567,12 @@ size_t trace_capture_read(struct trace_capture *tc, int cpu_index, struct trace_
     if (cpu_index < 0 || cpu_index >= tc->ncpu)
         return 0;
     struct capture_cpu *c = &tc->cpu[cpu_index];
+    if (tc->ring == RING_FTRACE) {
+        size_t n = ftrace_read(tc, c, out, max);
+        for (size_t k = 0; k < n; k++)
+            tc->events += out[k].kind != TRACE_LOST;
+        return n;
+    }
     uint64_t head = __atomic_load_n(&c->meta->data_head, __ATOMIC_ACQUIRE);
     /* The kernel drops a write only when it does not fit before the tail
      * we gave it last; a ring this full may have dropped one. */
@@ -365,34 +601,104 @@ static int fd_index(const struct trace_capture *tc, const struct capture_cpu *c,
     return -1;
 }
 
-int trace_capture_close_event(struct trace_capture *tc, int cpu_index, const char *event)
+int trace_capture_drop_event(struct trace_capture *tc, const char *event)
 {
-    if (cpu_index < 0 || cpu_index >= tc->ncpu)
-        return -1;
-    struct capture_cpu *c = &tc->cpu[cpu_index];
-    int k = fd_index(tc, c, event);
-    if (k <= 0)
-        return -1;
-    close(c->fds[k]);
-    c->nfds--;
-    memmove(&c->fds[k], &c->fds[k + 1], (size_t)(c->nfds - k) * sizeof(c->fds[0]));
-    memmove(&c->format_of[k], &c->format_of[k + 1],
-            (size_t)(c->nfds - k) * sizeof(c->format_of[0]));
-    return 0;
+    if (tc->ring == RING_FTRACE)
+        return event_write(tc, event, "enable", "0");
+    int rc = 0;
+    for (int i = 0; i < tc->ncpu; i++) {
+        struct capture_cpu *c = &tc->cpu[i];
+        int k = fd_index(tc, c, event);
+        if (k < 0)
+            continue;
+        if (k == 0) { /* owns the ring */
+            rc = -1;
+            continue;
+        }
+        close(c->fds[k]);
+        c->nfds--;
+        memmove(&c->fds[k], &c->fds[k + 1], (size_t)(c->nfds - k) * sizeof(c->fds[0]));
+        memmove(&c->format_of[k], &c->format_of[k + 1],
+                (size_t)(c->nfds - k) * sizeof(c->format_of[0]));
+    }
+    return rc;
 }
 
-int trace_capture_filter(struct trace_capture *tc, int cpu_index, const char *event,
-                         const char *filter)
+static int cmp_int(const void *a, const void *b)
 {
-    if (cpu_index < 0 || cpu_index >= tc->ncpu)
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int trace_capture_tid_filter(const char *field, const int *tids, int n, char *out, size_t len)
+{
+    int *t = malloc((size_t)n * 3 * sizeof(*t));
+    if (!t || n <= 0) {
+        free(t);
         return -1;
-    struct capture_cpu *c = &tc->cpu[cpu_index];
-    int k = fd_index(tc, c, event);
-    return k >= 0 && ioctl(c->fds[k], PERF_EVENT_IOC_SET_FILTER, filter) == 0 ? 0 : -1;
+    }
+    int *lo = t + n, *hi = t + 2 * n, nr = 0;
+    memcpy(t, tids, (size_t)n * sizeof(*t));
+    qsort(t, (size_t)n, sizeof(*t), cmp_int);
+    for (int i = 0; i < n; i++) {
+        if (nr > 0 && (long)t[i] <= (long)hi[nr - 1] + 1) {
+            hi[nr - 1] = t[i];
+            continue;
+        }
+        lo[nr] = hi[nr] = t[i];
+        nr++;
+    }
+    while (nr > TRACE_FILTER_RANGES) {
+        int best = 0;
+        for (int r = 1; r + 1 < nr; r++)
+            if ((long)lo[r + 1] - hi[r] < (long)lo[best + 1] - hi[best])
+                best = r;
+        hi[best] = hi[best + 1];
+        memmove(&lo[best + 1], &lo[best + 2], (size_t)(nr - best - 2) * sizeof(*lo));
+        memmove(&hi[best + 1], &hi[best + 2], (size_t)(nr - best - 2) * sizeof(*hi));
+        nr--;
+    }
+    size_t used = 0;
+    int rc = 0;
+    out[0] = '\0';
+    for (int r = 0; r < nr && rc == 0; r++) {
+        int w = lo[r] == hi[r]
+                    ? snprintf(out + used, len - used, "%s%s == %d", r ? " || " : "", field, lo[r])
+                    : snprintf(out + used, len - used, "%s(%s >= %d && %s <= %d)", r ? " || " : "",
+                               field, lo[r], field, hi[r]);
+        if (w < 0 || (size_t)w >= len - used)
+            rc = -1;
+        else
+            used += (size_t)w;
+    }
+    free(t);
+    return rc;
+}
+
+int trace_capture_filter_tids(struct trace_capture *tc, const char *event, const char *field,
+                              const int *tids)
+{
+    char filter[TRACE_FILTER_RANGES * 96];
+    if (tc->ring == RING_FTRACE)
+        return trace_capture_tid_filter(field, tids, tc->ncpu, filter, sizeof(filter)) == 0
+                   ? event_write(tc, event, "filter", filter)
+                   : -1;
+    int rc = 0;
+    for (int i = 0; i < tc->ncpu; i++) {
+        struct capture_cpu *c = &tc->cpu[i];
+        int k = fd_index(tc, c, event);
+        snprintf(filter, sizeof(filter), "%s == %d", field, tids[i]);
+        if (k < 0 || ioctl(c->fds[k], PERF_EVENT_IOC_SET_FILTER, filter) != 0)
+            rc = -1;
+    }
+    return rc;
 }
 
 bool trace_capture_may_have_lost(const struct trace_capture *tc, int cpu_index)
 {
+    /* ftrace's ring reports what it overwrote on the next sub-buffer the
+     * reader takes: one read to empty has seen every loss (may_have_lost
+     * stays false there) */
     return cpu_index >= 0 && cpu_index < tc->ncpu && tc->cpu[cpu_index].may_have_lost;
 }
 
@@ -407,7 +713,7 @@ int trace_capture_open_memory(const struct cpulist *cpus, size_t bytes_per_cpu,
     struct trace_capture *tc = calloc(1, sizeof(*tc));
     if (!tc)
         return -1;
-    tc->in_memory = true;
+    tc->ring = RING_MEMORY;
     tc->decoder = *decoder;
     memset(tc->decoder.count, 0, sizeof(tc->decoder.count)); /* this capture's own */
     tc->data_bytes = data;
@@ -478,13 +784,19 @@ size_t trace_capture_buffer_bytes(const struct trace_capture *tc)
     return tc->data_bytes;
 }
 
+const char *trace_capture_ring(const struct trace_capture *tc)
+{
+    return tc->ring == RING_FTRACE ? "ftrace" : tc->ring == RING_PERF ? "perf" : "memory";
+}
+
 void trace_capture_close(struct trace_capture *tc)
 {
     if (!tc)
         return;
+    ftrace_close(tc);
     for (int i = 0; i < tc->ncpu; i++) {
         struct capture_cpu *c = &tc->cpu[i];
-        if (c->meta && tc->in_memory)
+        if (c->meta && tc->ring == RING_MEMORY)
             free(c->meta);
         else if (c->meta)
             munmap(c->meta, tc->map_bytes);

@@ -1,10 +1,15 @@
 /*
  * Kernel tracepoints on the measured CPUs, read while the run goes on:
- * tracefs for the event formats (mounted on demand), one perf_event_open
- * per tracepoint and CPU with CLOCK_MONOTONIC timestamps, all of a CPU's
- * events in one mmap'ed ring buffer, decoded into struct trace_event
- * (trace_decode.h). Needs root or CAP_PERFMON; without them open fails with
- * a one-line reason and the caller falls back to what it has.
+ * tracefs for the event formats (mounted on demand) and, where it can be
+ * made, a tracefs instance of the run's own ("jitterlab-PID-N": the
+ * kernel's trace ring, CLOCK_MONOTONIC timestamps, only the measured CPUs
+ * recording, each CPU's sub-buffers read from its trace_pipe_raw); else one
+ * perf_event_open per tracepoint and CPU, all of a CPU's events in one
+ * mmap'ed ring buffer. Both decode into struct trace_event
+ * (trace_decode.h). The ftrace ring costs the measured CPU about a third
+ * of a perf record per event (docs/benchmarks.md). Needs root (or
+ * CAP_PERFMON for perf); without it open fails with a one-line reason and
+ * the caller falls back to what it has.
  *
  * Life cycle: trace_capture_open (before the engine starts) ->
  * trace_capture_enable -> trace_capture_read* (collector) ->
@@ -28,16 +33,26 @@ struct trace_decoder;
  * 0, or -1 with a one-line reason in err (no tracefs, perf refused, ...). */
 int trace_capture_open(const struct cpulist *cpus, size_t bytes_per_cpu, struct trace_capture **out,
                        char *err, size_t errlen);
-/* A kernel-side filter (the ftrace filter syntax: "pid == 1234") on one
- * event ("sched:sched_waking") of one CPU: the records it refuses are never
- * written, which spares the measured CPU their cost. 0, or -1 when the
- * event is not open there or the kernel refused the filter. */
-int trace_capture_filter(struct trace_capture *tc, int cpu_index, const char *event,
-                         const char *filter);
-/* Closes one event ("sched:sched_waking") of one CPU before the capture
- * is enabled: it records nothing from then on and costs nothing. 0, or -1
- * when it is not open there or owns the CPU's ring (the first event). */
-int trace_capture_close_event(struct trace_capture *tc, int cpu_index, const char *event);
+/* A kernel-side filter on one event ("timer:hrtimer_start") of every CPU:
+ * only records whose field ("common_pid") is the CPU's own tid (tids[i]
+ * for the CPU of index i; in the ftrace ring, whose filter is one for all
+ * CPUs, any of the tids, as a few ranges) are written, which spares the
+ * measured CPUs the others' cost. 0, or -1 when the event is not open or
+ * the kernel refused the filter somewhere. Before trace_capture_enable. */
+int trace_capture_filter_tids(struct trace_capture *tc, const char *event, const char *field,
+                              const int *tids);
+/* The ftrace filter that passes field in the n tids: at most
+ * TRACE_FILTER_RANGES ranges ("common_pid == 5" or "(common_pid >= 5 &&
+ * common_pid <= 9)", joined by "||"). The measuring threads' tids run
+ * mostly in a row; where they do not, the ranges with the smallest gaps
+ * between them are joined (a few other tids pass: the attribution reads
+ * each record's own tid). 0, or -1 when it does not fit in len or n < 1. */
+#define TRACE_FILTER_RANGES 8
+int trace_capture_tid_filter(const char *field, const int *tids, int n, char *out, size_t len);
+/* Stops recording one event ("sched:sched_waking") on every CPU before the
+ * capture is enabled: it costs nothing from then on. 0, or -1 when it
+ * could not be stopped somewhere (a perf ring's first event owns it). */
+int trace_capture_drop_event(struct trace_capture *tc, const char *event);
 int trace_capture_enable(struct trace_capture *tc);
 int trace_capture_disable(struct trace_capture *tc);
 /* Decodes up to max events recorded on the CPU of index cpu_index (in the
@@ -63,6 +78,12 @@ size_t trace_capture_counts(const struct trace_capture *tc, const char **event, 
 const char *trace_capture_missing(const struct trace_capture *tc);
 /* The ring buffer size actually used per CPU. */
 size_t trace_capture_buffer_bytes(const struct trace_capture *tc);
+/* Where the records are written: "ftrace" (a tracefs instance of the
+ * run's own), "perf" or "memory". */
+const char *trace_capture_ring(const struct trace_capture *tc);
+/* Removes the tracefs instances a jitterlab that is gone left behind (a
+ * crash or SIGKILL): their events would go on costing their CPUs. */
+void trace_capture_remove_stale(void);
 void trace_capture_close(struct trace_capture *tc);
 
 /* A capture over rings in plain memory, with no tracepoint and no system

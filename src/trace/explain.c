@@ -126,27 +126,23 @@ oom:
  * kernel refuses that filter: sched_waking filtered to the thread instead,
  * and no hrtimer_start (every timer armed on the CPU would be recorded).
  * Other tasks are named by their switches either way. */
-static void record_own_timer_only(struct trace_capture *tc, int i, int tid)
+static void record_own_timer_only(struct trace_capture *tc, const int *tids)
 {
-    char filter[40];
-    snprintf(filter, sizeof(filter), "common_pid == %d", tid);
-    if (trace_capture_filter(tc, i, "timer:hrtimer_start", filter) == 0) {
-        trace_capture_close_event(tc, i, "sched:sched_waking");
+    if (trace_capture_filter_tids(tc, "timer:hrtimer_start", "common_pid", tids) == 0) {
+        trace_capture_drop_event(tc, "sched:sched_waking");
         return;
     }
-    trace_capture_close_event(tc, i, "timer:hrtimer_start");
-    snprintf(filter, sizeof(filter), "pid == %d", tid);
-    trace_capture_filter(tc, i, "sched:sched_waking", filter); /* refused: all are kept */
+    trace_capture_drop_event(tc, "timer:hrtimer_start");
+    trace_capture_filter_tids(tc, "sched:sched_waking", "pid", tids); /* refused: all are kept */
 }
 
 int explain_start(struct explain *x, int64_t start_ns, const int *tids)
 {
     x->start_ns = start_ns;
-    for (int i = 0; i < x->ncpu; i++) {
+    for (int i = 0; i < x->ncpu; i++)
         x->cpu[i].tid = tids[i];
-        if (x->capture)
-            record_own_timer_only(x->capture, i, tids[i]);
-    }
+    if (x->capture)
+        record_own_timer_only(x->capture, tids);
     return x->capture ? trace_capture_enable(x->capture) : 0;
 }
 

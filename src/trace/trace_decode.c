@@ -264,6 +264,27 @@ static void ring_copy(const uint8_t *data, uint64_t size, uint64_t pos, uint8_t 
 #define SAMPLE_HEAD_BYTES (8 + 4)
 #define COMMON_PID_OFFSET 4
 
+int trace_decode_record(const struct trace_decoder *d, const uint8_t *raw, uint32_t raw_size,
+                        int64_t t_ns, int cpu, struct trace_event *ev)
+{
+    if (raw_size < COMMON_PID_OFFSET + 4)
+        return -1;
+    int32_t pid;
+    memcpy(&pid, raw + COMMON_PID_OFFSET, 4);
+    memset(ev, 0, sizeof(*ev));
+    ev->t_ns = t_ns;
+    ev->cpu = (int16_t)cpu;
+    ev->pid = pid;
+    return trace_decode_raw(d, raw, raw_size, ev);
+}
+
+void trace_decoder_count(struct trace_decoder *d, const uint8_t *raw)
+{
+    uint16_t type; /* decoded: the raw part holds its common_type */
+    memcpy(&type, raw, 2);
+    d->count[d->index_of[type] - 1]++;
+}
+
 /* One PERF_RECORD_SAMPLE body (rec, len bytes after the header). */
 static int decode_sample(const struct trace_decoder *d, const uint8_t *rec, size_t len, int cpu,
                          struct trace_event *ev)
@@ -274,21 +295,12 @@ static int decode_sample(const struct trace_decoder *d, const uint8_t *rec, size
     uint32_t raw_size;
     memcpy(&time, rec, 8);
     memcpy(&raw_size, rec + 8, 4);
-    if (raw_size > len - SAMPLE_HEAD_BYTES || raw_size < COMMON_PID_OFFSET + 4)
+    if (raw_size > len - SAMPLE_HEAD_BYTES)
         return -1;
-    const uint8_t *raw = rec + SAMPLE_HEAD_BYTES;
-    int32_t pid;
-    memcpy(&pid, raw + COMMON_PID_OFFSET, 4);
-    memset(ev, 0, sizeof(*ev));
-    ev->t_ns = (int64_t)time;
-    ev->cpu = (int16_t)cpu;
-    ev->pid = pid;
-    return trace_decode_raw(d, raw, raw_size, ev);
+    return trace_decode_record(d, rec + SAMPLE_HEAD_BYTES, raw_size, (int64_t)time, cpu, ev);
 }
 
-/* A loss at this point of the stream: a TRACE_LOST marker in out[n], or
- * added to the marker just before it. Returns the new count. */
-static size_t mark_lost(struct trace_event *out, size_t n, uint64_t records, uint64_t *lost)
+size_t trace_decode_mark_lost(struct trace_event *out, size_t n, uint64_t records, uint64_t *lost)
 {
     *lost += records;
     if (n > 0 && out[n - 1].kind == TRACE_LOST) {
@@ -313,7 +325,7 @@ size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t 
     if (size == 0 || (size & (size - 1)) != 0 || head - pos > size) {
         /* Not a ring, or the writer lapped us: nothing in it can be trusted. */
         if (head != pos)
-            n = mark_lost(out, n, 1, lost);
+            n = trace_decode_mark_lost(out, n, 1, lost);
         *tail = head;
         return n;
     }
@@ -321,7 +333,8 @@ size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t 
         struct perf_event_header h;
         ring_copy(data, size, pos, (uint8_t *)&h, sizeof(h));
         if (h.size < sizeof(h) || h.size > head - pos) {
-            n = mark_lost(out, n, 1, lost); /* the record boundaries are gone: skip the rest */
+            n = trace_decode_mark_lost(out, n, 1,
+                                       lost); /* the record boundaries are gone: skip the rest */
             pos = head;
             break;
         }
@@ -335,18 +348,16 @@ size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t 
         if (h.type == PERF_RECORD_SAMPLE) {
             int rc = decode_sample(d, rec, body, cpu, &out[n]);
             if (rc > 0) {
-                uint16_t type; /* decoded: the raw part holds its common_type */
-                memcpy(&type, rec + SAMPLE_HEAD_BYTES, 2);
-                d->count[d->index_of[type] - 1]++;
+                trace_decoder_count(d, rec + SAMPLE_HEAD_BYTES);
                 n++;
             } else if (rc < 0)
-                n = mark_lost(out, n, 1, lost);
+                n = trace_decode_mark_lost(out, n, 1, lost);
         } else if (h.type == PERF_RECORD_LOST && body >= 16) {
             /* The kernel writes it just before the first record that fitted
              * again: the lost ones lie between the records around it. */
             uint64_t count;
             memcpy(&count, rec + 8, 8);
-            n = mark_lost(out, n, count, lost);
+            n = trace_decode_mark_lost(out, n, count, lost);
         }
         pos += h.size;
     }

@@ -71,6 +71,52 @@ t("default threshold: no more spikes than samples above max(50 us, 5 x p50)", 'd
 PY
 fi
 
+# The ring: a tracefs instance of the run's own (jitterlab-PID-N), gone
+# after the run; perf rings when asked (JITTERLAB_TRACE_RING=perf). An
+# instance whose jitterlab is gone (SIGKILL) is removed by the next run;
+# one of a live jitterlab is left alone (two runs at once).
+if is_root; then
+    inst=$(python3 -c 'import os; print(next(p for p in ("/sys/kernel/tracing", "/sys/kernel/debug/tracing") if os.path.isdir(p + "/instances")))' 2>/dev/null)/instances
+    "$JL" run -a 1 -i 1ms -D 500ms -q --explain=1us --json "$T/ft.json" 2>"$T/err"
+    rc_is "--explain run on the ftrace ring exits 0" 0 $?
+    JITTERLAB_TRACE_RING=perf "$JL" run -a 1 -i 1ms -D 500ms -q --explain=1us --json "$T/pf.json" 2>"$T/err"
+    rc_is "--explain run on perf rings exits 0" 0 $?
+    pyt "$T/ft.json" perf="$T/pf.json" <<'PY'
+p = json.load(open(v["perf"]))
+for name, doc, ring in (("ftrace", d, "ftrace"), ("perf", p, "perf")):
+    x = doc["explain"]
+    t("%s: trace_ring is %s" % (name, ring), 'x.get("trace_ring") == ring', 'x')
+    t("%s: records decoded, every cycle a spike" % name, 'x["events"] > 0 and x["spikes"] >= 400', 'x')
+    t("%s: parts add up" % name, 'all(sum(c["ns"] for c in s["causes"]) == s["latency_ns"] for s in doc["spikes"])', '')
+    t("%s: the thread's own timer is recorded once a cycle (filtered to it)" % name, '0.9 <= x["events_by_tracepoint"].get("timer:hrtimer_start", 0) / x["spikes"] <= 1.1', 'x["events_by_tracepoint"]')
+# the ftrace ring records from the first sample: nothing lost, nothing flagged
+t("ftrace: no record lost, no spike flagged", 'd["explain"]["events_lost"] == 0 and not any(s.get("events_lost") for s in d["spikes"])', '[s["t_s"] for s in d["spikes"] if s.get("events_lost")][:5]')
+PY
+    check "no jitterlab instance is left after the runs" sh -c "! ls '$inst' | grep -q '^jitterlab-'"
+    # a killed run leaves its instance; the next run removes it
+    "$JL" run -a 1 -i 1ms -D 30s -q --explain >/dev/null 2>&1 &
+    kpid=$!
+    for _ in $(seq 50); do [ -d "$inst/jitterlab-$kpid-0" ] && break; sleep 0.1; done
+    check "a running --explain has its instance" test -d "$inst/jitterlab-$kpid-0"
+    kill -KILL "$kpid"; wait "$kpid" 2>/dev/null
+    check "a killed run leaves its instance behind" test -d "$inst/jitterlab-$kpid-0"
+    # beside it a live run's instance must stay while another starts and ends
+    "$JL" run -a 1 -i 1ms -D 3s -q --explain --json "$T/live.json" >/dev/null 2>&1 &
+    lpid=$!
+    for _ in $(seq 50); do [ -d "$inst/jitterlab-$lpid-0" ] && break; sleep 0.1; done
+    "$JL" run -a 1 -i 1ms -D 300ms -q --explain --json "$T/second.json" 2>"$T/err"
+    rc_is "a second --explain run beside a live one exits 0" 0 $?
+    check "the next run removed the killed run's instance" test ! -d "$inst/jitterlab-$kpid-0"
+    check "... and left the live run's alone" test -d "$inst/jitterlab-$lpid-0"
+    wait "$lpid"
+    rc_is "the live run exits 0" 0 $?
+    pyt "$T/live.json" second="$T/second.json" <<'PY'
+s = json.load(open(v["second"]))
+t("both runs read their own records", 'd["explain"]["events"] > 0 and s["explain"]["events"] > 0 and d["explain"]["method"] == s["explain"]["method"] == "tracepoints"', '(d["explain"], s["explain"])')
+PY
+    check "no jitterlab instance is left after both" sh -c "! ls '$inst' | grep -q '^jitterlab-'"
+fi
+
 # Without privileges perf_event_open is refused (perf_event_paranoid >= 2).
 if is_root && command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
     # a folder the unprivileged user may write in (mktemp made $T 0700)

@@ -407,6 +407,63 @@ static void test_capture_sees_a_pinned_sleeper_switch_in_time(void **state)
     assert_true(switches >= 20);
 }
 
+/* Whether the filter text passes tid: each "||" alternative is either
+ * "FIELD == N" or "(FIELD >= A && FIELD <= B)"; *ranges counts them. */
+static bool filter_passes(const char *filter, int tid, int *ranges)
+{
+    bool pass = false;
+    *ranges = 0;
+    for (const char *p = filter; p && *p;) {
+        int a, b;
+        if (sscanf(p, "(common_pid >= %d && common_pid <= %d)", &a, &b) == 2) {
+            assert_true(a < b);
+        } else {
+            assert_int_equal(sscanf(p, "common_pid == %d", &a), 1);
+            b = a;
+        }
+        pass |= tid >= a && tid <= b;
+        (*ranges)++;
+        p = strstr(p, " || ");
+        if (p)
+            p += 4;
+    }
+    return pass;
+}
+
+static void test_tid_filter_is_a_few_ranges_that_pass_every_tid(void **state)
+{
+    (void)state;
+    char f[TRACE_FILTER_RANGES * 96];
+    int ranges;
+    int one[] = {4242};
+    assert_int_equal(trace_capture_tid_filter("common_pid", one, 1, f, sizeof(f)), 0);
+    assert_string_equal(f, "common_pid == 4242");
+    /* 256 measuring threads created in a row, listed out of order: one range */
+    int row[256];
+    for (int i = 0; i < 256; i++)
+        row[i] = 1000 + (i * 37) % 256;
+    assert_int_equal(trace_capture_tid_filter("common_pid", row, 256, f, sizeof(f)), 0);
+    assert_string_equal(f, "(common_pid >= 1000 && common_pid <= 1255)");
+    /* scattered: every tid passes, at most 8 ranges, what the joins let
+     * through lies between the tids */
+    int spread[40];
+    for (int i = 0; i < 40; i++)
+        spread[i] = 500 + i * i * 13 + (i % 3);
+    assert_int_equal(trace_capture_tid_filter("common_pid", spread, 40, f, sizeof(f)), 0);
+    for (int i = 0; i < 40; i++)
+        assert_true(filter_passes(f, spread[i], &ranges));
+    assert_true(ranges >= 1 && ranges <= TRACE_FILTER_RANGES);
+    assert_false(filter_passes(f, 499, &ranges));
+    assert_false(filter_passes(f, spread[39] + 1, &ranges));
+    /* the largest gaps stay out: the first tids are close, the last far */
+    int far[] = {10, 11, 12, 500000, 500100, 500200, 500300, 500400, 500500, 500600, 500700};
+    assert_int_equal(trace_capture_tid_filter("pid", far, 11, f, sizeof(f)), 0);
+    assert_non_null(strstr(f, "(pid >= 10 && pid <= 12)"));
+    /* nothing to pass, or no room: refused */
+    assert_int_equal(trace_capture_tid_filter("common_pid", one, 0, f, sizeof(f)), -1);
+    assert_int_equal(trace_capture_tid_filter("common_pid", row, 256, f, 10), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_capture_counts_records_per_tracepoint),
         cmocka_unit_test(test_capture_buffer_grows_with_the_event_rate),
         cmocka_unit_test(test_capture_sees_a_pinned_sleeper_switch_in_time),
+        cmocka_unit_test(test_tid_filter_is_a_few_ranges_that_pass_every_tid),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
