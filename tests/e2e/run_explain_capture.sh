@@ -89,8 +89,13 @@ for name, doc, ring in (("ftrace", d, "ftrace"), ("perf", p, "perf")):
     t("%s: records decoded, every cycle a spike" % name, 'x["events"] > 0 and x["spikes"] >= 400', 'x')
     t("%s: parts add up" % name, 'all(sum(c["ns"] for c in s["causes"]) == s["latency_ns"] for s in doc["spikes"])', '')
     t("%s: the thread's own timer is recorded once a cycle (filtered to it)" % name, '0.9 <= x["events_by_tracepoint"].get("timer:hrtimer_start", 0) / x["spikes"] <= 1.1', 'x["events_by_tracepoint"]')
-# the ftrace ring records from the first sample: nothing lost, nothing flagged
-t("ftrace: no record lost, no spike flagged", 'd["explain"]["events_lost"] == 0 and not any(s.get("events_lost") for s in d["spikes"])', '[s["t_s"] for s in d["spikes"] if s.get("events_lost")][:5]')
+# Tracing starts with one write once the measuring threads run (their tids
+# make the filters): a spike of the first cycle or two, whose window reaches
+# back before it, is flagged, and none after. (Enabling the ~16 perf events
+# one interprocessor call each left the first ~50 ms untraced on a VM.)
+flagged = [s["t_s"] for s in d["spikes"] if s.get("events_lost")]
+note("ftrace: spikes flagged events_lost at t_s %r" % flagged[:5])
+t("ftrace: no record lost, no spike flagged after the first 20 ms", 'd["explain"]["events_lost"] == 0 and all(ts < 0.020 for ts in flagged)', 'flagged[:5]')
 PY
     check "no jitterlab instance is left after the runs" sh -c "! ls '$inst' | grep -q '^jitterlab-'"
     # a killed run leaves its instance; the next run removes it
