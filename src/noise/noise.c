@@ -74,6 +74,10 @@ size_t noise_ring_slots(int ncpu)
 static void record_gap(struct noise *nz, struct noise_slot *s, uint64_t ticks)
 {
     int64_t len = (int64_t)timebase_ns(nz->cfg.tb, (double)ticks);
+    /* A gap a tick above the threshold can round down to it in ns: a gap
+     * is one above the threshold as it is reported. */
+    if (len <= nz->cfg.threshold_ns)
+        return;
     int64_t end = monotonic_now_ns() - nz->start_ns;
     if (len > s->stats.max)
         s->max_gap_end_ns = end;
