@@ -71,14 +71,20 @@ size_t noise_ring_slots(int ncpu)
     return slots;
 }
 
-static void record_gap(struct noise *nz, struct noise_slot *s, uint64_t ticks)
+#define ANCHOR_CLOSE_NS 2000 /* a tick count and a clock read this close are one instant */
+
+/* A gap of ticks ending at end_ns from the start. Its end comes from the
+ * same tick count as its length: read from the clock after the bookkeeping,
+ * a preemption there made it late by the preemption, which is also the next
+ * gap, so the two overlapped and their time was counted twice (a starved
+ * CPU's window came out noisier than it was long). */
+static void record_gap(struct noise *nz, struct noise_slot *s, uint64_t ticks, int64_t end)
 {
     int64_t len = (int64_t)timebase_ns(nz->cfg.tb, (double)ticks);
     /* A gap a tick above the threshold can round down to it in ns: a gap
      * is one above the threshold as it is reported. */
     if (len <= nz->cfg.threshold_ns)
         return;
-    int64_t end = monotonic_now_ns() - nz->start_ns;
     if (len > s->stats.max)
         s->max_gap_end_ns = end;
     s->gaps++;
@@ -119,18 +125,28 @@ static void spin(struct noise *nz, struct noise_slot *s, int64_t until_ns)
     const uint64_t end = t0 + timebase_ticks_of_ns(tb, until_ns - m0);
     uint64_t prev = t0, next = t0 + check < end ? t0 + check : end;
     uint64_t floor = UINT64_MAX, iterations = 0;
+    /* A gap's end on CLOCK_MONOTONIC is taken from its tick count, from an
+     * anchor (a tick count and the monotonic time read right after it)
+     * renewed at every check, when the two reads were close together. */
+    const uint64_t anchor_close = timebase_ticks_of_ns(tb, ANCHOR_CLOSE_NS);
+    uint64_t anchor_t = t0;
+    int64_t anchor_ns = m0 - nz->start_ns;
     for (;;) {
         uint64_t t = timebase_ticks(tb);
         uint64_t d = t >= prev ? t - prev : 0;
         if (d < floor)
             floor = d;
         if (d > threshold)
-            record_gap(nz, s, d);
+            record_gap(nz, s, d, anchor_ns + (int64_t)timebase_ns(tb, (double)(t - anchor_t)));
         prev = t;
         iterations++;
         if (t >= next) {
-            atomic_store_explicit(&s->progress_ns, monotonic_now_ns() - nz->start_ns,
-                                  memory_order_release);
+            int64_t now = monotonic_now_ns() - nz->start_ns;
+            if (timebase_ticks(tb) - t <= anchor_close) {
+                anchor_t = t;
+                anchor_ns = now;
+            }
+            atomic_store_explicit(&s->progress_ns, now, memory_order_release);
             if (t >= end || should_stop(nz))
                 break;
             next = t + check < end ? t + check : end;

@@ -198,3 +198,27 @@ t("as nobody: no tracepoints, the window method", 'd["explain"]["method"] == "wi
 t("as nobody: measured", 'd["cpus"][0]["measured_ns"] > 0.9e9')
 EOF
 fi
+# A CPU that a higher-priority thread all but starves (the disturber at
+# SCHED_FIFO 95 spins 2 ms of every 2.1 ms for 2 s): the gaps are nearly
+# the whole time, and still no window is noisier than it is long (a gap's
+# end is taken from its own tick count, so gaps never overlap) and the
+# result reads back.
+DIST=$JL_BUILD/tests/disturber
+if is_root && [ -x "$DIST" ]; then
+    timeout -s KILL 20 "$JL" noise -a 1 -D 3 -q --no-trace --report-every 250ms --json "$T/starved.json" 2>"$T/err" &
+    n_pid=$!
+    sleep 0.5
+    timeout -s KILL 10 "$DIST" spin 1 95 2000 2100 2 >/dev/null 2>&1
+    wait "$n_pid"
+    rc_is "starved: noise exits 0" 0 $?
+    pyt "$T/starved.json" <<'EOF2'
+c = d["cpus"][0]
+w = c["windows"]
+note("starved: noise %.1f%%, window noise %% %s" % (c["noise_pct"], [round(100.0 * x["noise_ns"] / x["duration_ns"]) for x in w]))
+t("starved: the disturber took most of a window", 'max(x["noise_ns"] / x["duration_ns"] for x in w) > 0.5', 'w')
+t("starved: no window is noisier than it is long", 'all(x["noise_ns"] <= x["measured_ns"] <= x["duration_ns"] for x in w)', '[x for x in w if x["noise_ns"] > x["duration_ns"]]')
+EOF2
+    cp "$T/starved.json" "$T/starved2.json"
+    "$JL" compare "$T/starved.json" "$T/starved2.json" --label a,b >/dev/null 2>"$T/err"
+    rc_is "starved: the result reads back (compare with itself)" 0 $?
+fi
