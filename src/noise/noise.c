@@ -78,11 +78,19 @@ size_t noise_ring_slots(int ncpu)
  * a preemption there made it late by the preemption, which is also the next
  * gap, so the two overlapped and their time was counted twice (a starved
  * CPU's window came out noisier than it was long). */
-static void record_gap(struct noise *nz, struct noise_slot *s, uint64_t ticks, int64_t end)
+static void record_gap(struct noise *nz, struct noise_slot *s, uint64_t ticks, int64_t end,
+                       int64_t stop_at)
 {
     int64_t len = (int64_t)timebase_ns(nz->cfg.tb, (double)ticks);
-    /* A gap a tick above the threshold can round down to it in ns: a gap
-     * is one above the threshold as it is reported. */
+    /* A gap that ends after the slice (a thread that other tasks kept off
+     * its CPU past the end) counts up to the end: the time after it is not
+     * measured, and a gap moved back to end there would overlap the ones
+     * before it. A gap a tick above the threshold can round down to it in
+     * ns: a gap is one above the threshold as it is reported. */
+    if (end > stop_at) {
+        len -= end - stop_at;
+        end = stop_at;
+    }
     if (len <= nz->cfg.threshold_ns)
         return;
     if (len > s->stats.max)
@@ -137,7 +145,8 @@ static void spin(struct noise *nz, struct noise_slot *s, int64_t until_ns)
         if (d < floor)
             floor = d;
         if (d > threshold)
-            record_gap(nz, s, d, anchor_ns + (int64_t)timebase_ns(tb, (double)(t - anchor_t)));
+            record_gap(nz, s, d, anchor_ns + (int64_t)timebase_ns(tb, (double)(t - anchor_t)),
+                       until_ns - nz->start_ns);
         prev = t;
         iterations++;
         if (t >= next) {
@@ -152,8 +161,10 @@ static void spin(struct noise *nz, struct noise_slot *s, int64_t until_ns)
             next = t + check < end ? t + check : end;
         }
     }
-    /* the span on CLOCK_MONOTONIC, the clock of the run's duration */
-    s->measured_ns += monotonic_now_ns() - m0;
+    /* the span on CLOCK_MONOTONIC, the clock of the run's duration, up to
+     * the slice's end (a thread kept off its CPU may see it late) */
+    int64_t m1 = monotonic_now_ns();
+    s->measured_ns += (m1 < until_ns ? m1 : until_ns) - m0;
     s->iterations += iterations;
     int64_t floor_ns = (int64_t)timebase_ns(tb, (double)floor);
     if (floor != UINT64_MAX && floor_ns < s->floor_ns)
