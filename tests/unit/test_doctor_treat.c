@@ -135,7 +135,7 @@ static void run_script(struct fake *f, struct treat_outcome *out, const enum scr
     for (size_t i = 0; i < n; i++) {
         f->script[i] = s[i];
         out->t[i].prescription = i;
-        snprintf(out->t[i].action, sizeof out->t[i].action, "action%zu", i);
+        snprintf(out->t[i].action, sizeof out->t[i].action, "action%u", (unsigned)i);
     }
     struct treat_ops ops = {f,          fake_apply,    fake_took_effect, fake_set_arm, fake_measure,
                             fake_judge, fake_put_back, fake_stopped};
