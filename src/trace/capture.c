@@ -3,7 +3,9 @@
  * event ids and formats (libtracefs mounts it on demand, as perf does, and
  * leaves it mounted: a mounted tracefs changes nothing until a tracer is
  * enabled), /proc/kallsyms the names of hrtimer callbacks and work
- * functions. Each CPU gets one ring buffer: the first event opened on it
+ * functions. The ftrace instance is capture_ftrace.c's; here the perf
+ * rings, where none can be made. Each CPU gets one ring buffer: the first
+ * event opened on it
  * owns the mmap, the others are redirected there with
  * PERF_EVENT_IOC_SET_OUTPUT, so one reader pass per CPU sees every event in
  * time order. Decoding is trace_decode.c's. The same reader also runs over
@@ -12,10 +14,8 @@
  */
 #include "trace/capture.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +26,9 @@
 #include <time.h>
 #include <tracefs/tracefs.h>
 #include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 #include <unistd.h>
 
+#include "trace/capture_internal.h"
 #include "trace/trace_decode.h"
 
 #define MIN_BUFFER_BYTES (1u << 20)
@@ -36,47 +36,6 @@
 /* The most one write of the kernel takes in the ring: a record (its size
  * is 16 bits) and the PERF_RECORD_LOST written with it. */
 #define RECORD_MAX_BYTES (65536u + 128u)
-
-struct capture_cpu {
-    int cpu;
-    int fds[TRACE_MAX_FORMATS];       /* fds[0] owns the ring */
-    int format_of[TRACE_MAX_FORMATS]; /* fds[k] is decoder.format[format_of[k]] */
-    int nfds;
-    struct perf_event_mmap_page *meta;
-    uint8_t *data;
-    uint64_t tail;
-    /* The ring may have been full since a read: records may have been
-     * dropped whose PERF_RECORD_LOST the kernel writes only with the next
-     * record that fits, which will lie at or after clear_at (the head once
-     * the reader had made room). */
-    bool may_have_lost;
-    uint64_t clear_at;
-    /* ftrace: the CPU's trace_pipe_raw, the sub-buffer last read from it
-     * and where in it the reader is */
-    struct tracefs_cpu *tcpu;
-    struct kbuffer *kbuf;
-    void *page;
-    bool loaded;
-};
-
-/* Where the records are written: an ftrace instance of our own (the
- * kernel's trace ring, the cheapest write on the measured CPU), perf rings
- * (where no instance can be made), or plain memory (the unit tests). */
-enum capture_ring { RING_FTRACE, RING_PERF, RING_MEMORY };
-
-struct trace_capture {
-    struct tep_handle *tep;
-    struct trace_decoder decoder;
-    int ncpu;
-    struct capture_cpu *cpu;
-    size_t map_bytes;  /* meta page + data */
-    size_t data_bytes; /* a power of two */
-    uint64_t lost;
-    uint64_t events;
-    enum capture_ring ring;
-    struct tracefs_instance *inst; /* RING_FTRACE */
-    char missing[512];
-};
 
 static const char *const trace_systems[] = {"sched", "irq",       "irq_vectors", "timer",
                                             "power", "workqueue", NULL};
@@ -95,7 +54,7 @@ size_t trace_capture_bytes_for(int64_t interval_ns, int64_t poll_period_ns)
     return bytes;
 }
 
-static void add_missing(struct trace_capture *tc, const char *system, const char *event)
+void capture_add_missing(struct trace_capture *tc, const char *system, const char *event)
 {
     size_t len = strlen(tc->missing);
     snprintf(tc->missing + len, sizeof(tc->missing) - len, "%s%s%s%s", len ? ", " : "", system,
@@ -151,20 +110,20 @@ static void build_decoder(struct trace_capture *tc, const char *dir)
     for (size_t i = 0; i < trace_wanted_count; i++) {
         const struct trace_wanted *w = &trace_wanted_events[i];
         if (trace_decoder_add(&tc->decoder, tc->tep, w->system, w->event, w->kind) != 0)
-            add_missing(tc, w->system, w->event);
+            capture_add_missing(tc, w->system, w->event);
     }
     char **vectors = tracefs_system_events(dir, "irq_vectors");
     for (size_t i = 0; vectors && vectors[i]; i++)
         trace_decoder_add_vector(&tc->decoder, tc->tep, vectors[i]); /* vector_* are not */
     if (!vectors)
-        add_missing(tc, "irq_vectors", "*");
+        capture_add_missing(tc, "irq_vectors", "*");
     tracefs_list_free(vectors);
 }
 
 /* A bench aid: JITTERLAB_TRACE_EVENTS="sched,irq_vectors:local_timer_entry,..."
  * opens only the events of the systems or the system:event names listed,
  * so that what each costs the measured CPU can be measured apart. */
-static bool event_selected(const char *event)
+bool capture_event_selected(const char *event)
 {
     const char *list = getenv("JITTERLAB_TRACE_EVENTS");
     if (!list)
@@ -229,7 +188,7 @@ static int open_cpu(struct trace_capture *tc, struct capture_cpu *c, bool first_
     int refused = 0;
     for (int k = 0; k < tc->decoder.nformats; k++) {
         const struct trace_format *f = &tc->decoder.format[k];
-        if (!event_selected(f->event))
+        if (!capture_event_selected(f->event))
             continue;
         int fd = perf_open(f, c->cpu);
         if (fd < 0) {
@@ -238,7 +197,7 @@ static int open_cpu(struct trace_capture *tc, struct capture_cpu *c, bool first_
             if (errno == ENOSYS || errno == EMFILE)
                 break;
             if (first_cpu)
-                add_missing(tc, f->event, NULL);
+                capture_add_missing(tc, f->event, NULL);
             continue;
         }
         if (c->nfds == 0) {
@@ -270,203 +229,6 @@ static int open_cpu(struct trace_capture *tc, struct capture_cpu *c, bool first_
         return -1;
     }
     return 0;
-}
-
-/* ---- the ftrace instance ---- */
-
-#define INSTANCE_PREFIX "jitterlab-"
-
-/* Whether pid is a live jitterlab (a recycled pid runs something else). */
-static bool jitterlab_alive(int pid)
-{
-    char path[64], comm[32] = "";
-    snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return kill(pid, 0) == 0 || errno != ESRCH;
-    bool ok = fgets(comm, sizeof(comm), f) != NULL;
-    fclose(f);
-    return !ok || strncmp(comm, "jitterlab", 9) == 0;
-}
-
-void trace_capture_remove_stale(void)
-{
-    const char *dir = tracefs_tracing_dir();
-    char path[4096];
-    if (!dir || snprintf(path, sizeof(path), "%s/instances", dir) >= (int)sizeof(path))
-        return;
-    DIR *d = opendir(path);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        int pid;
-        char tail;
-        if (sscanf(e->d_name, INSTANCE_PREFIX "%d-%*u%c", &pid, &tail) < 1 || pid <= 0 ||
-            pid == (int)getpid() || jitterlab_alive(pid))
-            continue;
-        char inst[4096 + 256];
-        snprintf(inst, sizeof(inst), "%s/%s", path, e->d_name);
-        rmdir(inst); /* the kernel stops its events and frees its ring */
-    }
-    closedir(d);
-}
-
-/* "system:event" into its two names; -1 when it has no colon. */
-static int split_event(const char *event, char *system, size_t len, const char **name)
-{
-    const char *colon = strchr(event, ':');
-    if (!colon || (size_t)(colon - event) >= len)
-        return -1;
-    memcpy(system, event, (size_t)(colon - event));
-    system[colon - event] = '\0';
-    *name = colon + 1;
-    return 0;
-}
-
-static int event_write(struct trace_capture *tc, const char *event, const char *file,
-                       const char *text)
-{
-    char system[48];
-    const char *name;
-    if (split_event(event, system, sizeof(system), &name) != 0)
-        return -1;
-    return tracefs_event_file_write(tc->inst, system, name, file, text) < 0 ? -1 : 0;
-}
-
-static int instance_write(struct trace_capture *tc, const char *file, const char *text, char *err,
-                          size_t errlen)
-{
-    if (tracefs_instance_file_write(tc->inst, file, text) >= 0)
-        return 0;
-    snprintf(err, errlen, "cannot write %s to %s of tracefs instance %s: %s", text, file,
-             tracefs_instance_get_name(tc->inst), strerror(errno));
-    return -1;
-}
-
-/* An instance of our own with the CPUs' rings (overwrite mode: a full
- * ring drops its oldest records and tells the reader at the next
- * sub-buffer, so a loss is known by the time the ring reads empty), the
- * CLOCK_MONOTONIC clock ("mono") and every wanted event enabled, tracing
- * still off. 0, or -1 with err (the caller falls back to perf). */
-static int ftrace_open(struct trace_capture *tc, const struct cpulist *cpus, size_t bytes_per_cpu,
-                       char *err, size_t errlen)
-{
-    static unsigned serial;
-    char name[64], text[64];
-    snprintf(name, sizeof(name), INSTANCE_PREFIX "%d-%u", (int)getpid(), serial++);
-    trace_capture_remove_stale();
-    tc->inst = tracefs_instance_create(name);
-    if (!tc->inst) {
-        snprintf(err, errlen, "cannot create tracefs instance %s: %s", name, strerror(errno));
-        return -1;
-    }
-    size_t kb = (bytes_per_cpu + 1023) / 1024;
-    tc->data_bytes = kb * 1024;
-    if (instance_write(tc, "tracing_on", "0", err, errlen) != 0 ||
-        instance_write(tc, "trace_clock", "mono", err, errlen) != 0 ||
-        instance_write(tc, "options/overwrite", "1", err, errlen) != 0 ||
-        instance_write(tc, "buffer_size_kb", "4", err, errlen) != 0) /* the unmeasured CPUs' */
-        return -1;
-    char list[4096];
-    if (cpulist_format(cpus, list, sizeof(list)) < 0 ||
-        tracefs_instance_set_affinity(tc->inst, list) < 0) {
-        snprintf(err, errlen, "cannot set the CPUs of tracefs instance %s", name);
-        return -1;
-    }
-    for (int i = 0; i < tc->ncpu; i++) {
-        struct capture_cpu *c = &tc->cpu[i];
-        char file[64];
-        snprintf(file, sizeof(file), "per_cpu/cpu%d/buffer_size_kb", c->cpu);
-        snprintf(text, sizeof(text), "%zu", kb);
-        if (instance_write(tc, file, text, err, errlen) != 0)
-            return -1;
-        c->tcpu = tracefs_cpu_open(tc->inst, c->cpu, true);
-        c->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
-        c->page = c->tcpu ? malloc((size_t)tracefs_cpu_read_size(c->tcpu)) : NULL;
-        if (!c->tcpu || !c->kbuf || !c->page) {
-            snprintf(err, errlen, "cannot open the trace ring of CPU %d", c->cpu);
-            return -1;
-        }
-    }
-    int enabled = 0;
-    for (int k = 0; k < tc->decoder.nformats; k++) {
-        const char *event = tc->decoder.format[k].event;
-        if (!event_selected(event))
-            continue;
-        if (event_write(tc, event, "enable", "1") == 0)
-            enabled++;
-        else
-            add_missing(tc, event, NULL);
-    }
-    if (enabled == 0) {
-        snprintf(err, errlen, "no tracepoint could be enabled in tracefs instance %s", name);
-        return -1;
-    }
-    tc->ring = RING_FTRACE;
-    return 0;
-}
-
-static void ftrace_close(struct trace_capture *tc)
-{
-    for (int i = 0; i < tc->ncpu; i++) {
-        struct capture_cpu *c = &tc->cpu[i];
-        if (c->tcpu)
-            tracefs_cpu_close(c->tcpu);
-        if (c->kbuf)
-            kbuffer_free(c->kbuf);
-        free(c->page);
-        c->tcpu = NULL;
-        c->kbuf = NULL;
-        c->page = NULL;
-    }
-    if (tc->inst) {
-        tracefs_instance_file_write(tc->inst, "tracing_on", "0");
-        tracefs_instance_destroy(tc->inst);
-        tracefs_instance_free(tc->inst);
-        tc->inst = NULL;
-    }
-}
-
-/* The CPU's records from its trace_pipe_raw, a sub-buffer at a time (the
- * kernel hands over a partly written one too); a sub-buffer flagged with
- * missed events puts a TRACE_LOST marker before its first record. */
-static size_t ftrace_read(struct trace_capture *tc, struct capture_cpu *c, struct trace_event *out,
-                          size_t max)
-{
-    size_t n = 0;
-    while (n < max) {
-        if (c->loaded) {
-            unsigned long long ts;
-            uint8_t *rec = kbuffer_read_event(c->kbuf, &ts);
-            if (rec) {
-                int size = kbuffer_event_size(c->kbuf);
-                int rc = size > 0 ? trace_decode_record(&tc->decoder, rec, (uint32_t)size,
-                                                        (int64_t)ts, c->cpu, &out[n])
-                                  : -1;
-                if (rc > 0) {
-                    trace_decoder_count(&tc->decoder, rec);
-                    n++;
-                } else if (rc < 0) {
-                    n = trace_decode_mark_lost(out, n, 1, &tc->lost);
-                }
-                kbuffer_next_event(c->kbuf, NULL);
-                continue;
-            }
-            c->loaded = false;
-        }
-        if (tracefs_cpu_read(c->tcpu, c->page, true) <= 0)
-            break;
-        if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0) {
-            n = trace_decode_mark_lost(out, n, 1, &tc->lost);
-            continue;
-        }
-        c->loaded = true;
-        int missed = kbuffer_missed_events(c->kbuf);
-        if (missed != 0) /* -1: some, how many not told */
-            n = trace_decode_mark_lost(out, n, missed > 0 ? (uint64_t)missed : 1, &tc->lost);
-    }
-    return n;
 }
 
 int trace_capture_open(const struct cpulist *cpus, size_t bytes_per_cpu, struct trace_capture **out,
@@ -513,11 +275,11 @@ int trace_capture_open(const struct cpulist *cpus, size_t bytes_per_cpu, struct 
     if (!ring || strcmp(ring, "perf") != 0) {
         char missing[sizeof(tc->missing)];
         memcpy(missing, tc->missing, sizeof(missing));
-        if (ftrace_open(tc, cpus, bytes_per_cpu, err, errlen) == 0) {
+        if (capture_ftrace_open(tc, cpus, bytes_per_cpu, err, errlen) == 0) {
             *out = tc;
             return 0;
         }
-        ftrace_close(tc);
+        capture_ftrace_close(tc);
         memcpy(tc->missing, missing, sizeof(missing));
     }
     tc->ring = RING_PERF;
@@ -561,18 +323,11 @@ int trace_capture_disable(struct trace_capture *tc)
     return ioctl_all(tc, PERF_EVENT_IOC_DISABLE);
 }
 
-size_t trace_capture_read(struct trace_capture *tc, int cpu_index, struct trace_event *out,
-                          size_t max)
+/* The records between the perf ring's tail and head, as trace_decode_ring
+ * decodes them; the tail handed back to the kernel. */
+static size_t perf_read(struct trace_capture *tc, struct capture_cpu *c, struct trace_event *out,
+                        size_t max)
 {
-    if (cpu_index < 0 || cpu_index >= tc->ncpu)
-        return 0;
-    struct capture_cpu *c = &tc->cpu[cpu_index];
-    if (tc->ring == RING_FTRACE) {
-        size_t n = ftrace_read(tc, c, out, max);
-        for (size_t k = 0; k < n; k++)
-            tc->events += out[k].kind != TRACE_LOST;
-        return n;
-    }
     uint64_t head = __atomic_load_n(&c->meta->data_head, __ATOMIC_ACQUIRE);
     /* The kernel drops a write only when it does not fit before the tail
      * we gave it last; a ring this full may have dropped one. */
@@ -587,6 +342,17 @@ size_t trace_capture_read(struct trace_capture *tc, int cpu_index, struct trace_
         c->may_have_lost = true;
         c->clear_at = __atomic_load_n(&c->meta->data_head, __ATOMIC_SEQ_CST);
     }
+    return n;
+}
+
+size_t trace_capture_read(struct trace_capture *tc, int cpu_index, struct trace_event *out,
+                          size_t max)
+{
+    if (cpu_index < 0 || cpu_index >= tc->ncpu)
+        return 0;
+    struct capture_cpu *c = &tc->cpu[cpu_index];
+    size_t n =
+        tc->ring == RING_FTRACE ? capture_ftrace_read(tc, c, out, max) : perf_read(tc, c, out, max);
     for (size_t k = 0; k < n; k++)
         tc->events += out[k].kind != TRACE_LOST;
     return n;
@@ -604,7 +370,7 @@ static int fd_index(const struct trace_capture *tc, const struct capture_cpu *c,
 int trace_capture_drop_event(struct trace_capture *tc, const char *event)
 {
     if (tc->ring == RING_FTRACE)
-        return event_write(tc, event, "enable", "0");
+        return capture_ftrace_event_write(tc, event, "enable", "0");
     int rc = 0;
     for (int i = 0; i < tc->ncpu; i++) {
         struct capture_cpu *c = &tc->cpu[i];
@@ -624,64 +390,13 @@ int trace_capture_drop_event(struct trace_capture *tc, const char *event)
     return rc;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-int trace_capture_tid_filter(const char *field, const int *tids, int n, char *out, size_t len)
-{
-    int *t = malloc((size_t)n * 3 * sizeof(*t));
-    if (!t || n <= 0) {
-        free(t);
-        return -1;
-    }
-    int *lo = t + n, *hi = t + 2 * n, nr = 0;
-    memcpy(t, tids, (size_t)n * sizeof(*t));
-    qsort(t, (size_t)n, sizeof(*t), cmp_int);
-    for (int i = 0; i < n; i++) {
-        if (nr > 0 && (long)t[i] <= (long)hi[nr - 1] + 1) {
-            hi[nr - 1] = t[i];
-            continue;
-        }
-        lo[nr] = hi[nr] = t[i];
-        nr++;
-    }
-    while (nr > TRACE_FILTER_RANGES) {
-        int best = 0;
-        for (int r = 1; r + 1 < nr; r++)
-            if ((long)lo[r + 1] - hi[r] < (long)lo[best + 1] - hi[best])
-                best = r;
-        hi[best] = hi[best + 1];
-        memmove(&lo[best + 1], &lo[best + 2], (size_t)(nr - best - 2) * sizeof(*lo));
-        memmove(&hi[best + 1], &hi[best + 2], (size_t)(nr - best - 2) * sizeof(*hi));
-        nr--;
-    }
-    size_t used = 0;
-    int rc = 0;
-    out[0] = '\0';
-    for (int r = 0; r < nr && rc == 0; r++) {
-        int w = lo[r] == hi[r]
-                    ? snprintf(out + used, len - used, "%s%s == %d", r ? " || " : "", field, lo[r])
-                    : snprintf(out + used, len - used, "%s(%s >= %d && %s <= %d)", r ? " || " : "",
-                               field, lo[r], field, hi[r]);
-        if (w < 0 || (size_t)w >= len - used)
-            rc = -1;
-        else
-            used += (size_t)w;
-    }
-    free(t);
-    return rc;
-}
-
 int trace_capture_filter_tids(struct trace_capture *tc, const char *event, const char *field,
                               const int *tids)
 {
     char filter[TRACE_FILTER_RANGES * 96];
     if (tc->ring == RING_FTRACE)
         return trace_capture_tid_filter(field, tids, tc->ncpu, filter, sizeof(filter)) == 0
-                   ? event_write(tc, event, "filter", filter)
+                   ? capture_ftrace_event_write(tc, event, "filter", filter)
                    : -1;
     int rc = 0;
     for (int i = 0; i < tc->ncpu; i++) {
@@ -793,7 +508,7 @@ void trace_capture_close(struct trace_capture *tc)
 {
     if (!tc)
         return;
-    ftrace_close(tc);
+    capture_ftrace_close(tc);
     for (int i = 0; i < tc->ncpu; i++) {
         struct capture_cpu *c = &tc->cpu[i];
         if (c->meta && tc->ring == RING_MEMORY)

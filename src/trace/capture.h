@@ -6,10 +6,11 @@
  * recording, each CPU's sub-buffers read from its trace_pipe_raw); else one
  * perf_event_open per tracepoint and CPU, all of a CPU's events in one
  * mmap'ed ring buffer. Both decode into struct trace_event
- * (trace_decode.h). The ftrace ring costs the measured CPU about a third
- * of a perf record per event (docs/benchmarks.md). Needs root (or
- * CAP_PERFMON for perf); without it open fails with a one-line reason and
- * the caller falls back to what it has.
+ * (trace_decode.h). The ftrace ring is traced from one write (perf enables
+ * each event on each CPU with a call of its own); on the wake-up path both
+ * cost the same (docs/benchmarks.md). Needs root (or CAP_PERFMON for perf);
+ * without it open fails with a one-line reason and the caller falls back
+ * to what it has.
  *
  * Life cycle: trace_capture_open (before the engine starts) ->
  * trace_capture_enable -> trace_capture_read* (collector) ->

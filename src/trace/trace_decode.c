@@ -264,40 +264,27 @@ static void ring_copy(const uint8_t *data, uint64_t size, uint64_t pos, uint8_t 
 #define SAMPLE_HEAD_BYTES (8 + 4)
 #define COMMON_PID_OFFSET 4
 
-int trace_decode_record(const struct trace_decoder *d, const uint8_t *raw, uint32_t raw_size,
-                        int64_t t_ns, int cpu, struct trace_event *ev)
+size_t trace_decode_append(struct trace_decoder *d, const uint8_t *raw, size_t raw_size,
+                           int64_t t_ns, int cpu, struct trace_event *out, size_t n, uint64_t *lost)
 {
-    if (raw_size < COMMON_PID_OFFSET + 4)
-        return -1;
+    if (raw_size < COMMON_PID_OFFSET + 4 || raw_size > UINT32_MAX)
+        return trace_decode_mark_lost(out, n, 1, lost);
+    struct trace_event *ev = &out[n];
     int32_t pid;
     memcpy(&pid, raw + COMMON_PID_OFFSET, 4);
     memset(ev, 0, sizeof(*ev));
     ev->t_ns = t_ns;
     ev->cpu = (int16_t)cpu;
     ev->pid = pid;
-    return trace_decode_raw(d, raw, raw_size, ev);
-}
-
-void trace_decoder_count(struct trace_decoder *d, const uint8_t *raw)
-{
+    int rc = trace_decode_raw(d, raw, (uint32_t)raw_size, ev);
+    if (rc < 0)
+        return trace_decode_mark_lost(out, n, 1, lost);
+    if (rc == 0)
+        return n;  /* not one of ours */
     uint16_t type; /* decoded: the raw part holds its common_type */
     memcpy(&type, raw, 2);
     d->count[d->index_of[type] - 1]++;
-}
-
-/* One PERF_RECORD_SAMPLE body (rec, len bytes after the header). */
-static int decode_sample(const struct trace_decoder *d, const uint8_t *rec, size_t len, int cpu,
-                         struct trace_event *ev)
-{
-    if (len < SAMPLE_HEAD_BYTES)
-        return -1;
-    uint64_t time;
-    uint32_t raw_size;
-    memcpy(&time, rec, 8);
-    memcpy(&raw_size, rec + 8, 4);
-    if (raw_size > len - SAMPLE_HEAD_BYTES)
-        return -1;
-    return trace_decode_record(d, rec + SAMPLE_HEAD_BYTES, raw_size, (int64_t)time, cpu, ev);
+    return n + 1;
 }
 
 size_t trace_decode_mark_lost(struct trace_event *out, size_t n, uint64_t records, uint64_t *lost)
@@ -333,8 +320,8 @@ size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t 
         struct perf_event_header h;
         ring_copy(data, size, pos, (uint8_t *)&h, sizeof(h));
         if (h.size < sizeof(h) || h.size > head - pos) {
-            n = trace_decode_mark_lost(out, n, 1,
-                                       lost); /* the record boundaries are gone: skip the rest */
+            /* the record boundaries are gone: skip the rest */
+            n = trace_decode_mark_lost(out, n, 1, lost);
             pos = head;
             break;
         }
@@ -346,12 +333,17 @@ size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t 
             rec = d->scratch;
         }
         if (h.type == PERF_RECORD_SAMPLE) {
-            int rc = decode_sample(d, rec, body, cpu, &out[n]);
-            if (rc > 0) {
-                trace_decoder_count(d, rec + SAMPLE_HEAD_BYTES);
-                n++;
-            } else if (rc < 0)
-                n = trace_decode_mark_lost(out, n, 1, lost);
+            /* the time, the raw size, the raw bytes */
+            uint64_t time;
+            uint32_t raw_size = UINT32_MAX;
+            if (body >= SAMPLE_HEAD_BYTES) {
+                memcpy(&time, rec, 8);
+                memcpy(&raw_size, rec + 8, 4);
+            }
+            n = body < SAMPLE_HEAD_BYTES || raw_size > body - SAMPLE_HEAD_BYTES
+                    ? trace_decode_mark_lost(out, n, 1, lost)
+                    : trace_decode_append(d, rec + SAMPLE_HEAD_BYTES, raw_size, (int64_t)time, cpu,
+                                          out, n, lost);
         } else if (h.type == PERF_RECORD_LOST && body >= 16) {
             /* The kernel writes it just before the first record that fitted
              * again: the lost ones lie between the records around it. */

@@ -100,11 +100,12 @@ int trace_decode_raw(const struct trace_decoder *d, const uint8_t *raw, uint32_t
 
 /* One tracepoint record (raw: its common_type, common_pid, ... as both
  * perf's RAW part and ftrace's ring hold it), recorded at t_ns on cpu, into
- * ev. 1 decoded, 0 not one of ours, -1 malformed. */
-int trace_decode_record(const struct trace_decoder *d, const uint8_t *raw, uint32_t raw_size,
-                        int64_t t_ns, int cpu, struct trace_event *ev);
-/* Counts a record trace_decode_record decoded in d->count of its format. */
-void trace_decoder_count(struct trace_decoder *d, const uint8_t *raw);
+ * out[n], counted in d->count of its format; a malformed one is a loss
+ * there (trace_decode_mark_lost), one not of ours is left out. Returns the
+ * new count. */
+size_t trace_decode_append(struct trace_decoder *d, const uint8_t *raw, size_t raw_size,
+                           int64_t t_ns, int cpu, struct trace_event *out, size_t n,
+                           uint64_t *lost);
 /* A loss of records at out[n] of the stream: a TRACE_LOST marker there, or
  * added to the marker just before it (out needs room for one more). Adds
  * records to *lost; returns the new count. */
