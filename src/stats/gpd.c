@@ -1,5 +1,6 @@
 /*
- * GPD and GEV likelihoods, fits and intervals (see gpd.h).
+ * GPD likelihoods, fits and intervals (see gpd.h); the GEV's are gev.c's,
+ * on the same minimiser, covariance and profile search (gpd_internal.h).
  *
  * The GPD survival S(x) = (1 + xi x / sigma)^(-1/xi) is computed as its
  * logarithm, -log1p(xi x / sigma) / xi, with the series -t (1 - y/2 + y^2/3)
@@ -34,23 +35,9 @@
  * long as the Wald widths differ. Levels and survivals are profiled by reparametrising sigma
  * through the point (x, S(x)) of the fitted curve: sigma = xi x / expm1(-xi
  * ln S), the nuisance being xi.
- *
- * GEV: Nelder-Mead over (mu, ln sigma, xi) on exact maxima, Gumbel moments
- * as the start; the covariance (and the delta-method intervals) from the
- * numerical Hessian. Profile likelihood intervals of its shape and of a
- * level z_P (the value a block maximum stays below with probability P)
- * use the same bracketing and safeguarded Newton as the GPD's, with two
- * nuisance parameters maximised by damped Newton on central differences
- * (Nelder-Mead where that fails, at the support's edge): for the level the
- * scale is put through the point, sigma = (z - mu) / (-ly e(-xi ly)) (ly =
- * ln(-ln P), e(t) = expm1(t) / t), and (mu, xi) are free; the level is
- * profiled in logs. (Putting mu through the point instead leaves a ridge
- * of ln sigma against xi a few 1e-5 wide for a far level: differences and
- * simplexes alike stop beside it.) A delta interval of a level far beyond the maxima
- * is symmetric and often absurd (a negative latency, or 1e14 ns); the
- * profile follows the likelihood's own asymmetry.
  */
 #include "stats/gpd.h"
+#include "stats/gpd_internal.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
@@ -59,8 +46,6 @@
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
-
-#define BIG_NLL 1e300
 
 static pthread_once_t gsl_quiet = PTHREAD_ONCE_INIT;
 
@@ -87,7 +72,7 @@ double gpd_log_sf(double x, double xi, double sigma)
 }
 
 /* expm1(z) / z, continuous at 0. */
-static double expm1_ratio(double z)
+double expm1_ratio(double z)
 {
     if (fabs(z) < 1e-6)
         return 1 + z / 2 + z * z / 6;
@@ -251,8 +236,8 @@ static int spd_invert(double *a, size_t k)
 
 /* The covariance: the inverse of the negated numerical Hessian of f (a
  * log-likelihood over k parameters) at x. */
-static void numeric_cov(double (*f)(const double *, void *), void *ctx, const double *x, size_t k,
-                        const double *h, double *cov)
+void numeric_cov(double (*f)(const double *, void *), void *ctx, const double *x, size_t k,
+                 const double *h, double *cov)
 {
     double f0 = f(x, ctx), p[3];
     for (size_t i = 0; i < k; i++)
@@ -285,8 +270,8 @@ static void numeric_cov(double (*f)(const double *, void *), void *ctx, const do
 
 /* Nelder-Mead from x (k parameters, initial steps step): the minimum of f
  * in x, its value returned. */
-static double nm_minimise(gsl_multimin_function *f, double *x, const double *step, size_t k,
-                          int max_iter, double size_tol)
+double nm_minimise(gsl_multimin_function *f, double *x, const double *step, size_t k, int max_iter,
+                   double size_tol)
 {
     gsl_multimin_fminimizer *s =
         gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, k);
@@ -418,15 +403,6 @@ static void expm1_ratio_derivs(double z, double *e, double *e1, double *e2)
     *e2 /= *e;
 }
 
-/* A profile likelihood: at() maximises the nuisance at psi, starting from
- * warm (the last psi's nuisance, which it leaves at the new optimum), and
- * gives the profile's slope dP/dpsi (NAN when it has none). The GPD's
- * nuisance is one parameter, the GEV's two. */
-struct profile {
-    double (*at)(struct profile *p, double psi, double *slope);
-    double warm[2];
-};
-
 struct profile_ctx {
     struct profile base; /* first: a struct profile * is a struct profile_ctx * */
     const struct gpd_obs *obs;
@@ -530,121 +506,6 @@ static double profile_max(struct profile *pr, double psi, double *slope)
     return ll;
 }
 
-/* One side of the interval: the psi where the profile falls to cut, from
- * psi0 (the fit, above the cut) in direction dir, no further than limit.
- * First guess: psi0 + dir * guess (the Wald bound); then Newton steps on
- * the profile's slope inside the bracket, bisection when one would leave
- * it (a safeguarded Newton). Stops when the bracket is narrower than
- * PROFILE_TOL or the profile within 1e-3 of the cut. NAN with *unbounded
- * when the profile stays above the cut up to limit, NAN alone on failure. */
-#define PROFILE_TOL 1e-4
-static double profile_side(struct profile *c, double cut, double psi0, const double nuis0[2],
-                           int dir, double guess, double limit, bool *unbounded)
-{
-    *unbounded = false;
-    memcpy(c->warm, nuis0, sizeof c->warm);
-    double in = psi0, out = NAN, slope, p = NAN;
-    double psi = psi0 + dir * guess;
-    /* Bracket: step out until the profile drops below the cut. */
-    for (int k = 0; k < 60; k++) {
-        bool last = dir > 0 ? psi >= limit : psi <= limit;
-        if (last)
-            psi = limit;
-        p = c->at(c, psi, &slope) - cut;
-        if (!(p >= 0) || isnan(p)) {
-            if (isnan(p))
-                return NAN;
-            out = psi;
-            break;
-        }
-        if (last) {
-            *unbounded = true;
-            return NAN;
-        }
-        in = psi;
-        double next = psi + dir * fabs(psi - psi0);
-        /* Newton when it is shorter, but never a crawl: on a profile that
-         * flattens out it would creep towards the cut and never cross. */
-        if (isfinite(slope) && slope * dir < 0) {
-            double newton = psi - p / slope * 1.2, step = fabs(newton - psi);
-            if ((newton - psi) * dir > 0 && step < fabs(next - psi))
-                next = psi + dir * fmax(step, fabs(next - psi) / 8);
-        }
-        if (fabs(next - psi) < PROFILE_TOL)
-            next = psi + dir * PROFILE_TOL;
-        psi = next;
-    }
-    if (isnan(out))
-        return NAN;
-    /* Safeguarded Newton inside [in, out], from out: its profile, slope
-     * and nuisance are those the bracket's last step left. */
-    double x = out;
-    for (int k = 0; k < 60 && fabs(out - in) > PROFILE_TOL && fabs(p) > 1e-3; k++) {
-        double nx = isfinite(slope) && slope != 0 ? x - p / slope : NAN;
-        double lo = fmin(in, out), hi = fmax(in, out);
-        if (!(nx > lo && nx < hi))
-            nx = (in + out) / 2;
-        x = nx;
-        p = c->at(c, x, &slope) - cut;
-        if (isnan(p))
-            return NAN;
-        if (p >= 0)
-            in = x;
-        else
-            out = x;
-    }
-    return x;
-}
-
-/* Both sides of the intervals at the nconf confidences conf[] (any
- * order), from the fit (psi0 with log-likelihood ll0 and nuisance nuis0):
- * each side walks out from the narrowest interval's bound to the next,
- * warm, so that a second confidence costs a few more profile points.
- * guess: the first step out at z_ref = sqrt(chi2_1(conf_ref)), scaled for
- * each. lo[] / hi[] in psi; un_lo[] / un_hi[] where the profile stayed
- * above the cut up to the limit. */
-#define PROFILE_MAX_CONF 4
-static void profile_sides(struct profile *c, double ll0, double psi0, const double nuis0[2],
-                          double guess, double z_ref, double l_lo, double l_hi, size_t nconf,
-                          const double *conf, double *lo, double *hi, bool *un_lo, bool *un_hi)
-{
-    size_t order[PROFILE_MAX_CONF];
-    for (size_t i = 0; i < nconf; i++) {
-        size_t j = i;
-        for (; j > 0 && conf[order[j - 1]] > conf[i]; j--)
-            order[j] = order[j - 1];
-        order[j] = i;
-    }
-    for (int dir = -1; dir <= 1; dir += 2) {
-        double limit = dir < 0 ? l_lo : l_hi, *b = dir < 0 ? lo : hi;
-        bool *un = dir < 0 ? un_lo : un_hi;
-        double from = psi0, warm[2] = {nuis0[0], nuis0[1]}, z_from = 0;
-        bool beyond = dir < 0 ? psi0 <= l_lo : psi0 >= l_hi;
-        for (size_t k = 0; k < nconf; k++) {
-            size_t i = order[k];
-            double q = gsl_cdf_chisq_Pinv(conf[i], 1), z = sqrt(q);
-            un[i] = beyond;
-            b[i] = NAN;
-            if (beyond)
-                continue;
-            /* from the last bound, as far again as the Wald widths differ */
-            double step =
-                z_from == 0 ? guess * z / z_ref : fabs(from - psi0) * (z - z_from) / z_from;
-            if (step <= 0) {
-                b[i] = from;
-                continue;
-            }
-            b[i] = profile_side(c, ll0 - 0.5 * q, from, warm, dir, fmax(step, 10 * PROFILE_TOL),
-                                limit, &un[i]);
-            beyond = un[i];
-            if (isnan(b[i]))
-                break;
-            from = b[i], z_from = z;
-            memcpy(warm, c->warm, sizeof warm);
-        }
-    }
-}
-
 double gpd_profile(const struct gpd_obs *obs, size_t n, const struct gpd_fit *fit,
                    enum gpd_target target, double arg, double confidence, double *lo, double *hi)
 {
@@ -711,15 +572,9 @@ double gpd_profile_multi(const struct gpd_obs *obs, size_t n, const struct gpd_f
     }
     if (!isfinite(psi0))
         return value;
-    double warm[2] = {nuis0, 0}, b_lo[PROFILE_MAX_CONF], b_hi[PROFILE_MAX_CONF];
-    bool un_lo[PROFILE_MAX_CONF], un_hi[PROFILE_MAX_CONF];
-    profile_sides(&c.base, fit->loglik, psi0, warm, z * se, z, l_lo, l_hi, nconf, conf, b_lo, b_hi,
-                  un_lo, un_hi);
-    bool plain = target == GPD_TARGET_XI;
-    for (size_t i = 0; i < nconf; i++) {
-        lo[i] = un_lo[i] ? v_lo : plain ? b_lo[i] : exp(b_lo[i]);
-        hi[i] = un_hi[i] ? v_hi : plain ? b_hi[i] : exp(b_hi[i]);
-    }
+    double warm[2] = {nuis0, 0};
+    profile_intervals(&c.base, fit->loglik, psi0, warm, z * se, z, l_lo, l_hi, nconf, conf,
+                      target != GPD_TARGET_XI, v_lo, v_hi, lo, hi);
     return value;
 }
 
@@ -731,325 +586,20 @@ void gpd_level_wald(const struct gpd_fit *fit, double sf, double confidence, dou
     double dxi =
         (gpd_isf(sf, fit->xi + h, fit->sigma) - gpd_isf(sf, fit->xi - h, fit->sigma)) / (2 * h);
     double g[2] = {dxi, x};
-    double var = 0;
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++)
-            var += g[i] * fit->cov[i][j] * g[j];
-    if (!(var >= 0))
+    double z = delta_half_width(g, &fit->cov[0][0], 2, confidence);
+    if (isnan(z))
         return;
-    double z = gsl_cdf_ugaussian_Qinv((1 - confidence) / 2) * sqrt(var);
     *lo = fmax(0, x - z);
     *hi = x + z;
 }
 
-/* ---- GEV ---- */
-
-struct gev_problem {
-    const double *x;
-    size_t n;
-    double mu0, s0; /* the simplex works on ((mu - mu0) / s0, ln(sigma / s0), xi) */
-};
-
-static double gev_loglik(const double *x, size_t n, double mu, double ls, double xi)
+double delta_half_width(const double *g, const double *cov, size_t k, double confidence)
 {
-    double ll = 0, inv_sigma = exp(-ls);
-    for (size_t i = 0; i < n; i++) {
-        double z = (x[i] - mu) * inv_sigma;
-        if (fabs(xi) < 1e-7) {
-            ll += -ls - z - exp(-z);
-        } else {
-            double t = 1 + xi * z;
-            if (!(t > 0))
-                return -INFINITY;
-            double lt = log1p(xi * z);
-            ll += -ls - (1 + 1 / xi) * lt - exp(-lt / xi);
-        }
-    }
-    return ll;
-}
-
-static double gev_ll_arr(const double *p, void *ctx)
-{
-    const struct gev_problem *g = ctx;
-    return gev_loglik(g->x, g->n, p[0], p[1], p[2]);
-}
-
-static double gev_nll_vec(const gsl_vector *v, void *ctx)
-{
-    const struct gev_problem *g = ctx;
-    double p[3] = {g->mu0 + g->s0 * gsl_vector_get(v, 0), log(g->s0) + gsl_vector_get(v, 1),
-                   gsl_vector_get(v, 2)};
-    if (!(p[2] >= GEV_XI_MIN && p[2] <= GPD_XI_MAX) || fabs(p[1]) > 700)
-        return BIG_NLL;
-    double ll = gev_ll_arr(p, ctx);
-    return isfinite(ll) ? -ll : BIG_NLL;
-}
-
-int gev_fit(const double *x, size_t n, struct gev_fit *fit)
-{
-    gsl_quiet_once();
-    fit->ok = false;
-    fit->xi = fit->mu = fit->sigma = fit->loglik = NAN;
-    for (int i = 0; i < 9; i++)
-        fit->cov[i / 3][i % 3] = NAN;
-    if (n < 3)
-        return -1;
-    double m = 0, m2 = 0;
-    for (size_t i = 0; i < n; i++)
-        m += x[i];
-    m /= (double)n;
-    for (size_t i = 0; i < n; i++)
-        m2 += (x[i] - m) * (x[i] - m);
-    double sd = sqrt(m2 / (double)(n - 1));
-    if (!(sd > 0))
-        return -1;
-    double s0 = sqrt(6) * sd / M_PI;
-    struct gev_problem prob = {x, n, m - 0.5772 * s0, s0};
-    /* Scaled so that every coordinate is of order 1: the simplex's size
-     * then means the same in each. */
-    double q[3] = {0, 0, 0.1}, p[3];
-    p[0] = prob.mu0, p[1] = log(s0), p[2] = 0.1;
-    if (!isfinite(gev_ll_arr(p, &prob)))
-        q[2] = 0;
-    gsl_multimin_function f = {gev_nll_vec, 3, &prob};
-    double step[3] = {0.3, 0.2, 0.1};
-    double v = nm_minimise(&f, q, step, 3, 1000, 1e-6);
-    double step2[3] = {0.05, 0.05, 0.02};
-    v = nm_minimise(&f, q, step2, 3, 500, 1e-7);
-    if (!(v < BIG_NLL))
-        return -1;
-    p[0] = prob.mu0 + s0 * q[0], p[1] = log(s0) + q[1], p[2] = q[2];
-    fit->mu = p[0];
-    fit->sigma = exp(p[1]);
-    fit->xi = p[2];
-    fit->loglik = -v;
-    double h[3] = {1e-4 * fit->sigma, 1e-4, 1e-4}, cov[9];
-    numeric_cov(gev_ll_arr, &prob, p, 3, h, cov);
-    for (int i = 0; i < 9; i++)
-        fit->cov[i / 3][i % 3] = cov[i];
-    fit->ok = true;
-    return 0;
-}
-
-double gev_quantile(double neg_log_p, double xi, double mu, double sigma)
-{
-    double ly = log(neg_log_p);
-    /* mu + sigma (y^-xi - 1) / xi = mu - sigma ly expm1(-xi ly) / (-xi ly) */
-    return mu - sigma * ly * expm1_ratio(-xi * ly);
-}
-
-void gev_quantile_wald(const struct gev_fit *fit, double neg_log_p, double confidence, double *lo,
-                       double *hi)
-{
-    *lo = *hi = NAN;
-    double p[3] = {fit->mu, log(fit->sigma), fit->xi}, g[3];
-    double h[3] = {1e-4 * fit->sigma, 1e-5, 1e-5};
-    for (int i = 0; i < 3; i++) {
-        double a[3] = {p[0], p[1], p[2]}, b[3] = {p[0], p[1], p[2]};
-        a[i] += h[i];
-        b[i] -= h[i];
-        g[i] = (gev_quantile(neg_log_p, a[2], a[0], exp(a[1])) -
-                gev_quantile(neg_log_p, b[2], b[0], exp(b[1]))) /
-               (2 * h[i]);
-    }
     double var = 0;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            var += g[i] * fit->cov[i][j] * g[j];
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < k; j++)
+            var += g[i] * cov[i * k + j] * g[j];
     if (!(var >= 0))
-        return;
-    double x = gev_quantile(neg_log_p, fit->xi, fit->mu, fit->sigma);
-    double z = gsl_cdf_ugaussian_Qinv((1 - confidence) / 2) * sqrt(var);
-    *lo = x - z;
-    *hi = x + z;
-}
-
-/* ---- GEV profile likelihood ---- */
-
-struct gev_profile_ctx {
-    struct profile base; /* first, as in struct profile_ctx */
-    const double *x;
-    size_t n;
-    enum gev_target target;
-    double ly; /* ln of -ln P of the level's block probability */
-    double mu0, s0;
-    double psi; /* where the nuisance is being maximised */
-};
-
-/* The log-likelihood at psi and nuisance v: for the level, psi = ln z and
- * v = ((mu - mu0) / s0, xi), sigma put through the point (z, P); for the
- * shape, psi = xi and v = ((mu - mu0) / s0, ln sigma). */
-static double gev_profile_ll(const struct gev_profile_ctx *g, double psi, const double *v)
-{
-    double mu = g->mu0 + g->s0 * v[0], ls, xi;
-    if (g->target == GEV_TARGET_LEVEL) {
-        xi = v[1];
-        if (!(xi >= GEV_XI_MIN && xi <= GPD_XI_MAX))
-            return -INFINITY;
-        /* z = mu - sigma ly e(-xi ly) */
-        double sigma = (exp(psi) - mu) / (-g->ly * expm1_ratio(-xi * g->ly));
-        if (!(sigma > 0) || !isfinite(sigma))
-            return -INFINITY;
-        ls = log(sigma);
-    } else {
-        xi = psi, ls = v[1];
-        if (fabs(ls) > 700)
-            return -INFINITY;
-    }
-    return gev_loglik(g->x, g->n, mu, ls, xi);
-}
-
-static double gev_profile_nll(const gsl_vector *v, void *ctx)
-{
-    const struct gev_profile_ctx *g = ctx;
-    double p[2] = {gsl_vector_get(v, 0), gsl_vector_get(v, 1)};
-    double ll = gev_profile_ll(g, g->psi, p);
-    return isfinite(ll) ? -ll : BIG_NLL;
-}
-
-/* Damped Newton (Levenberg) ascent over the nuisance v at psi from v, on
- * central differences (both coordinates are of order 1, so one step h
- * fits both): the log-likelihood at the end, v moved there; NAN when a
- * difference left the support or it did not settle. */
-static double gev_newton(const struct gev_profile_ctx *g, double psi, double v[2])
-{
-    const double h = 1e-4;
-    double f0 = gev_profile_ll(g, psi, v), lambda = 0;
-    for (int it = 0; it < 50 && isfinite(f0); it++) {
-        double p[2], f[6];
-        static const int d[6][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}};
-        for (int k = 0; k < 6; k++) {
-            p[0] = v[0] + d[k][0] * h, p[1] = v[1] + d[k][1] * h;
-            f[k] = gev_profile_ll(g, psi, p);
-            if (!isfinite(f[k]))
-                return NAN;
-        }
-        double g0 = (f[0] - f[1]) / (2 * h), g1 = (f[2] - f[3]) / (2 * h);
-        double a00 = -(f[0] - 2 * f0 + f[1]) / (h * h), a11 = -(f[2] - 2 * f0 + f[3]) / (h * h);
-        double a01 = -(f[4] + f[5] - f[0] - f[1] - f[2] - f[3] + 2 * f0) / (2 * h * h);
-        bool moved = false;
-        for (int tries = 0; tries < 30 && !moved; tries++) {
-            double sc = lambda * (fabs(a00) + fabs(a11) + 1e-12);
-            double b00 = a00 + sc, b11 = a11 + sc, det = b00 * b11 - a01 * a01;
-            if (!(b00 > 0 && det > 0)) {
-                lambda = lambda > 0 ? lambda * 4 : 1e-3;
-                continue;
-            }
-            double d0 = (b11 * g0 - a01 * g1) / det, d1 = (b00 * g1 - a01 * g0) / det;
-            if (fabs(d0) < 1e-7 && fabs(d1) < 1e-7)
-                return f0;
-            p[0] = v[0] + d0, p[1] = v[1] + d1;
-            double fn = gev_profile_ll(g, psi, p);
-            if (isfinite(fn) && fn >= f0 - 1e-12 * fabs(f0)) {
-                v[0] = p[0], v[1] = p[1];
-                /* an undamped step that gained less than 1e-9 is at the top
-                 * to far better than the interval's 1e-3 */
-                bool done = (fabs(d0) < 1e-6 && fabs(d1) < 1e-6) || (lambda == 0 && fn - f0 < 1e-9);
-                f0 = fn;
-                lambda = lambda > 1e-6 ? lambda / 8 : 0;
-                moved = true;
-                if (done)
-                    return f0;
-            } else {
-                lambda = lambda > 0 ? lambda * 4 : 1e-3;
-            }
-        }
-        if (!moved)
-            return NAN;
-    }
-    return NAN;
-}
-
-/* The profile at psi: Newton over the two nuisance parameters from the
- * last psi's; where it fails (near the support's edge) Nelder-Mead, twice
- * (a coarse simplex, then a fine one). Outside the support a larger sigma
- * (for the level: a lower mu) moves both ends of it out (z and xi fixed).
- * The slope is the partial
- * derivative over psi at the optimum (the envelope theorem), by central
- * differences. */
-static double gev_profile_at(struct profile *pr, double psi, double *slope)
-{
-    struct gev_profile_ctx *g = (struct gev_profile_ctx *)pr;
-    bool level = g->target == GEV_TARGET_LEVEL;
-    double v[2] = {pr->warm[0], pr->warm[1]};
-    double ll = gev_profile_ll(g, psi, v);
-    for (double step = 0.25; !isfinite(ll) && step < 64; step *= 2) {
-        if (level)
-            v[0] -= step; /* a lower mu: a larger sigma through z */
-        else
-            v[1] += step;
-        ll = gev_profile_ll(g, psi, v);
-    }
-    *slope = NAN;
-    if (!isfinite(ll))
-        return -INFINITY;
-    g->psi = psi;
-    double w[2] = {v[0], v[1]}, nll = -gev_newton(g, psi, w);
-    if (isfinite(nll)) {
-        v[0] = w[0], v[1] = w[1];
-    } else {
-        gsl_multimin_function f = {gev_profile_nll, 2, g};
-        double coarse[2] = {0.1, 0.1}, fine[2] = {0.01, 0.01};
-        nm_minimise(&f, v, coarse, 2, 400, 1e-4);
-        nll = nm_minimise(&f, v, fine, 2, 400, 1e-6);
-    }
-    if (!(nll < BIG_NLL))
-        return -INFINITY;
-    pr->warm[0] = v[0], pr->warm[1] = v[1];
-    double h = 1e-5 * (1 + fabs(psi));
-    double up = gev_profile_ll(g, psi + h, v), down = gev_profile_ll(g, psi - h, v);
-    if (isfinite(up) && isfinite(down))
-        *slope = (up - down) / (2 * h);
-    return -nll;
-}
-
-double gev_profile(const double *x, size_t n, const struct gev_fit *fit, enum gev_target target,
-                   double neg_log_p, size_t nconf, const double *conf, double *lo, double *hi)
-{
-    gsl_quiet_once();
-    for (size_t i = 0; i < nconf; i++)
-        lo[i] = hi[i] = NAN;
-    if (!fit->ok || nconf < 1 || nconf > PROFILE_MAX_CONF)
         return NAN;
-    double confidence = conf[0];
-    struct gev_profile_ctx g = {.base.at = gev_profile_at,
-                                .x = x,
-                                .n = n,
-                                .target = target,
-                                .ly = log(neg_log_p),
-                                .mu0 = fit->mu,
-                                .s0 = fit->sigma};
-    double z = sqrt(gsl_cdf_chisq_Pinv(confidence, 1));
-    double value, psi0, se = NAN, l_lo, l_hi, v_lo, v_hi, warm[2];
-    if (target == GEV_TARGET_LEVEL) {
-        value = gev_quantile(neg_log_p, fit->xi, fit->mu, fit->sigma);
-        if (!(value > 0))
-            return value;
-        psi0 = log(value);
-        double wlo, whi;
-        gev_quantile_wald(fit, neg_log_p, confidence, &wlo, &whi);
-        if (whi > value)
-            se = (whi - value) / (z * value);
-        warm[0] = 0, warm[1] = fit->xi;
-        l_lo = psi0 - 30, l_hi = psi0 + 30, v_lo = 0, v_hi = INFINITY;
-    } else {
-        value = psi0 = fit->xi;
-        if (fit->cov[2][2] > 0)
-            se = sqrt(fit->cov[2][2]);
-        warm[0] = 0, warm[1] = log(fit->sigma);
-        l_lo = GEV_XI_MIN, l_hi = GPD_XI_MAX, v_lo = GEV_XI_MIN, v_hi = INFINITY;
-    }
-    /* The Wald half-width as the first step out, within reason: a delta
-     * interval of a far level can be wider than the level itself. */
-    double guess = isfinite(se) ? fmin(fmax(z * se, 10 * PROFILE_TOL), 1) : 0.05;
-    double b_lo[PROFILE_MAX_CONF], b_hi[PROFILE_MAX_CONF];
-    bool un_lo[PROFILE_MAX_CONF], un_hi[PROFILE_MAX_CONF];
-    profile_sides(&g.base, fit->loglik, psi0, warm, guess, z, l_lo, l_hi, nconf, conf, b_lo, b_hi,
-                  un_lo, un_hi);
-    bool plain = target == GEV_TARGET_XI;
-    for (size_t i = 0; i < nconf; i++) {
-        lo[i] = un_lo[i] ? v_lo : plain ? b_lo[i] : exp(b_lo[i]);
-        hi[i] = un_hi[i] ? v_hi : plain ? b_hi[i] : exp(b_hi[i]);
-    }
-    return value;
+    return gsl_cdf_ugaussian_Qinv((1 - confidence) / 2) * sqrt(var);
 }
