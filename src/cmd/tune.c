@@ -18,11 +18,13 @@
 #include "cmd/options.h"
 #include "cmd/tune_cli.h"
 #include "common/clock.h"
+#include "common/safe_text.h"
 #include "common/units.h"
 #include "sys/kernel_config.h"
 #include "sys/pm_qos.h"
 #include "sys/read_notes.h"
 #include "sys/system_info.h"
+#include "trace/capture.h"
 #include "tune/session.h"
 #include "tune/tune.h"
 #include "tune/tune_boot.h"
@@ -43,6 +45,8 @@ static void tune_usage(FILE *out)
                  "Before the first write the old value of everything that will change goes to\n"
                  "the state file (fsynced); restore writes them back, verifies each and removes\n"
                  "the file only when all are back. A second apply keeps the first snapshot.\n"
+                 "restore also removes the trace instances a killed run --explain or noise\n"
+                 "left recording (a running one's are left alone).\n"
                  "\n"
                  "  --profile P         latency (default): pm-qos, idle-states, resume-latency,\n"
                  "                      cpufreq, timer-migration; realtime: also irq-affinity\n"
@@ -316,6 +320,20 @@ static int tune_hold(const struct tune_params *p, const struct tune_request *rq)
     return rc;
 }
 
+/* restore: the snapshot, and the trace instances of runs that are gone
+ * (an --explain or noise killed before it could remove its own: its
+ * tracepoints would go on recording on its CPUs). The exit status is the
+ * snapshot's (2 without one), whatever instances were removed. */
+static int tune_restore_all(const struct tune_params *p)
+{
+    char names[1024], shown[SAFE_TEXT_TERM_LEN(sizeof(names))];
+    int removed = trace_capture_remove_stale(names, sizeof(names));
+    if (removed > 0 && !p->common.quiet)
+        printf("jitterlab tune: removed %d trace instance%s of runs that are gone: %s\n", removed,
+               removed == 1 ? "" : "s", safe_text_term(shown, sizeof(shown), names));
+    return (int)tune_restore_report(p->state_path, true, p->common.quiet ? NULL : stdout, stderr);
+}
+
 int cmd_tune(int argc, char **argv)
 {
     static struct tune_params p;
@@ -323,7 +341,7 @@ int cmd_tune(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (strcmp(p.verb, "restore") == 0)
-        return (int)tune_restore_report(p.state_path, true, p.common.quiet ? NULL : stdout, stderr);
+        return tune_restore_all(&p);
     if (strcmp(p.verb, "status") == 0)
         return tune_status(&p);
 

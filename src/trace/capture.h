@@ -83,8 +83,10 @@ size_t trace_capture_buffer_bytes(const struct trace_capture *tc);
  * run's own), "perf" or "memory". */
 const char *trace_capture_ring(const struct trace_capture *tc);
 /* Removes the tracefs instances a jitterlab that is gone left behind (a
- * crash or SIGKILL): their events would go on costing their CPUs. */
-void trace_capture_remove_stale(void);
+ * crash or SIGKILL): their events would go on costing their CPUs. Returns
+ * how many it removed; their names, comma-separated, go into names (may
+ * be NULL; cut at len). */
+int trace_capture_remove_stale(char *names, size_t len);
 void trace_capture_close(struct trace_capture *tc);
 
 /* A capture over rings in plain memory, with no tracepoint and no system

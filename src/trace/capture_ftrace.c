@@ -38,15 +38,19 @@ static bool jitterlab_alive(int pid)
     return !ok || strncmp(comm, "jitterlab", 9) == 0;
 }
 
-void trace_capture_remove_stale(void)
+int trace_capture_remove_stale(char *names, size_t len)
 {
     const char *dir = tracefs_tracing_dir();
     char path[4096];
+    int removed = 0;
+    size_t used = 0;
+    if (names && len)
+        names[0] = '\0';
     if (!dir || snprintf(path, sizeof(path), "%s/instances", dir) >= (int)sizeof(path))
-        return;
+        return 0;
     DIR *d = opendir(path);
     if (!d)
-        return;
+        return 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         int pid;
@@ -55,9 +59,16 @@ void trace_capture_remove_stale(void)
             continue;
         char inst[4096 + 256];
         snprintf(inst, sizeof(inst), "%s/%s", path, e->d_name);
-        rmdir(inst); /* the kernel stops its events and frees its ring */
+        if (rmdir(inst) != 0) /* the kernel stops its events and frees its ring */
+            continue;
+        removed++;
+        if (names && used < len) {
+            int w = snprintf(names + used, len - used, "%s%s", used ? ", " : "", e->d_name);
+            used = w < 0 ? len : used + (size_t)w;
+        }
     }
     closedir(d);
+    return removed;
 }
 
 /* "system:event" into its two names; -1 when it has no colon. */
@@ -103,7 +114,7 @@ int capture_ftrace_open(struct trace_capture *tc, const struct cpulist *cpus, si
     static unsigned serial;
     char name[64], text[64];
     snprintf(name, sizeof(name), INSTANCE_PREFIX "%d-%u", (int)getpid(), serial++);
-    trace_capture_remove_stale();
+    trace_capture_remove_stale(NULL, 0);
     tc->inst = tracefs_instance_create(name);
     if (!tc->inst) {
         snprintf(err, errlen, "cannot create tracefs instance %s: %s", name, strerror(errno));

@@ -123,6 +123,19 @@ s = json.load(open(v["second"]))
 t("both runs read their own records", 'd["explain"]["events"] > 0 and s["explain"]["events"] > 0 and d["explain"]["method"] == s["explain"]["method"] == "tracepoints"', '(d["explain"], s["explain"])')
 PY
     check "no jitterlab instance is left after both" sh -c "! ls '$inst' | grep -q '^jitterlab-'"
+    # tune restore removes a killed run's instance too, and says so; its
+    # exit status stays the snapshot's (2: none)
+    "$JL" run -a 1 -i 1ms -D 30s -q --explain >/dev/null 2>&1 &
+    kpid=$!
+    for _ in $(seq 50); do [ -d "$inst/jitterlab-$kpid-0" ] && break; sleep 0.1; done
+    kill -KILL "$kpid"; wait "$kpid" 2>/dev/null
+    check "a second killed run leaves its instance behind" test -d "$inst/jitterlab-$kpid-0"
+    "$JL" tune restore --state "$T/no-snapshot.json" >"$T/restore.out" 2>"$T/restore.err"
+    rc_is "tune restore without a snapshot exits 2, an instance removed or not" 2 $?
+    check "tune restore removed the killed run's instance" test ! -d "$inst/jitterlab-$kpid-0"
+    # (other suites may leave instances of their own killed runs meanwhile)
+    check "... and named it" grep -Eq "removed [0-9]+ trace instances? of runs that are gone: .*jitterlab-$kpid-0" "$T/restore.out"
+    check "... and says there was no snapshot" grep -q "no snapshot" "$T/restore.err"
 fi
 
 # Without privileges perf_event_open is refused (perf_event_paranoid >= 2).
