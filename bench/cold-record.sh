@@ -4,6 +4,8 @@
 # prints medians.
 #
 #   bench/cold-record.sh [CPU] [SLEEP_US] [ROUNDS]
+#   (PM_QOS=0 holds /dev/cpu_dma_latency at 0 meanwhile, as run --pm-qos 0
+#   and bench/explain-overhead.sh do: the CPU polls instead of halting)
 #
 # A small program on CPU (SCHED_FIFO 90) sleeps SLEEP_US (default 1000, as
 # a 1 ms run's thread does), then makes two getppid system calls back to
@@ -39,6 +41,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 cat >"$tmp/cold.c" <<'C'
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -64,6 +68,14 @@ int main(int argc, char **argv)
 {
     static long first[CYCLES], second[CYCLES];
     long sleep_ns = argc > 1 ? atol(argv[1]) * 1000 : 1000000;
+    if (argc > 2) { /* held until exit, as the PM QoS interface wants */
+        int32_t zero = 0;
+        int fd = open("/dev/cpu_dma_latency", O_WRONLY);
+        if (fd < 0 || write(fd, &zero, sizeof(zero)) != (ssize_t)sizeof(zero)) {
+            perror("/dev/cpu_dma_latency");
+            return 1;
+        }
+    }
     for (int i = 0; i < CYCLES; i++) {
         struct timespec d = {sleep_ns / 1000000000L, sleep_ns % 1000000000L};
         nanosleep(&d, NULL);
@@ -88,10 +100,10 @@ echo mono >"$inst/trace_clock"
 printf '%x\n' $((1 << cpu)) >"$inst/tracing_cpumask"
 
 measure() {
-    taskset -c "$cpu" chrt -f 90 "$tmp/cold" "$sleep_us"
+    taskset -c "$cpu" chrt -f 90 "$tmp/cold" "$sleep_us" ${PM_QOS:+pm-qos}
 }
 
-echo "CPU $cpu, sleep $sleep_us us, 2000 cycles per round; medians in ns"
+echo "CPU $cpu, sleep $sleep_us us, 2000 cycles per round, PM QoS ${PM_QOS:-not held}; medians in ns"
 printf '%-6s %-7s %14s %14s\n' round mode "cold call" "warm call"
 off_cold="" off_warm="" rec_cold="" rec_warm=""
 for r in $(seq "$rounds"); do
