@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "noise/noise.h"
 #include "noise/noise_causes.h"
@@ -265,6 +266,44 @@ static void test_create_and_free_for_256_cpus(void **state)
     noise_free(NULL);
 }
 
+/* A CPU whose time is all gaps (threshold 0: every step is one) measured
+ * with ticks 5 % longer than the clock's ns: the gaps' sum comes out 5 %
+ * over the span, and the result must still say no more noise than time
+ * measured (the reader refuses such a document). 50 ms, SCHED_OTHER. */
+static void test_noise_never_exceeds_the_time_measured(void **state)
+{
+    (void)state;
+    int cpu[1] = {sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0};
+    struct timebase tb = {.tsc = false, .hz = 1e9 / 1.05, .ns_per_tick = 1.05};
+    struct noise_config cfg = {.cpus = cpu,
+                               .n = 1,
+                               .duration_ns = 50 * 1000 * 1000,
+                               .threshold_ns = 0,
+                               .runtime_ns = 50 * 1000 * 1000,
+                               .period_ns = 50 * 1000 * 1000,
+                               .window_ns = 10 * 1000 * 1000,
+                               .tb = &tb};
+    struct noise *nz = NULL;
+    char err[256];
+    assert_int_equal(noise_create(&cfg, &nz, err, sizeof err), 0);
+    assert_int_equal(noise_run(nz, NULL, err, sizeof err), 0);
+    const struct noise_slot *s = noise_slot(nz, 0);
+    assert_true(s->gaps > 0);
+    assert_true(s->measured_ns > 0);
+    assert_true(s->noise_ns <= s->measured_ns);
+    /* nearly all of it: the steps between the gaps are the loop's only time */
+    assert_true(s->noise_ns * 10 > s->measured_ns * 9);
+    size_t nw = 0;
+    uint64_t dropped = 0;
+    const struct noise_window *w = noise_windows(nz, 0, &nw, &dropped);
+    assert_true(nw >= 4);
+    for (size_t k = 0; k < nw; k++) {
+        assert_true(w[k].measured_ns > 0);
+        assert_true(w[k].noise_ns <= w[k].measured_ns);
+    }
+    noise_free(nz);
+}
+
 /* Few CPUs keep 8192 gaps a CPU between two drains; 256 CPUs share 16 MiB
  * (1024 each, drained every 10 ms: 100 k gaps/s a CPU before a drop). */
 static void test_noise_rings_shrink_to_a_budget_on_many_cpus(void **state)
@@ -289,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_largest_keeps_the_longest_whatever_the_order),
         cmocka_unit_test(test_create_and_free_for_256_cpus),
         cmocka_unit_test(test_noise_rings_shrink_to_a_budget_on_many_cpus),
+        cmocka_unit_test(test_noise_never_exceeds_the_time_measured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
