@@ -53,7 +53,6 @@ struct session {
     char note[200]; /* the judged result's latencies, for the line that ends the run */
 };
 
-
 static void save(struct session *ss)
 {
     json_t *doc =

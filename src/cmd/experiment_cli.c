@@ -116,7 +116,6 @@ int experiment_parse_args(int argc, char **argv, struct experiment_params *p)
     return -1;
 }
 
-
 /* Reads the experiment file whole. NULL after the message (exit 2). */
 char *experiment_read_file(const char *path, size_t *len)
 {

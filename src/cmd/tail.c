@@ -201,9 +201,10 @@ static int add_bins(struct tail_entry *e, const struct tail_bin *b, size_t n, ch
             m[out++] = *x, i++;
         } else if (y && (!x || y->hi < x->lo)) {
             m[out++] = *y, k++;
-        } else {
+        } else { /* both are set: one alone is taken above */
             snprintf(err, errlen,
                      "histogram buckets [%lld, %lld] and [%lld, %lld] overlap: not of one layout",
+                     // cppcheck-suppress nullPointerRedundantCheck
                      (long long)x->lo, (long long)x->hi, (long long)y->lo, (long long)y->hi);
             free(m);
             return -1;

@@ -48,7 +48,7 @@ int safe_text_decode(const char *s, char *out, size_t len);
 const char *safe_text_term(char *out, size_t len, const char *s);
 
 /* Bytes that always hold the terminal form of a field of n bytes. */
-#define SAFE_TEXT_TERM_LEN(n) ((n) * SAFE_TEXT_GROWTH + 1)
+#define SAFE_TEXT_TERM_LEN(n) ((n)*SAFE_TEXT_GROWTH + 1)
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if s starts none. */
 size_t safe_text_utf8_len(const unsigned char *s);

@@ -248,7 +248,7 @@ void compare_rate_metric(const struct ctx *x, uint64_t ka, uint64_t na, uint64_t
     if (x->between && per_run) {
         double va[64], vb[64];
         int n_a = x->a->n < COMPARE_MAX_RUNS_PER_ARM ? x->a->n : COMPARE_MAX_RUNS_PER_ARM,
-        n_b = x->b->n < COMPARE_MAX_RUNS_PER_ARM ? x->b->n : COMPARE_MAX_RUNS_PER_ARM;
+            n_b = x->b->n < COMPARE_MAX_RUNS_PER_ARM ? x->b->n : COMPARE_MAX_RUNS_PER_ARM;
         for (int r = 0; r < n_a; r++)
             va[r] = per_run(x->a->run[r], arg);
         for (int r = 0; r < n_b; r++)

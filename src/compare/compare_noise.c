@@ -51,7 +51,7 @@ static int share_test(const struct ctx *x, struct metric_result *m)
     if (x->between) {
         double va[64], vb[64];
         int na = x->a->n < COMPARE_MAX_RUNS_PER_ARM ? x->a->n : COMPARE_MAX_RUNS_PER_ARM,
-        nb = x->b->n < COMPARE_MAX_RUNS_PER_ARM ? x->b->n : COMPARE_MAX_RUNS_PER_ARM;
+            nb = x->b->n < COMPARE_MAX_RUNS_PER_ARM ? x->b->n : COMPARE_MAX_RUNS_PER_ARM;
         for (int r = 0; r < na; r++)
             va[r] = run_share(x->a->run[r]);
         for (int r = 0; r < nb; r++)

@@ -16,8 +16,7 @@
 
 #include "common/units.h"
 
-const char *const plan_step_keys[STEP_NKEYS] = {"run",    "load",  "tune",
-                                                 "before", "after", "save"};
+const char *const plan_step_keys[STEP_NKEYS] = {"run", "load", "tune", "before", "after", "save"};
 
 const struct plan_save_kind plan_save_kinds[PLAN_SAVE_KINDS] = {
     [SAVE_SAMPLES] = {"samples", "--samples", "samples.csv"},
@@ -107,8 +106,7 @@ static void begin_step(struct parse_state *st, const char *name, size_t n)
         fail_at(st, st->line,
                 "[step %.*s]: a step name is 1 to %d letters, digits, '_', '.' or '-', "
                 "starting with a letter or digit",
-                (int)n,
-                name, PLAN_NAME_MAX);
+                (int)n, name, PLAN_NAME_MAX);
         return;
     }
     for (int i = 0; i < p->nsteps; i++) {
@@ -315,8 +313,9 @@ static void step_value(struct parse_state *st, const char *key, const char *valu
     struct plan_step *s = st->step;
     int k = find_key(plan_step_keys, STEP_NKEYS, key);
     if (k < 0) {
-        fail_at(st, st->line, "[step %s] %s: unknown key (keys: run, load, tune, before, after, save)",
-                s->name, key);
+        fail_at(st, st->line,
+                "[step %s] %s: unknown key (keys: run, load, tune, before, after, save)", s->name,
+                key);
         return;
     }
     const char *raw;

@@ -17,8 +17,8 @@
 #include "compare/compare.h"
 #include "experiment/words.h"
 
-#define PLAN_MAX_STEPS      16
-#define PLAN_NAME_MAX       64 /* characters of an experiment or step name */
+#define PLAN_MAX_STEPS 16
+#define PLAN_NAME_MAX  64 /* characters of an experiment or step name */
 /* Every repeat of a step is one file of its compare group. */
 #define PLAN_MAX_REPEAT     COMPARE_MAX_RUNS_PER_ARM
 #define PLAN_DEFAULT_REPEAT 3
@@ -27,7 +27,15 @@
 #define PLAN_MAX_FILE_BYTES (1024 * 1024)
 
 /* The keys of a [step NAME] section, in the order of plan_step_keys[]. */
-enum plan_step_key { STEP_RUN, STEP_LOAD, STEP_TUNE, STEP_BEFORE, STEP_AFTER, STEP_SAVE, STEP_NKEYS };
+enum plan_step_key {
+    STEP_RUN,
+    STEP_LOAD,
+    STEP_TUNE,
+    STEP_BEFORE,
+    STEP_AFTER,
+    STEP_SAVE,
+    STEP_NKEYS
+};
 extern const char *const plan_step_keys[STEP_NKEYS];
 
 /* What `save` may name: a run output written once per run, as
@@ -53,8 +61,8 @@ struct plan_step {
     /* "run", the words of run, "--load" KIND for each word of load, then
      * "--tune=TUNE": what `jitterlab run` gets, but --json. */
     struct words argv;
-    int run_end;  /* argv.count after the words of run */
-    int load_end; /* argv.count after the --load pairs */
+    int run_end;   /* argv.count after the words of run */
+    int load_end;  /* argv.count after the --load pairs */
     unsigned save; /* bit k (enum plan_save): saved per run */
 };
 

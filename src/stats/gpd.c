@@ -561,7 +561,7 @@ double gpd_profile_multi(const struct gpd_obs *obs, size_t n, const struct gpd_f
         struct edge e;
         bool inside = edge_eval(arg, fit->xi, fit->sigma, true, &e);
         value = inside ? exp(e.l) : 0;
-        psi0 = log(value);
+        psi0 = value > 0 ? log(value) : -INFINITY; /* none: no interval, below */
         nuis0 = fit->xi;
         c.nuis_lo = GPD_XI_MIN, c.nuis_hi = GPD_XI_MAX;
         double var = e.d_xi * e.d_xi * vxi + 2 * e.d_xi * e.d_ls * cxl + e.d_ls * e.d_ls * vls;

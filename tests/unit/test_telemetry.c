@@ -116,7 +116,8 @@ static void test_telemetry_absent_line_groups_figures_by_reason(void **state)
     telemetry_absent_line(t, line, sizeof line);
     assert_string_equal(line, "bzy_mhz, tsc_mhz, smi: " FIXTURE_MSR_WHY
                               "; idle: no cpuidle states (driver none); ctxt: " NO_PERF_WHY
-                              "; steal_pct: " NO_STEAL_WHY "; core_temp_c, pkg_temp_c: no coretemp, k10temp, zenpower hwmon "
+                              "; steal_pct: " NO_STEAL_WHY
+                              "; core_temp_c, pkg_temp_c: no coretemp, k10temp, zenpower hwmon "
                               "or x86_pkg_temp zone; pkg_watts: no powercap RAPL domain "
                               "(/sys/class/powercap)");
     /* a short buffer holds a terminated prefix of the same line */
