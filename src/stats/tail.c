@@ -1,7 +1,8 @@
 /*
  * The tail analysis (see tail.h): which threshold, which fit, which checks,
  * and when to refuse. The fits themselves live in stats/gpd.c, the checks'
- * statistics in stats/evt_checks.c.
+ * statistics in stats/evt_checks.c; the data and the threshold ladder in
+ * tail_data.c, the checks beside the fit in tail_checks.c.
  *
  * Data. Every observation is an interval [lo, hi] of whole ns (a histogram
  * bucket; an exact sample is [v, v]); values beyond the histogram's range
@@ -86,311 +87,10 @@
 #include "stats/exact_tests.h"
 #include "stats/gpd.h"
 #include "stats/histogram.h"
+#include "stats/tail_internal.h"
 
-#define MIN_EXCEEDANCES 50
-#define CHECK_LEVEL     0.01
-#define LADDER_TOP      0.1
-/* A shape at the search's upper end: the likelihood wants a heavier tail
- * than any GPD it may take, the mark of a far second mode. */
-#define XI_AT_MAX       (GPD_XI_MAX - 1e-3)
-#define LADDER_REF_MIN  300 /* exceedances of a rung the others are judged by */
-#define DECLUSTER_BELOW 0.9
-#define CLUSTER_FAIL    0.2
-#define SPLIT_P         1e-4
-#define SPLIT_MIN_HALF  50000
-#define GEV_MIN_BLOCKS  30
-/* The GEV check compares intervals at 1 - level / 2 each: two intervals
- * that both hold the level overlap, so it refuses a right fit with at most
- * its level (either interval misses with at most level / 2). */
-#define GEV_CHECK_CONFIDENCE (1 - CHECK_LEVEL / 2)
-#define LB_MIN_BLOCKS        20
-#define MK_MIN_BLOCKS        10
-#define NS_PER_HOUR          3600e9
-#define HOURS_PER_YEAR       8766.0
-/* Exact values are grouped into runs no wider than 1/1024 of their value. */
-#define EXACT_GROUP_SHIFT 10
-
-/* One distribution as the fits see it: ascending bins (the overflow
- * appended as [max_ns, max_ns]) and, with the samples, the exact values
- * at or above the ladder's lowest threshold, ascending. */
-struct dataset {
-    struct tail_bin *bins;
-    size_t nbins;
-    uint64_t n;
-    int64_t *exact; /* NULL: the histogram path */
-    size_t nexact;
-};
-
-static void dataset_free(struct dataset *d)
-{
-    free(d->bins);
-    free(d->exact);
-    d->bins = NULL;
-    d->exact = NULL;
-}
-
-/* Sorts v ascending: least significant digit first, 11 bits a pass over
- * the offsets from the smallest value, only as many passes as the span
- * needs (latencies span well under 2^33 ns: three passes). Linear in n,
- * where a comparison sort of millions of exceedances would cost more than
- * the fit. -1 when out of memory. */
-static int sort_i64(int64_t *v, size_t n)
-{
-    if (n < 2)
-        return 0;
-    int64_t lo = v[0], hi = v[0];
-    for (size_t i = 1; i < n; i++) {
-        lo = v[i] < lo ? v[i] : lo;
-        hi = v[i] > hi ? v[i] : hi;
-    }
-    uint64_t span = (uint64_t)hi - (uint64_t)lo;
-    int64_t *tmp = malloc(n * sizeof(*tmp));
-    if (!tmp)
-        return -1;
-    int64_t *src = v, *dst = tmp;
-    for (unsigned shift = 0; shift < 64 && (span >> shift) > 0; shift += 11) {
-        size_t count[2049] = {0};
-        for (size_t i = 0; i < n; i++)
-            count[((((uint64_t)src[i] - (uint64_t)lo) >> shift) & 2047) + 1]++;
-        for (size_t d = 1; d < 2049; d++)
-            count[d] += count[d - 1];
-        for (size_t i = 0; i < n; i++)
-            dst[count[(((uint64_t)src[i] - (uint64_t)lo) >> shift) & 2047]++] = src[i];
-        int64_t *t = src;
-        src = dst, dst = t;
-    }
-    if (src != v)
-        memcpy(v, src, n * sizeof(*v));
-    free(tmp);
-    return 0;
-}
-
-/* Values at or above u, from the bins (u a lower edge). */
-static uint64_t count_from(const struct dataset *d, int64_t u)
-{
-    uint64_t c = 0;
-    for (size_t i = d->nbins; i-- > 0 && d->bins[i].lo >= u;)
-        c += d->bins[i].count;
-    return c;
-}
-
-/* The lower edge of the bucket holding u (the first bucket above when u
- * lies between buckets); u itself above every bucket (no exceedance). */
-static int64_t snap_threshold(const struct dataset *d, int64_t u)
-{
-    for (size_t i = 0; i < d->nbins; i++)
-        if (d->bins[i].hi >= u)
-            return d->bins[i].lo;
-    return u;
-}
-
-/* The observations above u: exact values grouped, or buckets. */
-static size_t build_obs(const struct dataset *d, int64_t u, const int64_t *vals, size_t nvals,
-                        struct gpd_obs *obs)
-{
-    size_t k = 0;
-    if (vals) {
-        for (size_t i = 0; i < nvals;) {
-            if (vals[i] < u) {
-                i++;
-                continue;
-            }
-            size_t j = i;
-            int64_t top = vals[i] + (vals[i] >> EXACT_GROUP_SHIFT);
-            while (j < nvals && vals[j] <= top)
-                j++;
-            obs[k++] = (struct gpd_obs){(double)(vals[i] - u), (double)(vals[j - 1] + 1 - u),
-                                        (double)(j - i)};
-            i = j;
-        }
-        return k;
-    }
-    for (size_t i = 0; i < d->nbins; i++)
-        if (d->bins[i].lo >= u && d->bins[i].count > 0)
-            obs[k++] = (struct gpd_obs){(double)(d->bins[i].lo - u),
-                                        (double)(d->bins[i].hi + 1 - u), (double)d->bins[i].count};
-    return k;
-}
-
-/* Goodness of fit of the fit to obs: Anderson-Darling on exact values (at
- * the middle of each nanosecond), else the grouped chi-square. p NAN when
- * there are too few groups to test. */
-static double goodness_of_fit(const struct gpd_obs *obs, size_t nobs, bool exact,
-                              const struct gpd_fit *f, double *stat)
-{
-    double total = 0;
-    for (size_t i = 0; i < nobs; i++)
-        total += obs[i].w;
-    *stat = NAN;
-    if (exact) {
-        double s = 0, pos = 0;
-        for (size_t i = 0; i < nobs; i++) {
-            double mid = (obs[i].a + obs[i].b) / 2;
-            double z = -expm1(gpd_log_sf(mid, f->xi, f->sigma));
-            double lz = log(fmax(z, 1e-300));
-            double l1z = gpd_log_sf(mid, f->xi, f->sigma);
-            if (!isfinite(l1z))
-                l1z = -745;
-            double c = obs[i].w;
-            double sum_odd = (pos + c) * (pos + c) - pos * pos; /* sum of 2i-1 */
-            double sum_rev = c * (2 * total + 1) - c * (2 * pos + c + 1);
-            s += sum_odd * lz + sum_rev * l1z;
-            pos += c;
-        }
-        double a2 = -total - s / total;
-        *stat = a2;
-        int bound;
-        return ad_gpd_p(a2, f->xi, &bound);
-    }
-    /* Expectations over the span from the group's start, so empty buckets
-     * between the observed ones count too. */
-    double chi = 0, o = 0, start_ls = 0;
-    int groups = 0;
-    for (size_t i = 0; i < nobs; i++) {
-        double lb = gpd_log_sf(obs[i].b, f->xi, f->sigma);
-        o += obs[i].w;
-        double e = total * (exp(start_ls) - exp(lb));
-        double rest = total * exp(lb);
-        if (i + 1 < nobs && e >= 5 && rest >= 5) {
-            chi += (o - e) * (o - e) / e;
-            groups++;
-            o = 0;
-            start_ls = lb;
-        } else if (i + 1 == nobs) {
-            e = total * exp(start_ls); /* open-ended */
-            if (e > 0)
-                chi += (o - e) * (o - e) / e;
-            groups++;
-        }
-    }
-    if (groups - 3 < 1)
-        return NAN;
-    *stat = chi;
-    return gsl_cdf_chisq_Q(chi, groups - 3);
-}
-
-struct rung_fit {
-    int64_t u;
-    uint64_t k;
-    struct gpd_fit fit;
-    double gof_p, gof_stat;
-};
-
-/* The ladder on d: fills rungs (ascending thresholds); returns the index
- * of the chosen rung, -1 when none is stable and accepted, -2 when the
- * lowest rung has too few exceedances. */
-static int ladder(const struct dataset *d, double confidence, struct rung_fit *rungs,
-                  size_t *nrungs, struct gpd_obs *obs)
-{
-    *nrungs = 0;
-    /* above[i]: values in bins[i..]. */
-    uint64_t above = 0;
-    double k = (double)d->n * LADDER_TOP;
-    if (k < MIN_EXCEEDANCES)
-        return -2;
-    /* From the fewest exceedances (the top bucket) down. */
-    int steps = 0;
-    while (k / 2 >= MIN_EXCEEDANCES && steps + 1 < TAIL_MAX_LADDER) {
-        k /= 2;
-        steps++;
-    }
-    size_t i = d->nbins;
-    for (int s = steps; s >= 0; s--, k *= 2) {
-        while (i > 0 && (double)above < k)
-            above += d->bins[--i].count;
-        if ((double)above < k)
-            break;
-        int64_t u = d->bins[i].lo;
-        if (*nrungs > 0 && rungs[*nrungs - 1].u == u)
-            continue;
-        rungs[(*nrungs)++] = (struct rung_fit){.u = u, .k = above};
-    }
-    /* Found from the top down: put them in ascending order of u. */
-    for (size_t a = 0, b = *nrungs - 1; *nrungs > 0 && a < b; a++, b--) {
-        struct rung_fit t = rungs[a];
-        rungs[a] = rungs[b];
-        rungs[b] = t;
-    }
-    double z = gsl_cdf_ugaussian_Qinv((1 - confidence) / 2);
-    double xi0 = NAN, s0 = NAN;
-    for (size_t r = 0; r < *nrungs; r++) {
-        size_t nobs = build_obs(d, rungs[r].u, d->exact, d->nexact, obs);
-        struct gpd_fit *f = &rungs[r].fit;
-        rungs[r].gof_p = rungs[r].gof_stat = NAN;
-        if (gpd_fit(obs, nobs, xi0, s0, f) != 0)
-            continue;
-        xi0 = f->xi, s0 = f->sigma;
-        rungs[r].gof_p = goodness_of_fit(obs, nobs, d->exact != NULL, f, &rungs[r].gof_stat);
-    }
-    for (size_t r = 0; r < *nrungs; r++) {
-        const struct gpd_fit *f = &rungs[r].fit;
-        if (!f->ok || rungs[r].gof_p < CHECK_LEVEL || f->xi >= XI_AT_MAX)
-            continue;
-        bool stable = true;
-        for (size_t q = r + 1; q < *nrungs && stable; q++) {
-            const struct gpd_fit *g = &rungs[q].fit;
-            if (!g->ok || !(g->cov[0][0] > 0) || rungs[q].k < LADDER_REF_MIN)
-                continue;
-            double se = sqrt(g->cov[0][0]);
-            if (f->xi < g->xi - z * se || f->xi > g->xi + z * se)
-                stable = false;
-        }
-        if (stable)
-            return (int)r;
-    }
-    return -1;
-}
-
-/* The value of rank r (1-based) in the bins: mid, lower edge, upper edge. */
-static void value_at_rank(const struct dataset *d, int64_t r, double *mid, double *lo, double *hi)
-{
-    uint64_t c = 0;
-    for (size_t i = 0; i < d->nbins; i++) {
-        c += d->bins[i].count;
-        if ((int64_t)c >= r) {
-            *mid = (double)(d->bins[i].lo + d->bins[i].hi) / 2;
-            *lo = (double)d->bins[i].lo;
-            *hi = (double)d->bins[i].hi;
-            return;
-        }
-    }
-    *mid = *lo = *hi = (double)d->bins[d->nbins - 1].hi;
-}
-
-static struct tail_value empirical_level(const struct dataset *d, double p, double confidence)
-{
-    struct tail_value v;
-    double q = 1 - p, mid, lo, hi;
-    int64_t r = (int64_t)ceil(q * (double)d->n), rl, rh;
-    if (r < 1)
-        r = 1;
-    value_at_rank(d, r, &v.value, &lo, &hi);
-    quantile_ci_ranks(d->n, q, 1 - confidence, &rl, &rh);
-    if (rl < 1)
-        v.lo = 0;
-    else
-        value_at_rank(d, rl, &mid, &v.lo, &hi);
-    if (rh > (int64_t)d->n)
-        v.hi = INFINITY;
-    else
-        value_at_rank(d, rh, &mid, &lo, &v.hi);
-    return v;
-}
-
-static void check_set(struct tail_check *c, enum tail_check_state st, double stat, double p,
-                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static void check_set(struct tail_check *c, enum tail_check_state st, double stat, double p,
-                      const char *fmt, ...)
-{
-    c->state = st;
-    c->statistic = stat;
-    c->p_value = p;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->why, sizeof(c->why), fmt, ap);
-    va_end(ap);
-}
+#define NS_PER_HOUR    3600e9
+#define HOURS_PER_YEAR 8766.0
 
 static const char *const check_names[TAIL_NCHECKS] = {
     "goodness-of-fit", "ljung-box", "mann-kendall", "extremal-index", "split-half", "gev-agreement",
@@ -476,57 +176,6 @@ static int validate(const struct tail_input *in, char *err, size_t errlen)
     return 0;
 }
 
-/* The dataset of in: bins with the overflow appended; exact values at or
- * above the lowest threshold the ladder could take (or u_min). */
-static int dataset_make(const struct tail_input *in, int64_t u_min, struct dataset *d)
-{
-    memset(d, 0, sizeof(*d));
-    d->bins = malloc((in->nbins + 1) * sizeof(*d->bins));
-    if (!d->bins)
-        return -1;
-    for (size_t i = 0; i < in->nbins; i++) {
-        if (in->bins[i].count == 0)
-            continue;
-        d->bins[d->nbins++] = in->bins[i];
-        d->n += in->bins[i].count;
-    }
-    if (in->overflow > 0) {
-        if (d->nbins > 0 && in->max_ns <= d->bins[d->nbins - 1].hi)
-            d->bins[d->nbins - 1].count += in->overflow;
-        else
-            d->bins[d->nbins++] = (struct tail_bin){in->max_ns, in->max_ns, in->overflow};
-        d->n += in->overflow;
-    }
-    if (in->seq && in->nseq > 0) {
-        size_t k = 0;
-        for (size_t i = 0; i < in->nseq; i++)
-            k += in->seq[i] >= u_min;
-        d->exact = malloc((k ? k : 1) * sizeof(*d->exact));
-        if (!d->exact)
-            return -1;
-        for (size_t i = 0; i < in->nseq; i++)
-            if (in->seq[i] >= u_min)
-                d->exact[d->nexact++] = in->seq[i];
-        if (sort_i64(d->exact, d->nexact) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* The lowest threshold the ladder could pick: the bucket of the n/10-th
- * value from the top. */
-static int64_t lowest_rung(const struct dataset *d)
-{
-    uint64_t above = 0;
-    double k = (double)d->n * LADDER_TOP;
-    for (size_t i = d->nbins; i-- > 0;) {
-        above += d->bins[i].count;
-        if ((double)above >= k)
-            return d->bins[i].lo;
-    }
-    return d->bins[0].lo;
-}
-
 static double per_cycles(double p, double cycles)
 {
     return -expm1(cycles * log1p(-p));
@@ -561,81 +210,6 @@ static struct tail_value pot_level(const struct fitted *f, double p, double conf
     return v;
 }
 
-/* The split-half check (see the top comment). */
-static void split_half(const struct tail_input *in, double confidence, struct tail_check *c,
-                       struct gpd_obs *obs_buf)
-{
-    size_t half = in->nseq / 2;
-    if (!in->seq || half < SPLIT_MIN_HALF) {
-        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN,
-                  in->seq ? "needs %d samples a half, has %zu" : "needs the samples file",
-                  SPLIT_MIN_HALF, half);
-        return;
-    }
-    struct latency_hist *h = malloc(sizeof(*h));
-    struct tail_bin *bins = malloc(LATENCY_HIST_BUCKETS * sizeof(*bins));
-    struct rung_fit *rungs = malloc(TAIL_MAX_LADDER * sizeof(*rungs));
-    struct dataset d = {0};
-    if (!h || !bins || !rungs) {
-        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN, "out of memory");
-        goto out;
-    }
-    latency_hist_init(h);
-    for (size_t i = 0; i < half; i++)
-        latency_hist_add(h, in->seq[i] < 0 ? 0 : in->seq[i]);
-    size_t nb = 0;
-    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++)
-        if (h->buckets[i]) {
-            latency_hist_bucket_bounds(i, &bins[nb].lo, &bins[nb].hi);
-            bins[nb++].count = h->buckets[i];
-        }
-    struct tail_input first = {.bins = bins,
-                               .nbins = nb,
-                               .overflow = h->overflow,
-                               .max_ns = h->max_ns,
-                               .seq = in->seq,
-                               .nseq = half};
-    /* The exact values only from the ladder's lowest rung up. */
-    first.seq = NULL;
-    int mk = dataset_make(&first, 0, &d);
-    int64_t u0 = mk == 0 ? lowest_rung(&d) : 0;
-    dataset_free(&d);
-    first.seq = in->seq;
-    if (mk != 0 || dataset_make(&first, u0, &d) != 0) {
-        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN, "out of memory");
-        goto out;
-    }
-    size_t nr;
-    int chosen = ladder(&d, confidence, rungs, &nr, obs_buf);
-    double x;
-    if (chosen < 0) {
-        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN,
-                  "the first half has no threshold with a stable shape and an accepted fit");
-        goto out;
-    }
-    double zeta = (double)rungs[chosen].k / (double)d.n;
-    if (SPLIT_P < zeta) {
-        x = (double)rungs[chosen].u +
-            gpd_isf(SPLIT_P / zeta, rungs[chosen].fit.xi, rungs[chosen].fit.sigma);
-    } else {
-        struct tail_value e = empirical_level(&d, SPLIT_P, confidence);
-        x = e.value;
-    }
-    uint64_t n2 = in->nseq - half, k2 = 0;
-    for (size_t i = half; i < in->nseq; i++)
-        k2 += (double)in->seq[i] > x;
-    double p = binomial_two_sided_p(k2, n2, SPLIT_P);
-    check_set(c, p < CHECK_LEVEL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, (double)k2, p,
-              "%llu of %llu second-half samples above the first half's 1e-4 level %.0f ns "
-              "(expected %.1f)",
-              (unsigned long long)k2, (unsigned long long)n2, x, (double)n2 * SPLIT_P);
-out:
-    dataset_free(&d);
-    free(h);
-    free(bins);
-    free(rungs);
-}
-
 static void refuse(struct tail_result *r, const char *advice, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void refuse(struct tail_result *r, const char *advice, const char *fmt, ...)
@@ -648,86 +222,6 @@ static void refuse(struct tail_result *r, const char *advice, const char *fmt, .
     snprintf(r->advice, sizeof(r->advice), "%s", advice);
 }
 
-static void block_checks(const struct tail_input *in, struct tail_result *r, double *bm)
-{
-    size_t nb = in->block_max ? in->nblock : 0;
-    for (size_t i = 0; i < nb; i++)
-        bm[i] = (double)in->block_max[i];
-    struct tail_check *lb = &r->checks[TAIL_CHECK_LJUNG_BOX];
-    if (nb < LB_MIN_BLOCKS) {
-        check_set(lb, TAIL_CHECK_NOT_RUN, NAN, NAN, "needs %d window maxima, has %zu",
-                  LB_MIN_BLOCKS, nb);
-    } else {
-        size_t h = nb / 5 < 10 ? nb / 5 : 10;
-        double p, q = ljung_box(bm, nb, h, &p);
-        check_set(lb, p < CHECK_LEVEL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, q, p,
-                  "Q = %.2f over %zu lags of %zu window maxima", q, h, nb);
-    }
-    struct tail_check *mk = &r->checks[TAIL_CHECK_MANN_KENDALL];
-    if (nb < MK_MIN_BLOCKS) {
-        check_set(mk, TAIL_CHECK_NOT_RUN, NAN, NAN, "needs %d window maxima, has %zu",
-                  MK_MIN_BLOCKS, nb);
-    } else {
-        double p, z = mann_kendall(bm, nb, &p);
-        check_set(mk, p < CHECK_LEVEL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, z, p,
-                  "z = %.2f over %zu window maxima (%s)", z, nb,
-                  z > 0   ? "rising"
-                  : z < 0 ? "falling"
-                          : "flat");
-    }
-}
-
-static void gev_part(const struct tail_input *in, struct tail_result *r, const double *bm,
-                     double confidence, struct tail_value pot)
-{
-    struct tail_check *c = &r->checks[TAIL_CHECK_GEV_AGREEMENT];
-    size_t nb = in->block_max ? in->nblock : 0;
-    r->gev_blocks = nb;
-    if (nb < GEV_MIN_BLOCKS) {
-        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN, "needs %d window maxima, has %zu",
-                  GEV_MIN_BLOCKS, nb);
-        return;
-    }
-    struct gev_fit g;
-    if (gev_fit(bm, nb, &g) != 0) {
-        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN, "the GEV fit to the window maxima failed");
-        return;
-    }
-    double z = gsl_cdf_ugaussian_Qinv((1 - confidence) / 2);
-    r->gev_fitted = true;
-    double sm = sqrt(g.cov[0][0]), sl = sqrt(g.cov[1][1]);
-    struct tail_value *v = &r->gev_shape;
-    v->value = gev_profile(bm, nb, &g, GEV_TARGET_XI, 0, 1, &confidence, &v->lo, &v->hi);
-    r->gev_location = (struct tail_value){g.mu, g.mu - z * sm, g.mu + z * sm};
-    r->gev_scale = (struct tail_value){g.sigma, g.sigma * exp(-z * sl), g.sigma * exp(z * sl)};
-    double nlp = -in->block_cycles * log1p(-1e-9);
-    /* the reported interval and the check's wider one in one search */
-    double cc = GEV_CHECK_CONFIDENCE, confs[2] = {confidence, cc}, lo[2], hi[2];
-    v = &r->gev_1e9;
-    v->value = gev_profile(bm, nb, &g, GEV_TARGET_LEVEL, nlp, 2, confs, lo, hi);
-    v->lo = lo[0], v->hi = hi[0];
-    struct tail_value gev = {v->value, lo[1], hi[1]};
-    /* The windows' cycles exceed the 1e-9 level with probability
-     * 1 - (1 - 1e-9)^cycles; while that is at most a tenth of what the
-     * interval may miss on one side, the level lies above the largest
-     * window maximum as surely as the interval holds it. */
-    double cycles = in->block_cycles * (double)nb, largest = 0;
-    for (size_t i = 0; i < nb; i++)
-        largest = bm[i] > largest ? bm[i] : largest;
-    if (v->lo < largest && -expm1(cycles * log1p(-1e-9)) <= (1 - confidence) / 20)
-        v->lo = largest;
-    if (gev.lo < largest && -expm1(cycles * log1p(-1e-9)) <= (1 - cc) / 20)
-        gev.lo = largest;
-    if (!isfinite(pot.value) || isnan(pot.lo) || isnan(pot.hi) || isnan(gev.lo) || isnan(gev.hi)) {
-        check_set(c, TAIL_CHECK_NOT_RUN, NAN, NAN, "no interval of the 1e-9 level to compare");
-        return;
-    }
-    bool apart = pot.hi < gev.lo || gev.hi < pot.lo;
-    check_set(c, apart ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, NAN, NAN,
-              "1e-9 level at %.1f%%: GPD [%.0f, %.0f] ns, GEV [%.0f, %.0f] ns: %s", cc * 100,
-              pot.lo, pot.hi, gev.lo, gev.hi, apart ? "apart" : "overlap");
-}
-
 static const char *const ADVICE_LONGER = "run longer: the tail needs more exceedances";
 
 /* The fit at f->u on d (exact values, or the cluster maxima when
@@ -735,7 +229,7 @@ static const char *const ADVICE_LONGER = "run longer: the tail needs more exceed
 static int fit_at(const struct dataset *d, const int64_t *vals, size_t nvals, struct fitted *f,
                   const struct gpd_fit *start)
 {
-    f->nobs = build_obs(d, f->u, vals, nvals, f->obs);
+    f->nobs = tail_build_obs(d, f->u, vals, nvals, f->obs);
     return gpd_fit(f->obs, f->nobs, start ? start->xi : NAN, start ? start->sigma : NAN, &f->fit);
 }
 
@@ -752,7 +246,7 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
                (long long)d->bins[0].lo);
         return;
     }
-    block_checks(in, r, bm);
+    tail_block_checks(in, r, bm);
     if (d->exact)
         r->checks[TAIL_CHECK_GOF].method = "anderson-darling";
 
@@ -761,8 +255,8 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
     const struct gpd_fit *start = NULL;
     if (in->threshold_ns >= 0) {
         r->threshold_given = true;
-        f.u = snap_threshold(d, in->threshold_ns);
-        f.k = count_from(d, f.u);
+        f.u = tail_snap_threshold(d, in->threshold_ns);
+        f.k = tail_count_from(d, f.u);
         if (f.k == 0) {
             refuse(r, "", "no value above the threshold %lld ns (the largest is %lld ns)",
                    (long long)f.u, (long long)d->bins[d->nbins - 1].hi);
@@ -784,7 +278,7 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
             return;
         }
     } else {
-        int chosen = ladder(d, confidence, rungs, &nr, obs);
+        int chosen = tail_ladder(d, confidence, rungs, &nr, obs);
         double z = gsl_cdf_ugaussian_Qinv((1 - confidence) / 2);
         r->nrungs = nr;
         for (size_t i = 0; i < nr; i++) {
@@ -837,28 +331,29 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
         double theta = extremal_index(pos, m);
         r->extremal_index = theta;
         if (isnan(theta)) {
-            check_set(ei, TAIL_CHECK_NOT_RUN, NAN, NAN, "too few exceedances");
+            tail_check_set(ei, TAIL_CHECK_NOT_RUN, NAN, NAN, "too few exceedances");
         } else if (theta < DECLUSTER_BELOW) {
             r->run_length = decluster_run_length(pos, m, theta);
             maxima = malloc(m * sizeof(*maxima));
             if (maxima) {
                 size_t c = decluster_maxima(pos, vals, m, r->run_length, maxima);
-                if (sort_i64(maxima, c) != 0)
+                if (tail_sort_i64(maxima, c) != 0)
                     c = 0;
                 r->clusters = c;
                 r->declustered = true;
             }
-            check_set(ei, theta < CLUSTER_FAIL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, theta, NAN,
-                      "extremal index %.2f: %llu clusters (run length %lld cycles) fitted", theta,
-                      (unsigned long long)r->clusters, (long long)r->run_length);
+            tail_check_set(ei, theta < CLUSTER_FAIL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, theta,
+                           NAN,
+                           "extremal index %.2f: %llu clusters (run length %lld cycles) fitted",
+                           theta, (unsigned long long)r->clusters, (long long)r->run_length);
         } else {
-            check_set(ei, TAIL_CHECK_PASSED, theta, NAN,
-                      "extremal index %.2f: exceedances come one at a time", theta);
+            tail_check_set(ei, TAIL_CHECK_PASSED, theta, NAN,
+                           "extremal index %.2f: exceedances come one at a time", theta);
         }
         free(pos);
         free(vals);
     } else {
-        check_set(ei, TAIL_CHECK_NOT_RUN, NAN, NAN, "needs the samples file");
+        tail_check_set(ei, TAIL_CHECK_NOT_RUN, NAN, NAN, "needs the samples file");
     }
     int rc;
     if (r->declustered) {
@@ -871,12 +366,12 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
     free(maxima);
     struct tail_check *gof = &r->checks[TAIL_CHECK_GOF];
     if (rc != 0) {
-        check_set(gof, TAIL_CHECK_NOT_RUN, NAN, NAN, "the fit failed");
+        tail_check_set(gof, TAIL_CHECK_NOT_RUN, NAN, NAN, "the fit failed");
         refuse(r, ADVICE_LONGER, "the GPD fit above %lld ns failed", (long long)f.u);
         return;
     }
     if (f.fit.xi >= XI_AT_MAX) {
-        check_set(gof, TAIL_CHECK_NOT_RUN, NAN, NAN, "the fit sits at the shape's bound");
+        tail_check_set(gof, TAIL_CHECK_NOT_RUN, NAN, NAN, "the fit sits at the shape's bound");
         refuse(r,
                "look at the largest values (run --explain): a rare far mode has a cause of its "
                "own to find",
@@ -885,17 +380,17 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
                (long long)f.u, GPD_XI_MAX);
         return;
     }
-    double stat, p = goodness_of_fit(f.obs, f.nobs, d->exact != NULL, &f.fit, &stat);
+    double stat, p = tail_goodness_of_fit(f.obs, f.nobs, d->exact != NULL, &f.fit, &stat);
     if (isnan(p))
-        check_set(gof, TAIL_CHECK_NOT_RUN, NAN, NAN, "too few groups to test");
+        tail_check_set(gof, TAIL_CHECK_NOT_RUN, NAN, NAN, "too few groups to test");
     else
-        check_set(gof, p < CHECK_LEVEL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, stat, p,
-                  "%s = %.3g above %lld ns, p %s %.3g", d->exact ? "A^2" : "chi-square", stat,
-                  (long long)f.u,
-                  d->exact && p >= 0.5     ? ">="
-                  : d->exact && p <= 0.001 ? "<="
-                                           : "=",
-                  p);
+        tail_check_set(gof, p < CHECK_LEVEL ? TAIL_CHECK_FAILED : TAIL_CHECK_PASSED, stat, p,
+                       "%s = %.3g above %lld ns, p %s %.3g", d->exact ? "A^2" : "chi-square", stat,
+                       (long long)f.u,
+                       d->exact && p >= 0.5     ? ">="
+                       : d->exact && p <= 0.001 ? "<="
+                                                : "=",
+                       p);
 
     double lo, hi;
     r->shape.value = gpd_profile(f.obs, f.nobs, &f.fit, GPD_TARGET_XI, 0, confidence, &lo, &hi);
@@ -925,7 +420,7 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
     for (size_t i = 0; i < np; i++) {
         r->estimates[i].probability = ps[i];
         if (ps[i] >= f.zeta) {
-            r->estimates[i].ns = empirical_level(d, ps[i], confidence);
+            r->estimates[i].ns = tail_empirical_level(d, ps[i], confidence);
         } else if (ps[i] == 1e-9 && want_check && isnan(pot_check.value)) {
             struct tail_value two[2];
             pot_levels(&f, ps[i], 2, confs, two);
@@ -968,8 +463,8 @@ static void analyse(const struct tail_input *in, struct dataset *d, struct tail_
         e->ns = (struct tail_value){(double)f.u + x, (double)f.u + lo, (double)f.u + hi};
     }
 
-    split_half(in, confidence, &r->checks[TAIL_CHECK_SPLIT_HALF], obs);
-    gev_part(in, r, bm, confidence, pot_check);
+    tail_split_half(in, confidence, &r->checks[TAIL_CHECK_SPLIT_HALF], obs);
+    tail_gev_part(in, r, bm, confidence, pot_check);
 
     /* The verdict: the first failed check, in the order of what to fix first. */
     const struct tail_check *c = r->checks;
@@ -1033,15 +528,15 @@ int tail_analyse(const struct tail_input *in, struct tail_result *out, char *err
     double *bm = malloc((in->nblock + 1) * sizeof(*bm));
     struct tail_input probe = *in;
     probe.seq = NULL;
-    if (!rungs || !bm || dataset_make(&probe, 0, &d) != 0)
+    if (!rungs || !bm || tail_dataset_make(&probe, 0, &d) != 0)
         goto out;
     out->exact_samples = in->seq && in->nseq > 0;
     if (out->exact_samples) {
-        int64_t u0 = lowest_rung(&d);
-        if (in->threshold_ns >= 0 && snap_threshold(&d, in->threshold_ns) < u0)
-            u0 = snap_threshold(&d, in->threshold_ns);
-        dataset_free(&d);
-        if (dataset_make(in, u0, &d) != 0)
+        int64_t u0 = tail_lowest_rung(&d);
+        if (in->threshold_ns >= 0 && tail_snap_threshold(&d, in->threshold_ns) < u0)
+            u0 = tail_snap_threshold(&d, in->threshold_ns);
+        tail_dataset_free(&d);
+        if (tail_dataset_make(in, u0, &d) != 0)
             goto out;
     }
     obs = malloc((d.nbins + d.nexact + 1) * sizeof(*obs));
@@ -1061,7 +556,7 @@ out:
         snprintf(err, errlen, "out of memory");
         snprintf(out->reason, sizeof(out->reason), "%s", err);
     }
-    dataset_free(&d);
+    tail_dataset_free(&d);
     free(obs);
     free(rungs);
     free(bm);
@@ -1087,7 +582,7 @@ struct tail_value tail_level(const struct tail_input *in, const struct tail_resu
     int64_t *maxima = NULL;
     if (!r->exact_samples)
         probe.seq = NULL;
-    if (dataset_make(&probe, r->threshold_ns, &d) != 0)
+    if (tail_dataset_make(&probe, r->threshold_ns, &d) != 0)
         goto out;
     obs = malloc((d.nbins + d.nexact + 1) * sizeof(*obs));
     if (!obs)
@@ -1112,7 +607,7 @@ struct tail_value tail_level(const struct tail_input *in, const struct tail_resu
             last = i;
             m++;
         }
-        if (sort_i64(maxima, c) != 0)
+        if (tail_sort_i64(maxima, c) != 0)
             goto out;
         vals = maxima;
         nvals = c;
@@ -1121,7 +616,7 @@ struct tail_value tail_level(const struct tail_input *in, const struct tail_resu
     if (fit_at(&d, vals, nvals, &f, &start) == 0)
         v = pot_level(&f, p, in->confidence ? in->confidence : 0.95);
 out:
-    dataset_free(&d);
+    tail_dataset_free(&d);
     free(obs);
     free(maxima);
     return v;
