@@ -7,7 +7,8 @@
  * without overlapping and, with the overflow counter, add up to the samples,
  * CPU ids are unique and in range. A noise document is read into the same
  * structs (gaps as samples), with its own checks: noise within the time
- * measured, windows in time order, the merged entry the sum of the CPUs.
+ * measured, windows in time order, the merged entry the sum of the CPUs
+ * (result_read_noise.c).
  * A run's report windows (intervals[], else telemetry[]) are gathered per
  * CPU in one pass over the array, each checked against its CPU's figures
  * (time order, no more samples than the CPU, no maximum above its own);
@@ -22,17 +23,10 @@
 #include <string.h>
 
 #include "stats/histogram.h"
+#include "out/result_read_internal.h"
 #include "sys/cpulist.h"
 
-struct reader {
-    char *err;
-    size_t errlen;
-};
-
-static int refuse(struct reader *r, const char *where, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int refuse(struct reader *r, const char *where, const char *fmt, ...)
+int result_read_refuse(struct reader *r, const char *where, const char *fmt, ...)
 {
     char why[160];
     va_list ap;
@@ -44,21 +38,21 @@ static int refuse(struct reader *r, const char *where, const char *fmt, ...)
 }
 
 /* A count: a JSON integer >= 0. */
-static int read_count(struct reader *r, const json_t *obj, const char *where, const char *key,
+int result_read_count(struct reader *r, const json_t *obj, const char *where, const char *key,
                       uint64_t *out)
 {
     json_t *v = json_object_get(obj, key);
     if (!json_is_integer(v))
-        return refuse(r, where, "%s: %s", key, v ? "not an integer" : "missing");
+        return result_read_refuse(r, where, "%s: %s", key, v ? "not an integer" : "missing");
     json_int_t n = json_integer_value(v);
     if (n < 0)
-        return refuse(r, where, "%s: negative count %lld", key, (long long)n);
+        return result_read_refuse(r, where, "%s: negative count %lld", key, (long long)n);
     *out = (uint64_t)n;
     return 0;
 }
 
 /* The statistics object under key ("latency_ns", "exec_ns", ...). */
-static int read_stats(struct reader *r, const json_t *cpu, const char *where, const char *key,
+int result_read_stats(struct reader *r, const json_t *cpu, const char *where, const char *key,
                       struct result_latency *out)
 {
     static const char *const keys[] = {"min", "mean", "stddev", "max",  "p50",
@@ -67,7 +61,7 @@ static int read_stats(struct reader *r, const json_t *cpu, const char *where, co
                                &out->p90, &out->p99,  &out->p999,   &out->p9999};
     json_t *lat = json_object_get(cpu, key);
     if (!json_is_object(lat))
-        return refuse(r, where, "%s: %s", key, lat ? "not an object" : "missing");
+        return result_read_refuse(r, where, "%s: %s", key, lat ? "not an object" : "missing");
     int nulls = 0;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         json_t *v = json_object_get(lat, keys[i]);
@@ -76,22 +70,22 @@ static int read_stats(struct reader *r, const json_t *cpu, const char *where, co
             continue;
         }
         if (!json_is_integer(v))
-            return refuse(r, where, "%s.%s: %s", key, keys[i],
-                          v ? "not an integer or null" : "missing");
+            return result_read_refuse(r, where, "%s.%s: %s", key, keys[i],
+                                      v ? "not an integer or null" : "missing");
         *fields[i] = (int64_t)json_integer_value(v);
     }
     if (nulls != 0 && nulls != (int)(sizeof keys / sizeof keys[0]))
-        return refuse(r, where, "%s: some statistics null, others not", key);
+        return result_read_refuse(r, where, "%s: some statistics null, others not", key);
     out->known = nulls == 0;
     if (!out->known)
         return 0;
     if (out->min > out->max || out->mean < out->min || out->mean > out->max)
-        return refuse(r, where, "%s: min <= mean <= max does not hold", key);
+        return result_read_refuse(r, where, "%s: min <= mean <= max does not hold", key);
     if (out->stddev < 0)
-        return refuse(r, where, "%s.stddev: negative", key);
+        return result_read_refuse(r, where, "%s.stddev: negative", key);
     if (out->p50 > out->p90 || out->p90 > out->p99 || out->p99 > out->p999 ||
         out->p999 > out->p9999)
-        return refuse(r, where, "%s: percentiles not ascending", key);
+        return result_read_refuse(r, where, "%s: percentiles not ascending", key);
     return 0;
 }
 
@@ -99,19 +93,21 @@ static int read_bin(struct reader *r, const json_t *bin, const char *where, size
                     struct result_bin *out)
 {
     if (!json_is_array(bin) || json_array_size(bin) != 3)
-        return refuse(r, where, "histogram.bins[%zu]: not [lo, hi, count]", i);
+        return result_read_refuse(r, where, "histogram.bins[%zu]: not [lo, hi, count]", i);
     json_int_t v[3];
     for (size_t k = 0; k < 3; k++) {
         json_t *e = json_array_get(bin, k);
         if (!json_is_integer(e))
-            return refuse(r, where, "histogram.bins[%zu]: not [lo, hi, count]", i);
+            return result_read_refuse(r, where, "histogram.bins[%zu]: not [lo, hi, count]", i);
         v[k] = json_integer_value(e);
     }
     if (v[0] < 0 || v[1] < v[0] || v[1] > LATENCY_HIST_MAX_NS)
-        return refuse(r, where, "histogram.bins[%zu]: [%lld, %lld] is not a range of 0 .. 60 s", i,
-                      (long long)v[0], (long long)v[1]);
+        return result_read_refuse(r, where,
+                                  "histogram.bins[%zu]: [%lld, %lld] is not a range of 0 .. 60 s",
+                                  i, (long long)v[0], (long long)v[1]);
     if (v[2] < 0)
-        return refuse(r, where, "histogram.bins[%zu]: negative count %lld", i, (long long)v[2]);
+        return result_read_refuse(r, where, "histogram.bins[%zu]: negative count %lld", i,
+                                  (long long)v[2]);
     out->lo = v[0];
     out->hi = v[1];
     out->count = (uint64_t)v[2];
@@ -120,46 +116,48 @@ static int read_bin(struct reader *r, const json_t *bin, const char *where, size
 
 /* The "histogram" object of parent, whose bins and overflow must add up
  * to samples; key names the parent in messages ("" for the CPU entry). */
-static int read_histogram(struct reader *r, const json_t *parent, const char *where,
+int result_read_histogram(struct reader *r, const json_t *parent, const char *where,
                           const char *key, uint64_t samples, struct result_dist *out)
 {
     const char *dot = key[0] ? "." : "";
     json_t *h = json_object_get(parent, "histogram");
     if (!json_is_object(h))
-        return refuse(r, where, "%s%shistogram: %s", key, dot, h ? "not an object" : "missing");
+        return result_read_refuse(r, where, "%s%shistogram: %s", key, dot,
+                                  h ? "not an object" : "missing");
     const char *unit = json_string_value(json_object_get(h, "unit"));
     if (!unit || strcmp(unit, "ns") != 0)
-        return refuse(r, where, "%s%shistogram.unit: not \"ns\"", key, dot);
-    if (read_count(r, h, where, "overflow", &out->overflow) != 0)
+        return result_read_refuse(r, where, "%s%shistogram.unit: not \"ns\"", key, dot);
+    if (result_read_count(r, h, where, "overflow", &out->overflow) != 0)
         return -1;
     json_t *bins = json_object_get(h, "bins");
     if (!json_is_array(bins))
-        return refuse(r, where, "%s%shistogram.bins: %s", key, dot,
-                      bins ? "not an array" : "missing");
+        return result_read_refuse(r, where, "%s%shistogram.bins: %s", key, dot,
+                                  bins ? "not an array" : "missing");
     size_t n = json_array_size(bins);
     if (n > LATENCY_HIST_BUCKETS)
-        return refuse(r, where, "%s%shistogram.bins: %zu bins, more than the %d a histogram has",
-                      key, dot, n, LATENCY_HIST_BUCKETS);
+        return result_read_refuse(r, where,
+                                  "%s%shistogram.bins: %zu bins, more than the %d a histogram has",
+                                  key, dot, n, LATENCY_HIST_BUCKETS);
     out->bins = n ? calloc(n, sizeof *out->bins) : NULL;
     if (n && !out->bins)
-        return refuse(r, where, "out of memory");
+        return result_read_refuse(r, where, "out of memory");
     uint64_t total = out->overflow;
     for (size_t i = 0; i < n; i++) {
         struct result_bin *b = &out->bins[i];
         if (read_bin(r, json_array_get(bins, i), where, i, b) != 0)
             return -1;
         if (i > 0 && b->lo <= out->bins[i - 1].hi)
-            return refuse(r, where, "%s%shistogram.bins[%zu]: out of order or overlapping", key,
-                          dot, i);
+            return result_read_refuse(
+                r, where, "%s%shistogram.bins[%zu]: out of order or overlapping", key, dot, i);
         if (b->count > UINT64_MAX - total)
-            return refuse(r, where, "%s%shistogram.bins: counts overflow", key, dot);
+            return result_read_refuse(r, where, "%s%shistogram.bins: counts overflow", key, dot);
         total += b->count;
         out->nbins = (int)i + 1;
     }
     if (total != samples)
-        return refuse(r, where,
-                      "%s%shistogram: bins and overflow hold %llu values, samples says %llu", key,
-                      dot, (unsigned long long)total, (unsigned long long)samples);
+        return result_read_refuse(
+            r, where, "%s%shistogram: bins and overflow hold %llu values, samples says %llu", key,
+            dot, (unsigned long long)total, (unsigned long long)samples);
     return 0;
 }
 
@@ -170,8 +168,8 @@ static int read_optional_dist(struct reader *r, const json_t *obj, const char *w
     json_t *d = json_object_get(obj, key);
     if (!d || json_is_null(d))
         return 0;
-    if (read_stats(r, obj, where, key, &out->stats) != 0 ||
-        read_histogram(r, d, where, key, out->stats.known ? samples : 0, out) != 0)
+    if (result_read_stats(r, obj, where, key, &out->stats) != 0 ||
+        result_read_histogram(r, d, where, key, out->stats.known ? samples : 0, out) != 0)
         return -1;
     out->present = true;
     return 0;
@@ -179,20 +177,20 @@ static int read_optional_dist(struct reader *r, const json_t *obj, const char *w
 
 /* An entry of cpus[] is an object with its CPU id; the merged "all" object
  * (merged) has none: out->cpu = -1. */
-static int read_cpu_head(struct reader *r, const json_t *obj, const char *where, bool merged,
+int result_read_cpu_head(struct reader *r, const json_t *obj, const char *where, bool merged,
                          struct result_cpu *out)
 {
     if (!json_is_object(obj))
-        return refuse(r, where, "%s", obj ? "not an object" : "missing");
+        return result_read_refuse(r, where, "%s", obj ? "not an object" : "missing");
     out->cpu = -1;
     if (!merged) {
         json_t *id = json_object_get(obj, "cpu");
         if (!json_is_integer(id))
-            return refuse(r, where, "cpu: %s", id ? "not an integer" : "missing");
+            return result_read_refuse(r, where, "cpu: %s", id ? "not an integer" : "missing");
         json_int_t cpu = json_integer_value(id);
         if (cpu < 0 || cpu >= CPULIST_MAX_CPUS)
-            return refuse(r, where, "cpu: %lld is not a CPU id (0 .. %d)", (long long)cpu,
-                          CPULIST_MAX_CPUS - 1);
+            return result_read_refuse(r, where, "cpu: %lld is not a CPU id (0 .. %d)",
+                                      (long long)cpu, CPULIST_MAX_CPUS - 1);
         out->cpu = (int)cpu;
     }
     return 0;
@@ -202,27 +200,29 @@ static int read_cpu_head(struct reader *r, const json_t *obj, const char *where,
 static int read_cpu(struct reader *r, const json_t *obj, const char *where, bool merged,
                     struct result_cpu *out)
 {
-    if (read_cpu_head(r, obj, where, merged, out) != 0)
+    if (result_read_cpu_head(r, obj, where, merged, out) != 0)
         return -1;
-    if (read_count(r, obj, where, "samples", &out->samples) != 0 ||
-        read_count(r, obj, where, "missed", &out->missed) != 0 ||
-        read_stats(r, obj, where, "latency_ns", &out->latency) != 0)
+    if (result_read_count(r, obj, where, "samples", &out->samples) != 0 ||
+        result_read_count(r, obj, where, "missed", &out->missed) != 0 ||
+        result_read_stats(r, obj, where, "latency_ns", &out->latency) != 0)
         return -1;
     /* documents before samples_lacking lack nothing: their results were final */
     if (json_object_get(obj, "samples_lacking") &&
-        read_count(r, obj, where, "samples_lacking", &out->samples_lacking) != 0)
+        result_read_count(r, obj, where, "samples_lacking", &out->samples_lacking) != 0)
         return -1;
     if (json_object_get(obj, "ring_drops") &&
-        read_count(r, obj, where, "ring_drops", &out->ring_drops) != 0)
+        result_read_count(r, obj, where, "ring_drops", &out->ring_drops) != 0)
         return -1;
     if (out->ring_drops > out->samples)
-        return refuse(r, where, "ring_drops: %llu, more than the %llu samples",
-                      (unsigned long long)out->ring_drops, (unsigned long long)out->samples);
+        return result_read_refuse(r, where, "ring_drops: %llu, more than the %llu samples",
+                                  (unsigned long long)out->ring_drops,
+                                  (unsigned long long)out->samples);
     if (out->latency.known != (out->samples > 0))
-        return refuse(r, where, "latency_ns: %s",
-                      out->samples ? "null with samples" : "statistics without samples");
+        return result_read_refuse(r, where, "latency_ns: %s",
+                                  out->samples ? "null with samples"
+                                               : "statistics without samples");
     struct result_dist lat = {0};
-    int rc = read_histogram(r, obj, where, "", out->samples, &lat);
+    int rc = result_read_histogram(r, obj, where, "", out->samples, &lat);
     out->bins = lat.bins;
     out->nbins = lat.nbins;
     out->overflow = lat.overflow;
@@ -230,7 +230,7 @@ static int read_cpu(struct reader *r, const json_t *obj, const char *where, bool
         return -1;
     json_t *dm = json_object_get(obj, "deadline_misses");
     if (dm && !json_is_null(dm)) { /* null: the run had no deadline */
-        if (read_count(r, obj, where, "deadline_misses", &out->deadline_misses) != 0)
+        if (result_read_count(r, obj, where, "deadline_misses", &out->deadline_misses) != 0)
             return -1;
         out->has_deadline_misses = true;
     }
@@ -241,24 +241,20 @@ static int read_cpu(struct reader *r, const json_t *obj, const char *where, bool
                : 0;
 }
 
-/* The reader of one cpus[] entry, or (merged) of the "all" object. */
-typedef int (*cpu_reader)(struct reader *r, const json_t *obj, const char *where, bool merged,
-                          struct result_cpu *out);
-
 /* cpus[] (1 .. CPULIST_MAX_CPUS entries, no CPU twice) and "all", each
  * entry by read_one. */
-static int read_cpus(struct reader *r, const json_t *doc, cpu_reader read_one,
+int result_read_cpus(struct reader *r, const json_t *doc, cpu_reader read_one,
                      struct result_doc *out)
 {
     json_t *cpus = json_object_get(doc, "cpus");
     if (!json_is_array(cpus))
-        return refuse(r, "cpus", "%s", cpus ? "not an array" : "missing");
+        return result_read_refuse(r, "cpus", "%s", cpus ? "not an array" : "missing");
     size_t n = json_array_size(cpus);
     if (n == 0 || n > CPULIST_MAX_CPUS)
-        return refuse(r, "cpus", "%zu entries (1 .. %d expected)", n, CPULIST_MAX_CPUS);
+        return result_read_refuse(r, "cpus", "%zu entries (1 .. %d expected)", n, CPULIST_MAX_CPUS);
     out->cpus = calloc(n, sizeof *out->cpus);
     if (!out->cpus)
-        return refuse(r, "cpus", "out of memory");
+        return result_read_refuse(r, "cpus", "out of memory");
     for (size_t i = 0; i < n; i++) {
         char where[32];
         snprintf(where, sizeof where, "cpus[%zu]", i);
@@ -267,7 +263,7 @@ static int read_cpus(struct reader *r, const json_t *doc, cpu_reader read_one,
             return -1;
         for (size_t k = 0; k < i; k++)
             if (out->cpus[k].cpu == out->cpus[i].cpu)
-                return refuse(r, where, "CPU %d listed twice", out->cpus[i].cpu);
+                return result_read_refuse(r, where, "CPU %d listed twice", out->cpus[i].cpu);
     }
     return read_one(r, json_object_get(doc, "all"), "all", true, &out->all);
 }
@@ -287,7 +283,7 @@ static int read_window_max(struct reader *r, const json_t *w, const char *at, in
     if (!v || json_is_null(v))
         return 0;
     if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return refuse(r, at, "max_ns: not an integer >= 0 or null");
+        return result_read_refuse(r, at, "max_ns: not an integer >= 0 or null");
     *out = (int64_t)json_integer_value(v);
     *has = true;
     return 0;
@@ -299,31 +295,31 @@ static int read_window(struct reader *r, const json_t *w, const char *at, const 
                        const struct result_doc *out, int *slot, struct result_window *win)
 {
     if (!json_is_object(w))
-        return refuse(r, at, "not an object");
+        return result_read_refuse(r, at, "not an object");
     json_t *id = json_object_get(w, "cpu");
     if (!json_is_integer(id))
-        return refuse(r, at, "cpu: %s", id ? "not an integer" : "missing");
+        return result_read_refuse(r, at, "cpu: %s", id ? "not an integer" : "missing");
     json_int_t cpu = json_integer_value(id);
     if (cpu < 0 || cpu >= CPULIST_MAX_CPUS || slot_of[cpu] < 0)
-        return refuse(r, at, "cpu: %lld is not a CPU of cpus[]", (long long)cpu);
+        return result_read_refuse(r, at, "cpu: %lld is not a CPU of cpus[]", (long long)cpu);
     *slot = slot_of[cpu];
     json_t *t = json_object_get(w, "t_s");
     if (!json_is_number(t) || !(json_number_value(t) >= 0 && json_number_value(t) < 1e9))
-        return refuse(r, at, "t_s: %s", t ? "not a time of 0 .. 1e9 s" : "missing");
+        return result_read_refuse(r, at, "t_s: %s", t ? "not a time of 0 .. 1e9 s" : "missing");
     win->t_s = json_number_value(t);
     bool has = false;
-    if (read_count(r, w, at, "samples", &win->samples) != 0 ||
+    if (result_read_count(r, w, at, "samples", &win->samples) != 0 ||
         read_window_max(r, w, at, &win->max_ns, &has) != 0)
         return -1;
     const struct result_cpu *c = &out->cpus[*slot];
     if (win->samples > 0 && !has)
-        return refuse(r, at, "max_ns: null in a window with samples");
+        return result_read_refuse(r, at, "max_ns: null in a window with samples");
     if (win->samples > c->samples)
-        return refuse(r, at, "samples: %llu, more than the CPU's %llu",
-                      (unsigned long long)win->samples, (unsigned long long)c->samples);
+        return result_read_refuse(r, at, "samples: %llu, more than the CPU's %llu",
+                                  (unsigned long long)win->samples, (unsigned long long)c->samples);
     if (win->samples > 0 && c->latency.known && win->max_ns > c->latency.max)
-        return refuse(r, at, "max_ns: %lld, above the CPU's maximum %lld", (long long)win->max_ns,
-                      (long long)c->latency.max);
+        return result_read_refuse(r, at, "max_ns: %lld, above the CPU's maximum %lld",
+                                  (long long)win->max_ns, (long long)c->latency.max);
     return 0;
 }
 
@@ -344,7 +340,7 @@ static int merge_windows(struct reader *r, struct result_doc *out)
         return 0;
     struct result_window *all = calloc(total, sizeof *all);
     if (!all)
-        return refuse(r, out->windows_from, "out of memory");
+        return result_read_refuse(r, out->windows_from, "out of memory");
     size_t n = 0;
     for (int i = 0; i < out->ncpus; i++)
         for (size_t k = 0; k < out->cpus[i].nwindows; k++)
@@ -373,25 +369,25 @@ static int read_windows(struct reader *r, const json_t *doc, struct result_doc *
     const char *key = "intervals";
     json_t *arr = json_object_get(doc, key);
     if (arr && !json_is_array(arr))
-        return refuse(r, key, "not an array");
+        return result_read_refuse(r, key, "not an array");
     if (json_array_size(arr) == 0) {
         key = "telemetry";
         arr = json_object_get(doc, key);
         if (arr && !json_is_array(arr))
-            return refuse(r, key, "not an array");
+            return result_read_refuse(r, key, "not an array");
     }
     size_t n = json_array_size(arr);
     if (n == 0)
         return 0;
     if (n > RESULT_MAX_WINDOWS)
-        return refuse(r, key, "%zu entries, more than %d", n, RESULT_MAX_WINDOWS);
+        return result_read_refuse(r, key, "%zu entries, more than %d", n, RESULT_MAX_WINDOWS);
     snprintf(out->windows_from, sizeof out->windows_from, "%s", key);
     int *slot_of = malloc(CPULIST_MAX_CPUS * sizeof *slot_of);
     size_t *count = calloc((size_t)out->ncpus, sizeof *count);
     uint64_t *sum = calloc((size_t)out->ncpus, sizeof *sum);
     int rc = -1;
     if (!slot_of || !count || !sum) {
-        refuse(r, key, "out of memory");
+        result_read_refuse(r, key, "out of memory");
         goto done;
     }
     for (int c = 0; c < CPULIST_MAX_CPUS; c++)
@@ -413,14 +409,15 @@ static int read_windows(struct reader *r, const json_t *doc, struct result_doc *
                 count[slot]++;
                 sum[slot] += w.samples; /* each <= the CPU's samples: no overflow */
                 if (sum[slot] > c->samples) {
-                    refuse(r, at, "the windows of CPU %d hold more than its %llu samples", c->cpu,
-                           (unsigned long long)c->samples);
+                    result_read_refuse(r, at,
+                                       "the windows of CPU %d hold more than its %llu samples",
+                                       c->cpu, (unsigned long long)c->samples);
                     goto done;
                 }
                 continue;
             }
             if (c->nwindows > 0 && w.t_s <= c->windows[c->nwindows - 1].t_s) {
-                refuse(r, at, "not in time order for CPU %d", c->cpu);
+                result_read_refuse(r, at, "not in time order for CPU %d", c->cpu);
                 goto done;
             }
             c->windows[c->nwindows++] = w;
@@ -430,7 +427,7 @@ static int read_windows(struct reader *r, const json_t *doc, struct result_doc *
                 continue;
             out->cpus[i].windows = calloc(count[i], sizeof *out->cpus[i].windows);
             if (!out->cpus[i].windows) {
-                refuse(r, key, "out of memory");
+                result_read_refuse(r, key, "out of memory");
                 goto done;
             }
         }
@@ -464,24 +461,25 @@ static int read_windows_or_none(const json_t *doc, struct result_doc *out)
 
 static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
 {
-    if (read_cpus(r, doc, read_cpu, out) != 0)
+    if (result_read_cpus(r, doc, read_cpu, out) != 0)
         return -1;
     uint64_t samples = 0;
     for (int i = 0; i < out->ncpus; i++) {
         if (out->cpus[i].samples > UINT64_MAX - samples)
-            return refuse(r, "cpus", "samples overflow");
+            return result_read_refuse(r, "cpus", "samples overflow");
         samples += out->cpus[i].samples;
     }
     if (samples != out->all.samples)
-        return refuse(r, "all", "samples: %llu, the CPUs add up to %llu",
-                      (unsigned long long)out->all.samples, (unsigned long long)samples);
+        return result_read_refuse(r, "all", "samples: %llu, the CPUs add up to %llu",
+                                  (unsigned long long)out->all.samples,
+                                  (unsigned long long)samples);
     json_t *exact = json_object_get(doc, "exact");
     if (exact && !json_is_boolean(exact))
-        return refuse(r, "exact", "not true or false");
+        return result_read_refuse(r, "exact", "not true or false");
     out->exact = !exact || json_is_true(exact);
     if (out->exact && out->all.samples_lacking > 0)
-        return refuse(r, "exact", "true, but all.samples_lacking is %llu",
-                      (unsigned long long)out->all.samples_lacking);
+        return result_read_refuse(r, "exact", "true, but all.samples_lacking is %llu",
+                                  (unsigned long long)out->all.samples_lacking);
     out->budget_ns = -1;
     out->interval_ns = -1;
     snprintf(out->wake, sizeof out->wake, "timer");
@@ -512,269 +510,6 @@ static int read_run(struct reader *r, const json_t *doc, struct result_doc *out)
         out->duration_s = json_number_value(d);
     return read_windows_or_none(doc, out);
 }
-
-/* ---- kind "noise" -------------------------------------------------------- */
-
-/* A count the writer keeps in int64_t (ns): a JSON integer >= 0. */
-static int read_ns(struct reader *r, const json_t *obj, const char *where, const char *key,
-                   int64_t *out)
-{
-    uint64_t v = 0;
-    if (read_count(r, obj, where, key, &v) != 0)
-        return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
-static int read_noise_window(struct reader *r, const json_t *w, const char *where, size_t i,
-                             struct result_noise_window *out)
-{
-    char at[64];
-    snprintf(at, sizeof at, "%s.windows[%zu]", where, i);
-    if (!json_is_object(w))
-        return refuse(r, at, "not an object");
-    json_t *t = json_object_get(w, "t_s");
-    if (!json_is_number(t) || !(json_number_value(t) >= 0 && json_number_value(t) < 1e9))
-        return refuse(r, at, "t_s: %s", t ? "not a time of 0 .. 1e9 s" : "missing");
-    out->t_s = json_number_value(t);
-    if (read_ns(r, w, at, "duration_ns", &out->duration_ns) != 0 ||
-        read_ns(r, w, at, "measured_ns", &out->measured_ns) != 0 ||
-        read_ns(r, w, at, "noise_ns", &out->noise_ns) != 0 ||
-        read_ns(r, w, at, "max_ns", &out->max_ns) != 0 ||
-        read_count(r, w, at, "gaps", &out->gaps) != 0)
-        return -1;
-    if (out->measured_ns > out->duration_ns || out->noise_ns > out->duration_ns)
-        return refuse(r, at, "measured_ns and noise_ns must not exceed duration_ns");
-    return 0;
-}
-
-/* A short word of the writer ("thread", "SCHED_FIFO") into buf. */
-static int read_word(struct reader *r, const json_t *obj, const char *where, const char *key,
-                     bool required, char *buf, size_t len)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v && !required)
-        return 0;
-    const char *s = json_string_value(v);
-    if (!s)
-        return refuse(r, where, "%s: %s", key, v ? "not a string" : "missing");
-    if (strlen(s) >= len || !s[0])
-        return refuse(r, where, "%s: empty or longer than %zu characters", key, len - 1);
-    snprintf(buf, len, "%s", s);
-    return 0;
-}
-
-/* A thread row's "pids" [{pid, gaps, ns}] and "pids_unlisted" {gaps, ns}
- * (both optional: documents of older versions have neither). */
-static int read_noise_cause_pids(struct reader *r, const json_t *c, const char *at,
-                                 struct result_noise_cause *out)
-{
-    json_t *pids = json_object_get(c, "pids"), *unlisted = json_object_get(c, "pids_unlisted");
-    if (pids && !json_is_array(pids))
-        return refuse(r, at, "pids: not an array");
-    if (json_array_size(pids) > RESULT_NOISE_MAX_CAUSES)
-        return refuse(r, at, "pids: %zu entries, more than %d", json_array_size(pids),
-                      RESULT_NOISE_MAX_CAUSES);
-    for (size_t k = 0; k < json_array_size(pids); k++) {
-        char w[96];
-        snprintf(w, sizeof w, "%s.pids[%zu]", at, k);
-        json_t *p = json_array_get(pids, k), *pid = json_object_get(p, "pid");
-        if (!json_is_object(p))
-            return refuse(r, w, "not an object");
-        if (!json_is_integer(pid) || json_integer_value(pid) < 0 ||
-            json_integer_value(pid) > 4194304)
-            return refuse(r, w, "pid: not a process id");
-        int64_t ns;
-        uint64_t gaps;
-        if (read_ns(r, p, w, "ns", &ns) != 0 || read_count(r, p, w, "gaps", &gaps) != 0)
-            return -1;
-        if (out->npid < RESULT_NOISE_CAUSE_PIDS) {
-            out->pids[out->npid].pid = (int64_t)json_integer_value(pid);
-            out->pids[out->npid].ns = ns;
-            out->pids[out->npid++].gaps = gaps;
-        } else if (ns <= INT64_MAX - out->pids_other_ns) {
-            out->pids_other_ns += ns;
-        }
-    }
-    if (unlisted) {
-        char w[96];
-        snprintf(w, sizeof w, "%s.pids_unlisted", at);
-        int64_t ns;
-        if (!json_is_object(unlisted))
-            return refuse(r, w, "not an object");
-        if (read_ns(r, unlisted, w, "ns", &ns) != 0)
-            return -1;
-        if (ns <= INT64_MAX - out->pids_other_ns)
-            out->pids_other_ns += ns;
-    }
-    return 0;
-}
-
-static int read_noise_cause(struct reader *r, const json_t *c, const char *where, size_t i,
-                            struct result_noise_cause *out)
-{
-    char at[64];
-    snprintf(at, sizeof at, "%s.causes[%zu]", where, i);
-    out->pid = -1;
-    if (!json_is_object(c))
-        return refuse(r, at, "not an object");
-    if (read_word(r, c, at, "kind", true, out->kind, sizeof out->kind) != 0)
-        return -1;
-    const char *name = json_string_value(json_object_get(c, "name"));
-    if (!name || strlen(name) > 255)
-        return refuse(r, at, "name: %s",
-                      name ? "longer than 255 characters" : "missing or not a string");
-    if (!(out->name = strdup(name)))
-        return refuse(r, at, "out of memory");
-    json_t *pid = json_object_get(c, "pid"), *prio = json_object_get(c, "priority");
-    if (pid &&
-        (!json_is_integer(pid) || json_integer_value(pid) < 0 || json_integer_value(pid) > 4194304))
-        return refuse(r, at, "pid: not a process id");
-    out->pid = pid ? (int64_t)json_integer_value(pid) : -1;
-    if (prio && (!json_is_integer(prio) || json_integer_value(prio) < -100 ||
-                 json_integer_value(prio) > 200))
-        return refuse(r, at, "priority: not an integer of -100 .. 200");
-    out->priority = prio ? (int64_t)json_integer_value(prio) : 0;
-    if (read_word(r, c, at, "policy", false, out->policy, sizeof out->policy) != 0 ||
-        read_ns(r, c, at, "ns", &out->ns) != 0 || read_count(r, c, at, "gaps", &out->gaps) != 0 ||
-        read_noise_cause_pids(r, c, at, out) != 0 ||
-        (json_object_get(c, "folded") && read_count(r, c, at, "folded", &out->folded) != 0))
-        return -1;
-    json_t *share = json_object_get(c, "share");
-    if (!json_is_number(share) ||
-        !(json_number_value(share) >= 0 && json_number_value(share) <= 1 + 1e-9))
-        return refuse(r, at, "share: %s", share ? "not a number of 0 .. 1" : "missing");
-    out->share = json_number_value(share);
-    return 0;
-}
-
-/* windows[] or causes[] of a noise CPU entry: an array of at most max. */
-static int noise_array(struct reader *r, const json_t *obj, const char *where, const char *key,
-                       size_t max, const json_t **out)
-{
-    json_t *a = json_object_get(obj, key);
-    if (!json_is_array(a))
-        return refuse(r, where, "%s: %s", key, a ? "not an array" : "missing");
-    if (json_array_size(a) > max)
-        return refuse(r, where, "%s: %zu entries, more than %zu", key, json_array_size(a), max);
-    *out = a;
-    return 0;
-}
-
-static int read_noise_lists(struct reader *r, const json_t *obj, const char *where,
-                            struct result_noise *n)
-{
-    const json_t *wins, *causes;
-    if (noise_array(r, obj, where, "windows", RESULT_NOISE_MAX_WINDOWS, &wins) != 0 ||
-        noise_array(r, obj, where, "causes", RESULT_NOISE_MAX_CAUSES, &causes) != 0)
-        return -1;
-    size_t nw = json_array_size(wins), nc = json_array_size(causes);
-    n->win = nw ? calloc(nw, sizeof *n->win) : NULL;
-    n->cause = nc ? calloc(nc, sizeof *n->cause) : NULL;
-    if ((nw && !n->win) || (nc && !n->cause))
-        return refuse(r, where, "out of memory");
-    for (size_t i = 0; i < nw; i++) {
-        n->nwin = i + 1;
-        if (read_noise_window(r, json_array_get(wins, i), where, i, &n->win[i]) != 0)
-            return -1;
-        if (i > 0 && n->win[i].t_s <= n->win[i - 1].t_s)
-            return refuse(r, where, "windows[%zu]: not in time order", i);
-    }
-    for (size_t i = 0; i < nc; i++) {
-        n->ncause = i + 1;
-        if (read_noise_cause(r, json_array_get(causes, i), where, i, &n->cause[i]) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* One entry of a noise document's cpus[] (merged: its "all"): the gaps
- * as samples, gap_ns as the statistics, then the noise figures. */
-static int read_noise_cpu(struct reader *r, const json_t *obj, const char *where, bool merged,
-                          struct result_cpu *out)
-{
-    if (read_cpu_head(r, obj, where, merged, out) != 0)
-        return -1;
-    struct result_noise *n = &out->noise;
-    n->present = true;
-    n->floor_ns = -1;
-    if (read_count(r, obj, where, "gaps", &out->samples) != 0 ||
-        read_ns(r, obj, where, "measured_ns", &n->measured_ns) != 0 ||
-        read_ns(r, obj, where, "noise_ns", &n->noise_ns) != 0 ||
-        read_stats(r, obj, where, "gap_ns", &out->latency) != 0)
-        return -1;
-    if (n->noise_ns > n->measured_ns)
-        return refuse(r, where, "noise_ns: %lld, more than measured_ns %lld",
-                      (long long)n->noise_ns, (long long)n->measured_ns);
-    if ((out->samples == 0) != (n->noise_ns == 0))
-        return refuse(r, where, "gaps and noise_ns: one is 0, the other not");
-    if (out->latency.known != (out->samples > 0))
-        return refuse(r, where, "gap_ns: %s",
-                      out->samples ? "null with gaps" : "statistics without gaps");
-    json_t *floor = json_object_get(obj, "floor_ns");
-    if (floor && !json_is_null(floor) && read_ns(r, obj, where, "floor_ns", &n->floor_ns) != 0)
-        return -1;
-    /* a gap is never negative: the histogram's underflow stays empty */
-    json_t *h = json_object_get(obj, "histogram");
-    json_t *uf = json_is_object(h) ? json_object_get(h, "underflow") : NULL;
-    if (uf && !(json_is_integer(uf) && json_integer_value(uf) == 0))
-        return refuse(r, where, "histogram.underflow: not 0 (gaps are never negative)");
-    struct result_dist gap = {0};
-    int rc = read_histogram(r, obj, where, "", out->samples, &gap);
-    out->bins = gap.bins;
-    out->nbins = gap.nbins;
-    out->overflow = gap.overflow;
-    if (rc != 0)
-        return -1;
-    return merged ? 0 : read_noise_lists(r, obj, where, n);
-}
-
-/* The merged entry must be the sum of the CPUs. */
-static int check_noise_sums(struct reader *r, const struct result_doc *out)
-{
-    uint64_t gaps = 0;
-    int64_t noise = 0, measured = 0;
-    for (int i = 0; i < out->ncpus; i++) {
-        const struct result_cpu *c = &out->cpus[i];
-        if (c->samples > UINT64_MAX - gaps || c->noise.noise_ns > INT64_MAX - noise ||
-            c->noise.measured_ns > INT64_MAX - measured)
-            return refuse(r, "cpus", "gaps or times overflow");
-        gaps += c->samples;
-        noise += c->noise.noise_ns;
-        measured += c->noise.measured_ns;
-    }
-    if (gaps != out->all.samples || noise != out->all.noise.noise_ns ||
-        measured != out->all.noise.measured_ns)
-        return refuse(r, "all", "gaps, noise_ns or measured_ns are not the sums of the CPUs'");
-    return 0;
-}
-
-static int read_noise(struct reader *r, const json_t *doc, struct result_doc *out)
-{
-    if (read_cpus(r, doc, read_noise_cpu, out) != 0 || check_noise_sums(r, out) != 0)
-        return -1;
-    out->budget_ns = -1;
-    out->interval_ns = -1;
-    json_t *cfg = json_object_get(doc, "config");
-    if (!json_is_object(cfg))
-        return refuse(r, "config", "%s", cfg ? "not an object" : "missing");
-    json_t *t = json_object_get(cfg, "threshold_ns");
-    if (!json_is_integer(t) || json_integer_value(t) <= 0 ||
-        json_integer_value(t) > LATENCY_HIST_MAX_NS)
-        return refuse(r, "config", "threshold_ns: %s",
-                      t ? "not a duration of 1 ns .. 60 s" : "missing");
-    out->threshold_ns = (int64_t)json_integer_value(t);
-    json_t *rt = json_object_get(doc, "realtime");
-    if (rt && !json_is_boolean(rt))
-        return refuse(r, "realtime", "not true or false");
-    out->realtime = json_is_true(rt);
-    json_t *d = json_object_get(doc, "duration_s");
-    if (json_is_number(d) && json_number_value(d) >= 0 && json_number_value(d) < 1e12)
-        out->duration_s = json_number_value(d);
-    return 0;
-}
-
-/* Kinds are short lower-case words ("run", "tune-state", "c2c"). */
 static bool plausible_kind(const char *kind)
 {
     size_t n = strlen(kind);
@@ -790,34 +525,35 @@ static bool plausible_kind(const char *kind)
 static int read_doc(struct reader *r, const json_t *doc, struct result_doc *out)
 {
     if (!json_is_object(doc))
-        return refuse(r, "document", "not a JSON object");
+        return result_read_refuse(r, "document", "not a JSON object");
     const char *tool = json_string_value(json_object_get(doc, "tool"));
     if (!tool || strcmp(tool, "jitterlab") != 0)
-        return refuse(r, "tool", "not \"jitterlab\": not a document of this program");
+        return result_read_refuse(r, "tool", "not \"jitterlab\": not a document of this program");
     json_t *schema = json_object_get(doc, "schema");
     if (!json_is_integer(schema))
-        return refuse(r, "schema", "%s", schema ? "not an integer" : "missing");
+        return result_read_refuse(r, "schema", "%s", schema ? "not an integer" : "missing");
     if (json_integer_value(schema) != 1)
-        return refuse(r, "schema", "%lld is not supported (this version reads schema 1)",
-                      (long long)json_integer_value(schema));
+        return result_read_refuse(r, "schema",
+                                  "%lld is not supported (this version reads schema 1)",
+                                  (long long)json_integer_value(schema));
     const char *kind = json_string_value(json_object_get(doc, "kind"));
     if (!kind || !plausible_kind(kind))
-        return refuse(r, "kind", "%s", kind ? "not a document kind" : "missing");
+        return result_read_refuse(r, "kind", "%s", kind ? "not a document kind" : "missing");
     snprintf(out->kind, sizeof out->kind, "%s", kind);
     const char *version = json_string_value(json_object_get(doc, "version"));
     snprintf(out->version, sizeof out->version, "%s", version ? version : "");
     json_t *interrupted = json_object_get(doc, "interrupted");
     if (interrupted && !json_is_boolean(interrupted))
-        return refuse(r, "interrupted", "not true or false");
+        return result_read_refuse(r, "interrupted", "not true or false");
     out->interrupted = json_is_true(interrupted);
     json_t *in_progress = json_object_get(doc, "in_progress");
     if (in_progress && !json_is_boolean(in_progress))
-        return refuse(r, "in_progress", "not true or false");
+        return result_read_refuse(r, "in_progress", "not true or false");
     out->in_progress = json_is_true(in_progress);
     out->exact = true;
     out->threshold_ns = -1;
     if (strcmp(kind, "noise") == 0)
-        return read_noise(r, doc, out);
+        return result_read_noise(r, doc, out);
     return strcmp(kind, "run") == 0 ? read_run(r, doc, out) : 0;
 }
 
