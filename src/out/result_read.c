@@ -175,6 +175,17 @@ static int read_optional_dist(struct reader *r, const json_t *obj, const char *w
     return 0;
 }
 
+int result_read_cpu_histogram(struct reader *r, const json_t *obj, const char *where,
+                              struct result_cpu *out)
+{
+    struct result_dist d = {0};
+    int rc = result_read_histogram(r, obj, where, "", out->samples, &d);
+    out->bins = d.bins; /* freed with the CPU, also when refused */
+    out->nbins = d.nbins;
+    out->overflow = d.overflow;
+    return rc;
+}
+
 /* An entry of cpus[] is an object with its CPU id; the merged "all" object
  * (merged) has none: out->cpu = -1. */
 int result_read_cpu_head(struct reader *r, const json_t *obj, const char *where, bool merged,
@@ -221,12 +232,7 @@ static int read_cpu(struct reader *r, const json_t *obj, const char *where, bool
         return result_read_refuse(r, where, "latency_ns: %s",
                                   out->samples ? "null with samples"
                                                : "statistics without samples");
-    struct result_dist lat = {0};
-    int rc = result_read_histogram(r, obj, where, "", out->samples, &lat);
-    out->bins = lat.bins;
-    out->nbins = lat.nbins;
-    out->overflow = lat.overflow;
-    if (rc != 0)
+    if (result_read_cpu_histogram(r, obj, where, out) != 0)
         return -1;
     json_t *dm = json_object_get(obj, "deadline_misses");
     if (dm && !json_is_null(dm)) { /* null: the run had no deadline */

@@ -32,6 +32,10 @@ int result_read_stats(struct reader *r, const json_t *cpu, const char *where, co
  * to samples; key names the parent in messages ("" for the CPU entry). */
 int result_read_histogram(struct reader *r, const json_t *parent, const char *where,
                           const char *key, uint64_t samples, struct result_dist *out);
+/* The CPU entry's own "histogram" (its samples, or a noise CPU's gaps)
+ * into out->bins, nbins and overflow. */
+int result_read_cpu_histogram(struct reader *r, const json_t *obj, const char *where,
+                              struct result_cpu *out);
 /* An entry of cpus[] is an object with its CPU id; the merged "all" object
  * (merged) has none: out->cpu = -1. */
 int result_read_cpu_head(struct reader *r, const json_t *obj, const char *where, bool merged,

@@ -221,12 +221,7 @@ static int read_noise_cpu(struct reader *r, const json_t *obj, const char *where
     json_t *uf = json_is_object(h) ? json_object_get(h, "underflow") : NULL;
     if (uf && !(json_is_integer(uf) && json_integer_value(uf) == 0))
         return result_read_refuse(r, where, "histogram.underflow: not 0 (gaps are never negative)");
-    struct result_dist gap = {0};
-    int rc = result_read_histogram(r, obj, where, "", out->samples, &gap);
-    out->bins = gap.bins;
-    out->nbins = gap.nbins;
-    out->overflow = gap.overflow;
-    if (rc != 0)
+    if (result_read_cpu_histogram(r, obj, where, out) != 0)
         return -1;
     return merged ? 0 : read_noise_lists(r, obj, where, n);
 }
