@@ -45,6 +45,10 @@ void json_cause_pids(json_t *o, const struct cause_pids *p, bool by_ns, const ch
  * rows into by_cause. */
 void json_window_explanation(const struct window_explanation *wx, json_t *windows,
                              json_t *by_cause);
+/* "explain", "spikes" (tracepoints) or "spike_windows" (window method),
+ * and "spike_summary" {method, by_cause} of a run with --explain, on doc
+ * (json_explain.c). */
+void json_run_explain(json_t *doc, const struct run_report *rep, int64_t start_ns);
 /* Writes a document atomically (pretty, keys in insertion order, every
  * array of scalars on one line). 0 or -1 (errno). */
 int json_write_file(json_t *doc, const char *path);
