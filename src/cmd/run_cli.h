@@ -164,6 +164,8 @@ void run_cyclictest_notes(const struct run_params *p, FILE *err);
  * because clearing its 300 KB (sixteen load specs, each with a CPU list)
  * would make every page of it resident in a run that uses one. */
 int run_parse_args(int argc, char **argv, struct run_params *p);
+/* The usage text of `jitterlab run --help` (run_usage.c). */
+void run_usage(FILE *out);
 /* -1 to continue, or EXIT_USAGE after the message; chooses the default CPUs
  * and parses the workload and the loads. */
 int run_validate(struct run_params *p, const struct system_info *si, const struct sysroot *sr);
