@@ -26,6 +26,10 @@ void text_histogram(FILE *out, const struct latency_hist *h);
 void text_interval_header(FILE *out, bool with_exec, bool wide);
 void text_interval_line(FILE *out, const struct interval_stats *iv, int64_t interval_ns,
                         int64_t tolerance_ns, bool with_exec, bool with_deadline, bool wide);
+/* ns as microseconds, for "%.3f" columns. */
+double text_us(int64_t ns);
+/* A deadline-miss count, or "-" in a run without a deadline. */
+void text_dl_miss_cell(FILE *out, bool with_deadline, uint64_t n, int width);
 
 /* Terminal: redraws in place; returns the number of lines drawn, to pass
  * back as prev_lines on the next call (0 the first time). */
