@@ -281,7 +281,7 @@ static int add_all_blocks(struct tail_entry *e, const struct result_doc *d, cons
     size_t m = 0;
     for (int i = 0; i < d->ncpus; i++)
         for (size_t k = 0; k < nsel; k++)
-            if (d->cpus[i].cpu == sel[k]) {
+            if (d->cpus[i].cpu == sel[k] && d->cpus[i].nwindows > 0) { /* else no array */
                 memcpy(w + m, d->cpus[i].windows, d->cpus[i].nwindows * sizeof *w);
                 m += d->cpus[i].nwindows;
             }
