@@ -77,8 +77,19 @@ timeout -s KILL 60 "$JL" doctor -a 1 --budget 1ms -D 20s --json "$T/term.json" \
 doc_pid=$!
 kill_on_exit "$doc_pid"
 w=0
-while ! grep -q "measuring the baseline" "$T/term.err" && [ $w -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
-sleep 1.5
+# until the baseline's measuring thread (SCHED_FIFO, in doctor's child run,
+# under timeout and doctor) runs, then a second of samples: a slow build
+# (ASan) takes over a second to start the child run
+measuring() {
+    for d in $(pgrep -P "$doc_pid"); do
+        for r in $(pgrep -P "$d"); do
+            ps -L -o cls= -p "$r" 2>/dev/null | grep -q FF && return 0
+        done
+    done
+    return 1
+}
+while ! measuring && [ $w -lt 150 ]; do sleep 0.1; w=$((w + 1)); done
+sleep 1
 kill -TERM "$doc_pid"
 wait "$doc_pid"
 t_rc=$?

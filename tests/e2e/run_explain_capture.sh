@@ -88,7 +88,9 @@ for name, doc, ring in (("ftrace", d, "ftrace"), ("perf", p, "perf")):
     t("%s: trace_ring is %s" % (name, ring), 'x.get("trace_ring") == ring', 'x')
     t("%s: records decoded, every cycle a spike" % name, 'x["events"] > 0 and x["spikes"] >= 400', 'x')
     t("%s: parts add up" % name, 'all(sum(c["ns"] for c in s["causes"]) == s["latency_ns"] for s in doc["spikes"])', '')
-    t("%s: the thread's own timer is recorded once a cycle (filtered to it)" % name, '0.9 <= x["events_by_tracepoint"].get("timer:hrtimer_start", 0) / x["spikes"] <= 1.1', 'x["events_by_tracepoint"]')
+    # perf rings leave the first ~50 ms (more on a slow build) untraced
+    low = 0.9 if ring == "ftrace" else 0.75
+    t("%s: the thread's own timer is recorded once a cycle (filtered to it)" % name, '%g <= x["events_by_tracepoint"].get("timer:hrtimer_start", 0) / x["spikes"] <= 1.1' % low, 'x["events_by_tracepoint"]')
 # Tracing starts with one write once the measuring threads run (their tids
 # make the filters): a spike of the first cycle or two, whose window reaches
 # back before it, is flagged, and none after. (Enabling the ~16 perf events
