@@ -99,12 +99,7 @@ static int make_cpu(gsl_rng *rng, size_t cpu, size_t ncpu, struct latency_hist *
     c->bins = malloc(LATENCY_HIST_BUCKETS * sizeof(*c->bins));
     if (!c->bins)
         return -1;
-    c->nbins = 0;
-    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++)
-        if (h->buckets[i]) {
-            latency_hist_bucket_bounds(i, &c->bins[c->nbins].lo, &c->bins[c->nbins].hi);
-            c->bins[c->nbins++].count = h->buckets[i];
-        }
+    c->nbins = tail_bins_of_hist(h, c->bins);
     double m = n / WINDOWS * TAIL_SHARE;
     for (int w = 0; w < WINDOWS; w++) {
         double s = -log(gsl_rng_uniform_pos(rng)) / m; /* tail survival of the max */
@@ -144,12 +139,7 @@ static double exact_path_ms(gsl_rng *rng, size_t n, struct latency_hist *h, int 
         seq[i] = (int64_t)x;
         latency_hist_add(h, seq[i]);
     }
-    size_t nb = 0;
-    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++)
-        if (h->buckets[i]) {
-            latency_hist_bucket_bounds(i, &bins[nb].lo, &bins[nb].hi);
-            bins[nb++].count = h->buckets[i];
-        }
+    size_t nb = tail_bins_of_hist(h, bins);
     struct tail_input in = {.bins = bins,
                             .nbins = nb,
                             .overflow = h->overflow,

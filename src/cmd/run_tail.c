@@ -24,19 +24,6 @@ size_t run_tail_probabilities(const struct run_params *p, double *out)
     return n;
 }
 
-size_t run_tail_bins(const struct latency_hist *h, struct tail_bin *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++) {
-        if (!h->buckets[i])
-            continue;
-        int64_t lo, hi;
-        latency_hist_bucket_bounds(i, &lo, &hi);
-        out[n++] = (struct tail_bin){.lo = lo, .hi = hi, .count = h->buckets[i]};
-    }
-    return n;
-}
-
 /* One window as the maxima see it: its key (end time, or its rank among
  * its CPU's windows when they are counted in samples), maximum, samples. */
 struct window_max {
@@ -191,7 +178,7 @@ int run_tail_analyse(const struct run_params *p, struct run_report *rep,
             goto oom;
         struct tail_input *in = &t->in[e];
         in->bins = t->bins[e];
-        in->nbins = run_tail_bins(h, t->bins[e]);
+        in->nbins = tail_bins_of_hist(h, t->bins[e]);
         in->overflow = h->overflow;
         in->max_ns = lat->count ? lat->max : -1;
         in->block_max = t->block_max[e];

@@ -38,9 +38,6 @@ struct run_tail {
 /* The probabilities of a run's analysis: the defaults, and P of
  * --until-confident when it is not one of them. Returns how many. */
 size_t run_tail_probabilities(const struct run_params *p, double *out);
-/* The non-empty buckets of h, ascending, into out (room for
- * LATENCY_HIST_BUCKETS); returns how many. */
-size_t run_tail_bins(const struct latency_hist *h, struct tail_bin *out);
 
 /* Analyses the run in rep and points rep->tail at t->report (confidence:
  * --until-confident's outcome, or NULL). 0, or -1 with err (out of

@@ -134,7 +134,7 @@ static void check(struct tail_watch *w)
         }
         in[i] = (struct tail_input){
             .bins = bins[i],
-            .nbins = run_tail_bins(h, bins[i]),
+            .nbins = tail_bins_of_hist(h, bins[i]),
             .overflow = h->overflow,
             .max_ns = h->count ? h->max_ns : -1,
             .block_max = w->nmax[i] ? &w->maxima[i * TAIL_WATCH_WINDOWS] : NULL,

@@ -203,4 +203,10 @@ size_t tail_analyse_many(const struct tail_input *in, struct tail_result *out, s
 uint64_t tail_count_above(const struct tail_bin *bins, size_t nbins, uint64_t overflow,
                           int64_t threshold_ns);
 
+struct latency_hist;
+/* The non-empty buckets of h, ascending, into out (room for
+ * LATENCY_HIST_BUCKETS); returns how many. The overflow and the exact
+ * maximum stay h's. */
+size_t tail_bins_of_hist(const struct latency_hist *h, struct tail_bin *out);
+
 #endif

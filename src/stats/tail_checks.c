@@ -51,12 +51,7 @@ void tail_split_half(const struct tail_input *in, double confidence, struct tail
     latency_hist_init(h);
     for (size_t i = 0; i < half; i++)
         latency_hist_add(h, in->seq[i] < 0 ? 0 : in->seq[i]);
-    size_t nb = 0;
-    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++)
-        if (h->buckets[i]) {
-            latency_hist_bucket_bounds(i, &bins[nb].lo, &bins[nb].hi);
-            bins[nb++].count = h->buckets[i];
-        }
+    size_t nb = tail_bins_of_hist(h, bins);
     struct tail_input first = {.bins = bins,
                                .nbins = nb,
                                .overflow = h->overflow,

@@ -14,6 +14,7 @@
 #include "stats/evt_checks.h"
 #include "stats/exact_tests.h"
 #include "stats/gpd.h"
+#include "stats/histogram.h"
 #include "stats/tail_internal.h"
 
 void tail_dataset_free(struct dataset *d)
@@ -314,4 +315,17 @@ int64_t tail_lowest_rung(const struct dataset *d)
             return d->bins[i].lo;
     }
     return d->bins[0].lo;
+}
+
+size_t tail_bins_of_hist(const struct latency_hist *h, struct tail_bin *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++) {
+        if (!h->buckets[i])
+            continue;
+        int64_t lo, hi;
+        latency_hist_bucket_bounds(i, &lo, &hi);
+        out[n++] = (struct tail_bin){.lo = lo, .hi = hi, .count = h->buckets[i]};
+    }
+    return n;
 }

@@ -27,13 +27,7 @@ static inline int64_t gen_gpd_value(uint64_t *rng, int64_t base_ns, double xi, d
  * count of bins written to bins (room for LATENCY_HIST_BUCKETS). */
 static inline size_t gen_bins(const struct latency_hist *h, struct tail_bin *bins)
 {
-    size_t nb = 0;
-    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++)
-        if (h->buckets[i]) {
-            latency_hist_bucket_bounds(i, &bins[nb].lo, &bins[nb].hi);
-            bins[nb++].count = h->buckets[i];
-        }
-    return nb;
+    return tail_bins_of_hist(h, bins);
 }
 
 #endif

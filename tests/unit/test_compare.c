@@ -200,12 +200,7 @@ static void test_compare_tail_fits_the_baseline_once(void **state)
     uint64_t st = 5;
     for (int i = 0; i < 20000; i++)
         latency_hist_add(h, 20000 + (int64_t)(-3000 * log(rng_unit(&st))));
-    size_t nb = 0;
-    for (size_t i = 0; i < LATENCY_HIST_BUCKETS; i++)
-        if (h->buckets[i]) {
-            latency_hist_bucket_bounds(i, &bins[nb].lo, &bins[nb].hi);
-            bins[nb++].count = h->buckets[i];
-        }
+    size_t nb = tail_bins_of_hist(h, bins);
     struct tail_pending keep[2];
     for (int e = 0; e < 2; e++)
         keep[e] = (struct tail_pending){{bins, bins}, {nb, nb}, {0, 0}, {h->max_ns, h->max_ns}};

@@ -35,7 +35,7 @@ static void test_run_tail_adds_the_confident_probability_once(void **state)
     assert_true(prob[3] == 1e-7);
 }
 
-static void test_run_tail_bins_are_the_non_empty_buckets_in_order(void **state)
+static void test_tail_bins_are_the_non_empty_buckets_in_order(void **state)
 {
     (void)state;
     struct latency_hist *h = malloc(sizeof *h);
@@ -47,7 +47,7 @@ static void test_run_tail_bins_are_the_non_empty_buckets_in_order(void **state)
     latency_hist_add(h, 5);
     latency_hist_add(h, 20000);
     latency_hist_add(h, 1000000);
-    size_t n = run_tail_bins(h, bins);
+    size_t n = tail_bins_of_hist(h, bins);
     assert_int_equal(n, 3);
     assert_true(bins[0].lo == 5 && bins[0].hi == 5 && bins[0].count == 2);
     assert_true(bins[1].lo <= 20000 && bins[1].hi >= 20000 && bins[1].count == 1);
@@ -150,7 +150,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_tail_adds_the_confident_probability_once),
-        cmocka_unit_test(test_run_tail_bins_are_the_non_empty_buckets_in_order),
+        cmocka_unit_test(test_tail_bins_are_the_non_empty_buckets_in_order),
         cmocka_unit_test(test_run_tail_check_is_confident_only_within_the_width),
         cmocka_unit_test(test_run_tail_says_what_ended_the_run),
     };
