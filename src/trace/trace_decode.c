@@ -335,15 +335,17 @@ size_t trace_decode_ring(struct trace_decoder *d, const uint8_t *data, uint64_t 
         if (h.type == PERF_RECORD_SAMPLE) {
             /* the time, the raw size, the raw bytes */
             uint64_t time;
-            uint32_t raw_size = UINT32_MAX;
-            if (body >= SAMPLE_HEAD_BYTES) {
+            uint32_t raw_size;
+            if (body < SAMPLE_HEAD_BYTES) {
+                n = trace_decode_mark_lost(out, n, 1, lost);
+            } else {
                 memcpy(&time, rec, 8);
                 memcpy(&raw_size, rec + 8, 4);
+                n = raw_size > body - SAMPLE_HEAD_BYTES
+                        ? trace_decode_mark_lost(out, n, 1, lost)
+                        : trace_decode_append(d, rec + SAMPLE_HEAD_BYTES, raw_size, (int64_t)time,
+                                              cpu, out, n, lost);
             }
-            n = body < SAMPLE_HEAD_BYTES || raw_size > body - SAMPLE_HEAD_BYTES
-                    ? trace_decode_mark_lost(out, n, 1, lost)
-                    : trace_decode_append(d, rec + SAMPLE_HEAD_BYTES, raw_size, (int64_t)time, cpu,
-                                          out, n, lost);
         } else if (h.type == PERF_RECORD_LOST && body >= 16) {
             /* The kernel writes it just before the first record that fitted
              * again: the lost ones lie between the records around it. */
